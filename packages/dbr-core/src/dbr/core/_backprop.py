@@ -1,0 +1,279 @@
+"""The backprop engine: walks the graph in decreasing rank and calls each node's backward.
+
+The engine knows no concrete function. Gradients live in a table keyed by
+VariableNode; a node's gradient is dropped as soon as its creator has used it.
+"""
+
+import heapq
+import warnings
+
+from dbr.core.configuration import config, using_config
+from dbr.core.function_node import _check_finite
+from dbr.core.variable import Variable
+
+_new_variable = Variable._new
+
+
+def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
+    """Run backward from one Variable, seeding a single-element one with 1."""
+    node = y._node
+    if node is None or node.creator_node is None:
+        return
+    gy = y._grad_var
+    if gy is None:
+        data = y._data
+        if data.size != 1:
+            raise ValueError(
+                f"Variable.backward: the gradient of a Variable with shape {data.shape} "
+                "must be set (y.grad = ...) before backward; only single-element "
+                "Variables are seeded with 1")
+        gy = _new_variable(y.xp.ones_like(data), False)
+        y._grad_var = gy
+    if loss_scale is not None:
+        gy = _new_variable(gy._data * loss_scale, False)
+    _run({node: gy}, None, retain_grad, enable_double_backprop, loss_scale)
+
+
+def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
+    """Run backward from several Variables at once.
+
+    Args:
+        outputs: Variables to start from.
+        grad_outputs: their gradients (Variables or arrays); None uses each
+            output's ``grad_var`` (no default of 1 is set, as in Chainer).
+        enable_double_backprop: record the backward computation.
+    """
+    outputs = list(outputs)
+    if grad_outputs is None:
+        grad_outputs = []
+        for y in outputs:
+            if y._grad_var is None:
+                warnings.warn("backward: an output has no gradient (or appears twice); "
+                              "backward sets no default gradient", RuntimeWarning, stacklevel=2)
+            grad_outputs.append(y._grad_var)
+    elif len(grad_outputs) != len(outputs):
+        raise ValueError(f"backward: expected {len(outputs)} grad_outputs (one per output), "
+                         f"got {len(grad_outputs)}")
+    seeds = {}
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None or y.creator_node is None:
+            continue
+        gy = gy if isinstance(gy, Variable) else _new_variable(gy, False)
+        _accumulate(seeds, y.node, gy)
+    if seeds:
+        _run(seeds, None, False, enable_double_backprop, None)
+
+
+def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
+         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+    """Return the gradients of ``outputs`` with respect to ``inputs``.
+
+    Unlike ``backward``, leaf gradients are left untouched (unless
+    ``set_grad``). An input that no output depends on gets None.
+
+    Args:
+        outputs: Variables to differentiate.
+        inputs: Variables (leaves or intermediates) to differentiate by.
+        grad_outputs: initial output gradients; None (or a None entry) means ones.
+        grad_inputs: initial input gradients to add to the results.
+        set_grad: also store the results in ``inputs[i].grad_var``.
+        retain_grad: keep the gradients of intermediate Variables.
+        enable_double_backprop: record the backward so the results are differentiable.
+        loss_scale: scale the output gradients by this factor.
+    """
+    outputs = _as_variable_list(outputs, "outputs")
+    inputs = _as_variable_list(inputs, "inputs")
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise ValueError(f"grad: expected {len(outputs)} grad_outputs (one per output), "
+                         f"got {len(grad_outputs)}")
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(f"grad: expected {len(inputs)} grad_inputs (one per input), "
+                         f"got {len(grad_inputs)}")
+    targets = {}
+    for i, x in enumerate(inputs):
+        node = x.node
+        targets[node] = None
+        if grad_inputs is not None and grad_inputs[i] is not None:
+            gx = grad_inputs[i]
+            targets[node] = gx if isinstance(gx, Variable) else _new_variable(gx, False)
+    seeds = {}
+    for i, y in enumerate(outputs):
+        gy = None if grad_outputs is None else grad_outputs[i]
+        if gy is None:
+            gy = _new_variable(y.xp.ones_like(y._data), False)
+        elif not isinstance(gy, Variable):
+            gy = _new_variable(gy, False)
+        if loss_scale is not None:
+            gy = gy * loss_scale
+        _accumulate(seeds, y.node, gy)
+    grads = _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale)
+    ret = [grads.get(x._node) for x in inputs]
+    if set_grad:
+        for x, gx in zip(inputs, ret):
+            x._grad_var = gx
+    return ret
+
+
+def _as_variable_list(xs, what):
+    if isinstance(xs, Variable):
+        raise TypeError(f"grad: expected {what} to be a list or tuple of Variables, got a Variable")
+    xs = list(xs)
+    for x in xs:
+        if not isinstance(x, Variable):
+            raise TypeError(f"grad: expected every element of {what} to be a Variable, "
+                            f"got {type(x).__name__}")
+    return xs
+
+
+def _accumulate(grads, node, gx):
+    old = grads.get(node)
+    grads[node] = gx if old is None else old + gx
+
+
+def _reaching_targets(seeds, targets):
+    """Return the set of FunctionNodes lying on some path from the seeds to a target."""
+    memo = {}
+    for node in seeds:
+        func = node.creator_node
+        if func is None or func in memo:
+            continue
+        stack = [(func, False)]
+        while stack:
+            f, expanded = stack.pop()
+            if expanded:
+                memo[f] = any(
+                    x in targets or (x.creator_node is not None and memo.get(x.creator_node))
+                    for x in f.inputs)
+                continue
+            if f in memo:
+                continue
+            memo[f] = False
+            stack.append((f, True))
+            for x in f.inputs:
+                c = x.creator_node
+                if c is not None and c not in memo:
+                    stack.append((c, False))
+    return {f for f, reaches in memo.items() if reaches}
+
+
+def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
+    """Propagate ``seeds`` (node → gradient Variable) through the graph.
+
+    With ``targets`` (node → initial gradient or None) only functions on paths to
+    the targets run and the target gradients are returned; without, every leaf
+    requiring a gradient receives its gradient in ``grad_var``.
+    """
+    grads = dict(seeds)
+    if targets is not None:
+        for node, g in targets.items():
+            if g is not None:
+                _accumulate(grads, node, g)
+        allowed = _reaching_targets(seeds, targets)
+    heap = []
+    pushed = set()
+    counter = 0
+    for node in seeds:
+        func = node.creator_node
+        if func is not None and func not in pushed and (targets is None or func in allowed):
+            pushed.add(func)
+            heapq.heappush(heap, (-func.rank, counter, func))
+            counter += 1
+
+    debug = config.debug
+    with using_config("enable_backprop", enable_double_backprop):
+        while heap:
+            func = heapq.heappop(heap)[2]
+            gys = []
+            for ref in func.outputs:
+                node = ref()
+                if node is None:
+                    gys.append(None)
+                    continue
+                gy = grads.get(node) if targets is not None and node in targets else grads.pop(
+                    node, None)
+                gys.append(gy)
+                if retain_grad and gy is not None:
+                    var = node._variable()
+                    if var is not None:
+                        var._grad_var = gy
+            if all(g is None for g in gys):
+                continue
+            gys = tuple(gys)
+
+            inputs = func.inputs
+            indexes = []
+            for i, x in enumerate(inputs):
+                if not x.requires_grad:
+                    continue
+                if targets is not None and x not in targets and x.creator_node not in allowed:
+                    continue
+                indexes.append(i)
+            if not indexes:
+                continue
+            indexes = tuple(indexes)
+
+            gxs = _call_backward(func, indexes, gys, grads)
+            if debug:
+                _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
+
+            for i, gx in zip(indexes, gxs):
+                if gx is None:
+                    continue
+                if not isinstance(gx, Variable):
+                    gx = _new_variable(gx, False)
+                x = inputs[i]
+                old = grads.get(x)
+                grads[x] = gx if old is None else old + gx
+                creator = x.creator_node
+                if creator is not None and creator not in pushed:
+                    pushed.add(creator)
+                    heapq.heappush(heap, (-creator.rank, counter, creator))
+                    counter += 1
+            del gys, gxs
+
+    if targets is not None:
+        return grads
+    for node, g in grads.items():
+        if node.creator_node is not None or not node.requires_grad:
+            continue
+        var = node._variable()
+        if var is None:
+            continue
+        old = var._grad_var
+        var._grad_var = g if old is None else old + g
+        if loss_scale is not None:
+            var._loss_scale = loss_scale
+    return grads
+
+
+def _call_backward(func, indexes, gys, grads):
+    hooks = config._function_hooks
+    if func._local_hooks:
+        hooks = {**hooks, **func._local_hooks}
+    if hooks:
+        in_data = tuple([x.data for x in func.inputs])
+        out_grad = tuple([None if g is None else g._data for g in gys])
+        for hook in hooks.values():
+            hook.backward_preprocess(func, in_data, out_grad)
+    if type(func).backward_accumulate is _default_backward_accumulate:
+        gxs = func.backward(indexes, gys)
+        n = len(gxs)
+        if n != len(indexes):
+            if n != len(func.inputs):
+                raise ValueError(
+                    f"{func.label}.backward returned {n} gradients; expected one per "
+                    f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})")
+            gxs = tuple([gxs[i] for i in indexes])
+    else:
+        inputs = func.inputs
+        current = tuple([grads.pop(inputs[i], None) for i in indexes])
+        gxs = func.backward_accumulate(indexes, gys, current)
+    if hooks:
+        for hook in hooks.values():
+            hook.backward_postprocess(func, in_data, out_grad)
+    return gxs
+
+
+from dbr.core.function_node import FunctionNode  # noqa: E402
+
+_default_backward_accumulate = FunctionNode.backward_accumulate

@@ -1,0 +1,132 @@
+"""Run-time configuration: a global default and a thread-local override.
+
+``config.x`` reads the calling thread's value of ``x``, falling back to
+``global_config.x``. The thread-local object is a :class:`threading.local`
+subclass whose class attributes hold the global values, so reading a flag on
+the hot path is a plain attribute lookup.
+"""
+
+import contextlib
+import threading
+
+import numpy
+
+_DEFAULTS = {
+    "train": True,
+    "enable_backprop": True,
+    "type_check": True,
+    "debug": False,
+    "dtype": numpy.dtype(numpy.float32),
+    "use_cudnn": "auto",
+    "keep_graph_on_report": False,
+    "cudnn_deterministic": False,
+    "autotune": False,
+    "lazy_grad_sum": False,
+    "in_recomputing": False,
+    "_function_hooks": {},
+}
+
+
+class _LocalConfig(threading.local):
+    """The per-thread configuration; unset names fall through to class attributes."""
+
+    def __repr__(self):
+        return f"<dbr.core.config {self.show(return_text=True)}>"
+
+    def show(self, file=None, return_text=False):
+        """Print (or return) every entry, sorted by name."""
+        names = sorted(set(vars(type(self))) | set(vars(self)))
+        lines = [
+            f"{name:<22}{getattr(self, name)!r}"
+            for name in names
+            if not name.startswith("_") and not callable(getattr(self, name))
+        ]
+        text = "\n".join(lines)
+        if return_text:
+            return text
+        print(text, file=file)
+
+
+class GlobalConfig:
+    """The process-wide defaults that every thread's ``config`` inherits."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return vars(_LocalConfig)[name]
+        except KeyError:
+            raise AttributeError(f"dbr.core.global_config has no entry {name!r}") from None
+
+    def __setattr__(self, name, value):
+        setattr(_LocalConfig, name, _normalize(name, value))
+
+    def __delattr__(self, name):
+        delattr(_LocalConfig, name)
+
+    def __repr__(self):
+        return "<dbr.core.global_config>"
+
+
+def _normalize(name, value):
+    if name == "dtype" and value is not None:
+        value = numpy.dtype(value)
+        if value.kind != "f":
+            raise ValueError(f"config.dtype: expected a floating dtype, got {value}")
+    return value
+
+
+for _name, _value in _DEFAULTS.items():
+    setattr(_LocalConfig, _name, _value)
+
+global_config = GlobalConfig()
+config = _LocalConfig()
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def using_config(name, value, config=config):
+    """Set ``config.<name>`` to ``value`` in this thread inside a ``with`` block."""
+    old = vars(config).get(name, _MISSING)
+    setattr(config, name, _normalize(name, value))
+    try:
+        yield
+    finally:
+        if old is _MISSING:
+            delattr(config, name)
+        else:
+            setattr(config, name, old)
+
+
+def no_backprop_mode():
+    """Context in which functions record no graph (``enable_backprop=False``)."""
+    return using_config("enable_backprop", False)
+
+
+def force_backprop_mode():
+    """Context in which functions record the graph even inside ``no_backprop_mode``."""
+    return using_config("enable_backprop", True)
+
+
+def is_debug():
+    """Whether debug mode (NaN/Inf checks naming the function) is on in this thread."""
+    return bool(config.debug)
+
+
+def set_debug(debug):
+    """Turn debug mode on or off in this thread."""
+    config.debug = debug
+
+
+class DebugMode:
+    """Context manager turning debug mode on or off inside a ``with`` block."""
+
+    def __init__(self, debug):
+        self._using = using_config("debug", debug)
+
+    def __enter__(self):
+        self._using.__enter__()
+
+    def __exit__(self, *args):
+        self._using.__exit__(*args)

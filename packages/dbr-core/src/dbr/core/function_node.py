@@ -1,0 +1,323 @@
+"""FunctionNode: one differentiable operation, recorded in the graph when applied."""
+
+import traceback
+import weakref
+
+import numpy
+
+from dbr.core import type_check
+from dbr.core.configuration import config
+from dbr.core.variable import Variable, VariableNode
+
+_ndarray = numpy.ndarray
+_new_variable = Variable._new
+
+
+class FunctionNode:
+    """Base class of differentiable functions.
+
+    A subclass implements ``forward(inputs)`` on arrays (or ``forward_cpu`` and
+    ``forward_gpu`` when the two must differ) returning a tuple of arrays, and
+    ``backward(target_input_indexes, grad_outputs)`` on Variables, built from
+    other FunctionNodes so that it is itself differentiable. Inside ``forward``
+    it calls ``retain_inputs``/``retain_outputs`` to keep exactly what backward
+    needs. ``check_type_forward(in_types)`` validates the inputs with
+    :mod:`dbr.core.type_check` before anything is computed.
+
+    Users call :meth:`apply` (through a lowercase wrapper function), which runs
+    the forward and, when backprop is enabled, links the outputs to the inputs.
+    """
+
+    __slots__ = ("inputs", "outputs", "rank", "__dict__")
+
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    _retained_output_data = None
+    _local_hooks = None
+    stack = None
+    _checks_types = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._checks_types = cls.check_type_forward is not FunctionNode.check_type_forward
+
+    def __getattr__(self, name):
+        # Subclasses need not call __init__: the graph slots read as unset until apply.
+        if name in ("inputs", "outputs"):
+            return None
+        if name == "rank":
+            return 0
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # -- metadata -------------------------------------------------------------
+    @property
+    def label(self):
+        """A short name of the function (its class name by default)."""
+        return type(self).__name__
+
+    def _user_function(self):
+        return self
+
+    @property
+    def output_data(self):
+        """The retained output arrays (None for the ones not retained)."""
+        if self._retained_output_data is None:
+            raise RuntimeError(f"{self.label}: retain_outputs was not called in forward")
+        ret = [None] * len(self.outputs)
+        for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            ret[index] = data
+        return tuple(ret)
+
+    # -- application ----------------------------------------------------------
+    def apply(self, inputs):
+        """Run the forward on ``inputs`` (Variables or arrays) and return output Variables.
+
+        When backprop is enabled the outputs are linked to this node, so that
+        ``backward`` can reach the inputs through it.
+        """
+        in_vars = []
+        in_data = []
+        requires_grad = False
+        for x in inputs:
+            if not isinstance(x, Variable):
+                x = _new_variable(x, False)
+            elif x._requires_grad:
+                requires_grad = True
+            in_vars.append(x)
+            in_data.append(x._data)
+        in_data = tuple(in_data)
+
+        if self._checks_types and config.type_check:
+            self._check_data_type_forward(in_data)
+        hooks = config._function_hooks
+        if self._local_hooks:
+            hooks = {**hooks, **self._local_hooks}
+        if hooks:
+            for hook in hooks.values():
+                hook.forward_preprocess(self, in_data)
+
+        outputs = self.forward(in_data)
+        if type(outputs) is not tuple:
+            raise TypeError(f"{self.label}.forward must return a tuple of arrays, "
+                            f"got {type(outputs).__name__}")
+
+        if hooks:
+            for hook in hooks.values():
+                hook.forward_postprocess(self, in_data)
+        if config.debug:
+            self.stack = traceback.extract_stack()[:-1]
+            _check_finite(self, outputs, "forward")
+
+        if not config.enable_backprop:
+            return tuple([_new_variable(y, requires_grad) for y in outputs])
+
+        nodes = []
+        rank = 0
+        for x in in_vars:
+            node = x._node
+            if node is None:
+                node = x._node = VariableNode(x, x._requires_grad)
+            elif node.rank > rank:
+                rank = node.rank
+            nodes.append(node)
+        self.rank = rank
+        self.inputs = tuple(nodes)
+
+        out_rank = rank + 1
+        ret = []
+        out_refs = []
+        for y in outputs:
+            var = _new_variable(y, requires_grad)
+            node = VariableNode.__new__(VariableNode)
+            node._variable = weakref.ref(var)
+            node.creator_node = self
+            node.rank = out_rank
+            node.requires_grad = requires_grad
+            node.data = None
+            var._node = node
+            ret.append(var)
+            out_refs.append(weakref.ref(node))
+        self.outputs = tuple(out_refs)
+
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for index in retain:
+                nodes[index].data = in_data[index]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[index] for index in retain])
+        return tuple(ret)
+
+    def _check_data_type_forward(self, in_data):
+        try:
+            with type_check.light_mode:
+                self.check_type_forward(type_check.get_types(in_data, "in_types", False))
+            return
+        except type_check.InvalidType:
+            pass
+        in_types = type_check.get_types(in_data, "in_types", False)
+        try:
+            with type_check.get_function_check_context(self):
+                self.check_type_forward(in_types)
+        except type_check.InvalidType as e:
+            msg = f"Invalid operation is performed in: {self.label} (Forward)\n\n{e}"
+            raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
+
+    def check_type_forward(self, in_types):
+        """Check the types of the inputs with :func:`dbr.core.type_check.expect` (no-op here)."""
+
+    def forward(self, inputs):
+        """Compute the outputs from the input arrays; return a tuple of arrays.
+
+        The default dispatches to ``forward_cpu`` for NumPy inputs and to
+        ``forward_gpu`` otherwise.
+        """
+        if all(x is None or isinstance(x, (_ndarray, numpy.generic)) for x in inputs):
+            return self.forward_cpu(inputs)
+        return self.forward_gpu(inputs)
+
+    def forward_cpu(self, inputs):
+        """The forward on NumPy arrays."""
+        raise NotImplementedError(f"{self.label} implements neither forward nor forward_cpu")
+
+    def forward_gpu(self, inputs):
+        """The forward on CuPy arrays."""
+        raise NotImplementedError(f"{self.label} implements neither forward nor forward_gpu")
+
+    def retain_inputs(self, indexes):
+        """Keep the inputs at ``indexes`` for backward (call inside forward)."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes):
+        """Keep the outputs at ``indexes`` for backward (call inside forward)."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self):
+        """Return the retained inputs as Variables linked to the graph."""
+        indexes = self._input_indexes_to_retain
+        if indexes is None:
+            return ()
+        inputs = self.inputs
+        return tuple([inputs[index].get_variable() for index in indexes])
+
+    def get_retained_outputs(self):
+        """Return the retained outputs as Variables linked to the graph."""
+        indexes = self._output_indexes_to_retain
+        if indexes is None:
+            return ()
+        ret = []
+        outputs = self.outputs
+        new_refs = None
+        for index, data in zip(indexes, self._retained_output_data):
+            node = outputs[index]()
+            if node is None:
+                var = _new_variable(data, True)
+                node = VariableNode(var, True, self)
+                var._node = node
+                if new_refs is None:
+                    new_refs = list(outputs)
+                new_refs[index] = weakref.ref(node)
+            else:
+                if node.data is None:
+                    node.data = data
+                var = node.get_variable()
+            ret.append(var)
+        if new_refs is not None:
+            self.outputs = tuple(new_refs)
+        return tuple(ret)
+
+    # -- backward -------------------------------------------------------------
+    def backward(self, target_input_indexes, grad_outputs):
+        """Return the gradients of the inputs at ``target_input_indexes``.
+
+        Args:
+            target_input_indexes: sorted indexes of the inputs that need gradients.
+            grad_outputs: one Variable (or None, meaning zero) per output.
+
+        Returns:
+            A tuple of Variables (or None) either one per target index or one
+            per input. Built from other FunctionNodes, so that it is itself
+            differentiable.
+        """
+        raise NotImplementedError(f"{self.label} does not implement backward")
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        """Return gradients of the targets added to ``grad_inputs`` (their current values).
+
+        Override for a fused accumulation; the default calls :meth:`backward`.
+        """
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        if len(gxs) == len(self.inputs) != len(target_input_indexes):
+            gxs = tuple([gxs[i] for i in target_input_indexes])
+        ret = []
+        for gx, g_input in zip(gxs, grad_inputs):
+            if gx is None:
+                ret.append(g_input)
+            elif g_input is None:
+                ret.append(gx)
+            else:
+                ret.append(gx + g_input)
+        return tuple(ret)
+
+    def unchain(self):
+        """Detach this node from its inputs and outputs (cutting the graph here)."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+
+    # -- hooks ----------------------------------------------------------------
+    @property
+    def local_function_hooks(self):
+        """The hooks registered on this node only (name → FunctionHook)."""
+        if self._local_hooks is None:
+            self._local_hooks = {}
+        return self._local_hooks
+
+    def add_hook(self, hook, name=None):
+        """Register a FunctionHook on this node only."""
+        name = hook.name if name is None else name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f"{self.label}: a hook named {name!r} is already registered")
+        hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name):
+        """Unregister the node-local hook called ``name``."""
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError(f"{self.label}: no hook named {name!r} is registered")
+        hooks.pop(name).deleted(self)
+
+    def __repr__(self):
+        return f"<{self.label} rank={self.rank}>"
+
+
+def _check_finite(func, arrays, phase):
+    for i, a in enumerate(arrays):
+        if a is None or a.dtype.kind not in "fc":
+            continue
+        xp = numpy if type(a) is _ndarray else _xp(a)
+        if not bool(xp.isfinite(a).all()):
+            kind = "NaN" if bool(xp.isnan(a).any()) else "Inf"
+            raise RuntimeError(
+                f"{kind} is detected in the {phase} of {func.label} (output {i}).\n"
+                f"{func.label} was called at:\n{format_call_site(func)}")
+
+
+def _xp(a):
+    from dbr.core import backend
+
+    return backend.get_array_module(a)
+
+
+def format_call_site(func):
+    """Return the user-code lines where ``func`` was applied (recorded in debug mode)."""
+    stack = func.stack
+    if not stack:
+        return "  (unknown: the function was applied outside debug mode)"
+    user = [f for f in stack if "/dbr/core/" not in f.filename.replace("\\", "/")]
+    frames = user[-3:] if user else stack[-3:]
+    return "".join(traceback.format_list(frames))

@@ -1,0 +1,46 @@
+"""Small helpers shared by the primitive ops."""
+
+import numpy
+
+from dbr.core import backend
+from dbr.core.variable import Variable
+
+_ndarray = numpy.ndarray
+_SCALARS = (int, float, bool, numpy.generic)
+
+
+def is_constant(value):
+    """Whether ``value`` is a scalar or an array (not a Variable) usable as an operand."""
+    return isinstance(value, _SCALARS) or isinstance(value, backend.get_array_types())
+
+
+def check_operand(value, who):
+    """Raise a TypeError naming ``who`` unless ``value`` is a Variable, scalar or array."""
+    if isinstance(value, Variable) or is_constant(value):
+        return
+    raise TypeError(f"{who}: expected the other operand to be a Variable, a scalar, "
+                    f"numpy.ndarray or cupy.ndarray, got {type(value).__name__}")
+
+
+def as_operand_variable(value, like):
+    """Wrap an array constant as a non-differentiable Variable of ``like``'s dtype."""
+    dtype = like._data.dtype
+    if value.dtype != dtype:
+        value = value.astype(dtype)
+    return Variable._new(value, False)
+
+
+def scalar_of(value, dtype):
+    """Return the Python scalar ``value`` cast to ``dtype`` (keeps NEP 50 from promoting)."""
+    if isinstance(value, numpy.generic) and value.dtype == dtype:
+        return value
+    return dtype.type(value)
+
+
+def force_array(x, dtype=None):
+    """Return ``x`` as an array (NumPy turns 0-d results into scalars)."""
+    if type(x) is _ndarray:
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    xp = backend.get_array_module(x)
+    x = xp.asarray(x)
+    return x if dtype is None or x.dtype == dtype else x.astype(dtype)

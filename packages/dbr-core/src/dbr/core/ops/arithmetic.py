@@ -1,0 +1,490 @@
+"""Elementwise arithmetic behind Variable's operators: + - * / ** and unary -, abs.
+
+Binary forms take two Variables (or arrays) of the same dtype whose shapes
+broadcast; their backward sums gradients back to each input's shape. The
+``*Constant`` forms take a scalar, which is cast to the input's dtype.
+"""
+
+import numpy
+
+from dbr.core import type_check
+from dbr.core.function_node import FunctionNode
+from dbr.core.ops._util import as_operand_variable, check_operand, force_array, scalar_of
+from dbr.core.ops.broadcast import sum_to
+from dbr.core.variable import Variable
+
+_ndarray = numpy.ndarray
+_new_variable = Variable._new
+
+
+def _check_binary(in_types, float_only=False):
+    type_check.argname(in_types, ("lhs", "rhs"))
+    lhs, rhs = in_types
+    if float_only:
+        type_check.expect(lhs.dtype.kind == "f")
+    type_check.expect(lhs.dtype == rhs.dtype)
+    if type_check.eval(lhs.shape) != type_check.eval(rhs.shape):
+        type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
+
+
+def _check_unary(in_types, float_only=False):
+    type_check.argname(in_types, ("x",))
+    if float_only:
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class _Binary(FunctionNode):
+    """Base of broadcasting binary ops: records input shapes when they differ."""
+
+    _shapes = None
+
+    def _record_shapes(self, x0, x1):
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
+
+    def _reduce(self, gx, index):
+        shapes = self._shapes
+        return gx if shapes is None else sum_to(gx, shapes[index])
+
+
+class Add(_Binary):
+    """``lhs + rhs``."""
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        x0, x1 = inputs
+        self._record_shapes(x0, x1)
+        return (force_array(x0 + x1),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([self._reduce(gy, i) for i in indexes])
+
+
+class AddConstant(FunctionNode):
+    """``x + c`` for a scalar ``c``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        x = inputs[0]
+        return (force_array(x + scalar_of(self.value, x.dtype)),)
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs
+
+
+class MultiAdd(FunctionNode):
+    """The sum of any number of inputs of one dtype whose shapes broadcast."""
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() >= 1)
+        for i in range(1, len(in_types)):
+            type_check.expect(in_types[0].dtype == in_types[i].dtype)
+        type_check.expect_broadcast_shapes(*[t.shape for t in in_types])
+
+    def forward(self, inputs):
+        self._shapes = tuple([x.shape for x in inputs])
+        y = inputs[0]
+        for x in inputs[1:]:
+            y = y + x
+        if y is inputs[0]:
+            y = y.copy()
+        return (force_array(y),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([sum_to(gy, self._shapes[i]) for i in indexes])
+
+
+class Sub(_Binary):
+    """``lhs - rhs``."""
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        x0, x1 = inputs
+        self._record_shapes(x0, x1)
+        return (force_array(x0 - x1),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        return tuple([self._reduce(gy, 0) if i == 0 else self._reduce(-gy, 1) for i in indexes])
+
+
+class SubFromConstant(FunctionNode):
+    """``c - x`` for a scalar ``c``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        x = inputs[0]
+        return (force_array(scalar_of(self.value, x.dtype) - x),)
+
+    def backward(self, indexes, grad_outputs):
+        return (-grad_outputs[0],)
+
+
+class Mul(_Binary):
+    """``lhs * rhs``."""
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        self._record_shapes(x0, x1)
+        return (force_array(x0 * x1),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        x0, x1 = self.get_retained_inputs()
+        return tuple([self._reduce(gy * x1, 0) if i == 0 else self._reduce(gy * x0, 1)
+                      for i in indexes])
+
+
+class MulConstant(FunctionNode):
+    """``x * c`` for a scalar ``c``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        x = inputs[0]
+        return (force_array(x * scalar_of(self.value, x.dtype)),)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * self.value,)
+
+
+class Div(_Binary):
+    """``lhs / rhs`` (floating dtypes)."""
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        self._record_shapes(x0, x1)
+        return (force_array(x0 / x1),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        x0, x1 = self.get_retained_inputs()
+        gx0 = gy / x1
+        ret = []
+        for i in indexes:
+            ret.append(self._reduce(gx0, 0) if i == 0 else self._reduce(-gx0 * x0 / x1, 1))
+        return tuple(ret)
+
+
+class DivFromConstant(FunctionNode):
+    """``c / x`` for a scalar ``c`` (floating dtypes)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        return (force_array(scalar_of(self.value, x.dtype) / x),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return (grad_outputs[0] * (-self.value) / (x * x),)
+
+
+class PowVarVar(_Binary):
+    """``lhs ** rhs`` with both operands Variables (floating dtypes)."""
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        x0, x1 = inputs
+        self._record_shapes(x0, x1)
+        return (force_array(x0**x1),)
+
+    def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        x0, x1 = self.get_retained_inputs()
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(self._reduce(gy * x1 * x0 ** (x1 - 1), 0))
+            else:
+                y = self.get_retained_outputs()[0]
+                ret.append(self._reduce(gy * y * log(x0), 1))
+        return tuple(ret)
+
+
+class PowVarConst(FunctionNode):
+    """``x ** c`` for a scalar ``c`` (floating dtypes)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        return (force_array(x ** scalar_of(self.value, x.dtype)),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return PowVarConstGrad(self.value).apply((x, grad_outputs[0]))
+
+
+class PowVarConstGrad(FunctionNode):
+    """``gy * c * x ** (c - 1)``: the gradient of ``x ** c``, itself differentiable."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        c = scalar_of(self.value, x.dtype)
+        if self.value == 2:
+            gx = x * gy
+            gx *= c
+        else:
+            gx = x ** (c - 1)
+            gx *= c
+            gx *= gy
+        return (force_array(gx),)
+
+    def backward(self, indexes, grad_outputs):
+        x, gy = self.get_retained_inputs()
+        ggx = grad_outputs[0]
+        c = self.value
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * (c * (c - 1)) * x ** (c - 2) if c != 1 else None)
+            else:
+                ret.append(ggx * c * x ** (c - 1))
+        return tuple(ret)
+
+
+class PowConstVar(FunctionNode):
+    """``c ** x`` for a scalar ``c`` (floating dtypes)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        x = inputs[0]
+        return (force_array(scalar_of(self.value, x.dtype) ** x),)
+
+    def backward(self, indexes, grad_outputs):
+        y = self.get_retained_outputs()[0]
+        return (grad_outputs[0] * y * float(numpy.log(self.value)),)
+
+
+class Neg(FunctionNode):
+    """``-x``."""
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types)
+
+    def forward(self, inputs):
+        return (force_array(-inputs[0]),)
+
+    def backward(self, indexes, grad_outputs):
+        return (-grad_outputs[0],)
+
+
+class Absolute(FunctionNode):
+    """``|x|`` (floating dtypes); the gradient at 0 is 0."""
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (force_array(abs(inputs[0])),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        sign = _new_variable(x.xp.sign(x._data), False)
+        return (grad_outputs[0] * sign,)
+
+
+class Log(FunctionNode):
+    """The natural logarithm ``log(x)`` (floating dtypes)."""
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        xp = numpy if type(x) is _ndarray else _xp(x)
+        return (force_array(xp.log(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return (grad_outputs[0] / x,)
+
+
+def _xp(x):
+    from dbr.core import backend
+
+    return backend.get_array_module(x)
+
+
+# -- wrappers: these are also Variable's operator methods ------------------------
+
+
+def _is_scalar(value):
+    return isinstance(value, (int, float, numpy.generic)) and not isinstance(value, numpy.ndarray)
+
+
+def add(*xs):
+    """Elementwise sum of Variables (or arrays/scalars) whose shapes broadcast.
+
+    ``add(a, b)`` is ``a + b``; with more than two arguments all are summed.
+
+    Args:
+        *xs: Variables or arrays of one dtype (a scalar is allowed as the
+            second of two operands).
+
+    Returns:
+        Variable: the broadcast sum.
+
+    >>> import numpy as np
+    >>> add(np.array([1.0, 2.0], np.float32), 1.0).array
+    array([2., 3.], dtype=float32)
+    """
+    if len(xs) == 2:
+        lhs, rhs = xs
+        if isinstance(rhs, Variable):
+            return Add().apply((lhs, rhs))[0]
+        if _is_scalar(rhs):
+            return AddConstant(rhs).apply((lhs,))[0]
+        check_operand(rhs, "add")
+        return Add().apply((lhs, as_operand_variable(rhs, _as_var(lhs))))[0]
+    return MultiAdd().apply(xs)[0]
+
+
+def _as_var(x):
+    return x if isinstance(x, Variable) else _new_variable(x, False)
+
+
+def sub(lhs, rhs):
+    """Elementwise ``lhs - rhs`` (shapes broadcast; ``rhs`` may be a scalar)."""
+    if isinstance(rhs, Variable):
+        return Sub().apply((lhs, rhs))[0]
+    if _is_scalar(rhs):
+        return AddConstant(-rhs).apply((lhs,))[0]
+    check_operand(rhs, "sub")
+    return Sub().apply((lhs, as_operand_variable(rhs, _as_var(lhs))))[0]
+
+
+def rsub(self, other):
+    """Elementwise ``other - self`` (the reflected form of ``-``)."""
+    if _is_scalar(other):
+        return SubFromConstant(other).apply((self,))[0]
+    check_operand(other, "rsub")
+    return Sub().apply((as_operand_variable(other, self), self))[0]
+
+
+def mul(lhs, rhs):
+    """Elementwise ``lhs * rhs`` (shapes broadcast; ``rhs`` may be a scalar)."""
+    if isinstance(rhs, Variable):
+        return Mul().apply((lhs, rhs))[0]
+    if _is_scalar(rhs):
+        return MulConstant(rhs).apply((lhs,))[0]
+    check_operand(rhs, "mul")
+    return Mul().apply((lhs, as_operand_variable(rhs, _as_var(lhs))))[0]
+
+
+def div(lhs, rhs):
+    """Elementwise ``lhs / rhs`` (shapes broadcast; ``rhs`` may be a scalar)."""
+    if isinstance(rhs, Variable):
+        return Div().apply((lhs, rhs))[0]
+    if _is_scalar(rhs):
+        return MulConstant(1.0 / rhs).apply((lhs,))[0]
+    check_operand(rhs, "div")
+    return Div().apply((lhs, as_operand_variable(rhs, _as_var(lhs))))[0]
+
+
+def rdiv(self, other):
+    """Elementwise ``other / self`` (the reflected form of ``/``)."""
+    if _is_scalar(other):
+        return DivFromConstant(other).apply((self,))[0]
+    check_operand(other, "rdiv")
+    return Div().apply((as_operand_variable(other, self), self))[0]
+
+
+def pow(lhs, rhs):  # noqa: A001  (the operator's name)
+    """Elementwise ``lhs ** rhs`` (shapes broadcast; ``rhs`` may be a scalar)."""
+    if isinstance(rhs, Variable):
+        return PowVarVar().apply((lhs, rhs))[0]
+    if _is_scalar(rhs):
+        return PowVarConst(rhs).apply((lhs,))[0]
+    check_operand(rhs, "pow")
+    return PowVarVar().apply((lhs, as_operand_variable(rhs, _as_var(lhs))))[0]
+
+
+def rpow(self, other):
+    """Elementwise ``other ** self`` (the reflected form of ``**``)."""
+    if _is_scalar(other):
+        return PowConstVar(other).apply((self,))[0]
+    check_operand(other, "rpow")
+    return PowVarVar().apply((as_operand_variable(other, self), self))[0]
+
+
+def neg(x):
+    """Elementwise ``-x``."""
+    return Neg().apply((x,))[0]
+
+
+def absolute(x):
+    """Elementwise ``|x|``; the gradient at 0 is 0.
+
+    >>> import numpy as np
+    >>> absolute(np.array([-1.5, 2.0], np.float32)).array
+    array([1.5, 2. ], dtype=float32)
+    """
+    return Absolute().apply((x,))[0]
+
+
+def log(x):
+    """Elementwise natural logarithm of a floating Variable or array.
+
+    >>> import numpy as np
+    >>> log(np.array([1.0], np.float32)).array
+    array([0.], dtype=float32)
+    """
+    return Log().apply((x,))[0]
+
+

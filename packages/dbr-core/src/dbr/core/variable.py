@@ -1,0 +1,591 @@
+"""Variable, Parameter and the graph node that stands in for a Variable.
+
+A :class:`Variable` holds an array and its gradient. When it takes part in a
+recorded computation it gets a :class:`VariableNode`: the small object the
+graph keeps. The node refers to its Variable weakly and holds the array only
+when a function retained it for backward, so intermediate arrays are freed as
+soon as user code drops their Variables, while the graph lives on.
+"""
+
+import copy
+import weakref
+
+import numpy
+
+from dbr.core import backend
+from dbr.core.configuration import config
+
+_ndarray = numpy.ndarray
+
+
+class VariableNode:
+    """The node of a Variable in the computational graph.
+
+    Attributes:
+        creator_node: the FunctionNode that produced the Variable, or None for a leaf.
+        rank: 0 for a leaf, else ``creator_node.rank + 1``; backward runs in
+            decreasing rank order.
+        requires_grad: whether gradients flow to this node.
+        data: the array, kept only when a function retained it for backward.
+    """
+
+    __slots__ = ("_variable", "creator_node", "rank", "requires_grad", "data", "__weakref__")
+
+    def __init__(self, variable, requires_grad=True, creator_node=None):
+        self._variable = weakref.ref(variable)
+        self.creator_node = creator_node
+        self.rank = 0 if creator_node is None else creator_node.rank + 1
+        self.requires_grad = requires_grad
+        self.data = None
+
+    @property
+    def creator(self):
+        """The function that produced this node (old-style Functions unwrapped)."""
+        node = self.creator_node
+        return None if node is None else node._user_function()
+
+    def get_variable_or_none(self):
+        """Return the Variable of this node if it is still alive, else None."""
+        return self._variable()
+
+    def get_variable(self):
+        """Return the Variable of this node, recreating one from retained data if needed."""
+        var = self._variable()
+        if var is not None:
+            return var
+        var = Variable._new(self.data, self.requires_grad)
+        var._node = self
+        self._variable = weakref.ref(var)
+        return var
+
+    def retain_data(self):
+        """Keep the Variable's array in this node so that backward can read it."""
+        var = self._variable()
+        if var is None:
+            raise RuntimeError("cannot retain the data of a node whose Variable is gone")
+        self.data = var._data
+
+    @property
+    def name(self):
+        """The name of the Variable, if it is alive and has one."""
+        var = self._variable()
+        return None if var is None else var.name
+
+    @property
+    def shape(self):
+        """The shape of the array, if the Variable is alive or its data retained."""
+        data = self._array()
+        return None if data is None else data.shape
+
+    @property
+    def dtype(self):
+        """The dtype of the array, if the Variable is alive or its data retained."""
+        data = self._array()
+        return None if data is None else data.dtype
+
+    def _array(self):
+        var = self._variable()
+        return self.data if var is None else var._data
+
+    @property
+    def label(self):
+        """A short text naming the shape and dtype, for graph drawings."""
+        shape, dtype = self.shape, self.dtype
+        if shape is None:
+            return "(unknown)"
+        if shape == ():
+            return str(dtype)
+        return f"({', '.join(map(str, shape))}), {dtype}"
+
+    def unchain(self):
+        """Cut the link to the creator."""
+        self.creator_node = None
+        self.rank = 0
+
+
+def _check_array(data, who):
+    if data is None or type(data) is _ndarray:
+        return
+    if not isinstance(data, backend.get_array_types()) and backend.get_array_module(
+        data
+    ) is numpy:
+        raise TypeError(f"{who}: expected data to be numpy.ndarray or cupy.ndarray (or None), "
+                        f"got {type(data).__module__}.{type(data).__qualname__}")
+
+
+class Variable:
+    """An array with a gradient, recorded in the graph when functions apply to it.
+
+    Args:
+        data: a NumPy or CuPy array (or None, to be set later).
+        name: an optional name, shown in graph drawings and summaries.
+        grad: an optional initial gradient array of the same shape and dtype.
+        requires_grad: whether backward computes a gradient for this Variable.
+
+    Operators ``+ - * / ** @``, unary ``-``, ``abs()`` and ``[...]`` apply the
+    corresponding differentiable functions and broadcast like NumPy.
+    """
+
+    __slots__ = ("_data", "_grad_var", "_node", "_requires_grad", "name", "_loss_scale",
+                 "__weakref__")
+
+    __array_priority__ = 200
+
+    def __init__(self, data=None, *, name=None, grad=None, requires_grad=True):
+        _check_array(data, "Variable")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Variable: expected name to be a str or None, got {type(name)}")
+        self._data = data
+        self._node = None
+        self._requires_grad = requires_grad
+        self.name = name
+        self._loss_scale = None
+        self._grad_var = None
+        if grad is not None:
+            self.grad = grad
+
+    @classmethod
+    def _new(cls, data, requires_grad=True):
+        """Wrap ``data`` without checks (hot path)."""
+        var = object.__new__(cls)
+        var._data = data
+        var._grad_var = None
+        var._node = None
+        var._requires_grad = requires_grad
+        var.name = None
+        var._loss_scale = None
+        return var
+
+    # -- array and gradient -------------------------------------------------
+    @property
+    def array(self):
+        """The underlying array (``data`` is an alias)."""
+        return self._data
+
+    @array.setter
+    def array(self, data):
+        _check_array(data, "Variable.array")
+        self._data = data
+        node = self._node
+        if node is not None and node.data is not None:
+            node.data = data
+
+    data = array
+
+    @property
+    def grad_var(self):
+        """The gradient as a Variable (None until backward sets it)."""
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, g):
+        if g is not None and not isinstance(g, Variable):
+            raise TypeError(f"Variable.grad_var: expected a Variable or None, got {type(g)}")
+        self._grad_var = g
+
+    @property
+    def grad(self):
+        """The gradient array (None until backward sets it)."""
+        g = self._grad_var
+        return None if g is None else g._data
+
+    @grad.setter
+    def grad(self, g):
+        if g is None:
+            self._grad_var = None
+            return
+        _check_array(g, "Variable.grad")
+        data = self._data
+        if data is not None and (g.shape != data.shape or g.dtype != data.dtype):
+            raise ValueError(f"Variable.grad: expected an array of shape {data.shape} and dtype "
+                             f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}")
+        self._grad_var = Variable._new(g, False)
+
+    def cleargrad(self):
+        """Set the gradient to None (gradients otherwise accumulate over backward calls)."""
+        self._grad_var = None
+
+    def zerograd(self):
+        """Set the gradient to an array of zeros."""
+        if self._data is None:
+            self._grad_var = None
+            return
+        self._grad_var = Variable._new(self.xp.zeros_like(self._data), False)
+
+    def addgrad(self, var):
+        """Add ``var``'s gradient to this Variable's gradient (copying across devices)."""
+        src = var.grad
+        if src is None:
+            return
+        dst_device = self.device
+        src = dst_device.send(src)
+        if self._grad_var is None:
+            self._grad_var = Variable._new(src.copy(), False)
+        else:
+            self._grad_var = Variable._new(self._grad_var._data + src, False)
+
+    def copydata(self, var):
+        """Copy ``var``'s array into this Variable's array in place (across devices)."""
+        src = var._data if isinstance(var, Variable) else var
+        if self._data is None:
+            self._data = self.device.send(src).copy()
+        else:
+            backend.copyto(self._data, src)
+
+    # -- graph ----------------------------------------------------------------
+    @property
+    def node(self):
+        """The VariableNode representing this Variable in the graph (created on demand)."""
+        node = self._node
+        if node is None:
+            node = self._node = VariableNode(self, self._requires_grad)
+        return node
+
+    @property
+    def creator_node(self):
+        """The FunctionNode that created this Variable, or None."""
+        node = self._node
+        return None if node is None else node.creator_node
+
+    @creator_node.setter
+    def creator_node(self, func):
+        self.node.creator_node = func
+        self._node.rank = 0 if func is None else func.rank + 1
+
+    @property
+    def creator(self):
+        """The function that created this Variable (old-style Functions unwrapped), or None."""
+        node = self._node
+        return None if node is None else node.creator
+
+    @creator.setter
+    def creator(self, func):
+        self.creator_node = func if func is None else getattr(func, "node", func)
+
+    def set_creator(self, func):
+        """Set the creator function (old-style name)."""
+        self.creator = func
+
+    def set_creator_node(self, func):
+        """Set the creator FunctionNode."""
+        self.creator_node = func
+
+    @property
+    def rank(self):
+        """The topological rank of this Variable in the graph."""
+        node = self._node
+        return 0 if node is None else node.rank
+
+    @property
+    def requires_grad(self):
+        """Whether backward computes a gradient for this Variable."""
+        return self._requires_grad
+
+    def retain_data(self):
+        """Keep the array in the graph node even after this Variable is gone."""
+        self.node.data = self._data
+
+    def unchain(self):
+        """Cut the link to the creator: this Variable becomes a leaf of its own graph."""
+        node = self._node
+        if node is not None and node.creator_node is not None:
+            self._node = VariableNode(self, self._requires_grad)
+
+    def unchain_backward(self):
+        """Cut every link behind this Variable, so the graph above it can be freed."""
+        node = self._node
+        if node is None:
+            return
+        stack = [node.creator_node]
+        seen = set()
+        while stack:
+            func = stack.pop()
+            if func is None or id(func) in seen:
+                continue
+            seen.add(id(func))
+            for x in func.inputs:
+                stack.append(x.creator_node)
+                x.unchain()
+        node.unchain()
+
+    def backward(self, retain_grad=False, enable_double_backprop=False, loss_scale=None):
+        """Compute gradients of this Variable with respect to every leaf that requires them.
+
+        A Variable with a single element and no gradient is seeded with 1.
+        Leaf gradients accumulate into ``grad`` until ``cleargrad`` is called.
+
+        Args:
+            retain_grad: also keep the gradients of intermediate Variables.
+            enable_double_backprop: record the backward computation so that the
+                gradients can themselves be differentiated.
+            loss_scale: multiply the seed gradient by this factor (mixed precision);
+                leaves remember it in ``_loss_scale``.
+        """
+        from dbr.core import _backprop
+
+        _backprop.backward_from_variable(self, retain_grad, enable_double_backprop, loss_scale)
+
+    # -- device ---------------------------------------------------------------
+    @property
+    def xp(self):
+        """The array module (numpy or cupy) of the array."""
+        data = self._data
+        return numpy if data is None or type(data) is _ndarray else backend.get_array_module(data)
+
+    @property
+    def device(self):
+        """The Device on which the array lives."""
+        return backend.get_device_from_array(self._data)
+
+    def to_device(self, device):
+        """Move the array and the gradient to ``device`` (e.g. '@numpy', '@cupy:0')."""
+        device = backend.get_device(device)
+        if self._data is not None:
+            self._data = device.send(self._data)
+            node = self._node
+            if node is not None and node.data is not None:
+                node.data = self._data
+        if self._grad_var is not None:
+            self._grad_var._data = device.send(self._grad_var._data)
+        return self
+
+    def to_cpu(self):
+        """Move the array and the gradient to the CPU."""
+        return self.to_device(backend.cpu)
+
+    def to_gpu(self, device=None):
+        """Move the array and the gradient to GPU ``device`` (current GPU if None)."""
+        return self.to_device(f"@cupy:{0 if device is None else int(device)}")
+
+    # -- array-like attributes -----------------------------------------------
+    @property
+    def shape(self):
+        """The shape of the array."""
+        return self._data.shape
+
+    @property
+    def ndim(self):
+        """The number of dimensions of the array."""
+        return self._data.ndim
+
+    @property
+    def size(self):
+        """The number of elements of the array."""
+        return self._data.size
+
+    @property
+    def dtype(self):
+        """The dtype of the array."""
+        return self._data.dtype
+
+    def __len__(self):
+        return len(self._data)
+
+    def item(self):
+        """The single element of the array as a Python scalar."""
+        return self._data.item()
+
+    @property
+    def label(self):
+        """A short text naming the shape and dtype."""
+        return self.node.label
+
+    @property
+    def T(self):
+        """The transpose (reversed axes)."""
+        return _ops.transpose(self)
+
+    def reshape(self, *shape):
+        """Return a Variable of the same data with a new shape (``-1`` infers one axis)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return _ops.reshape(self, tuple(shape))
+
+    def transpose(self, *axes):
+        """Permute the axes (reversed if none are given)."""
+        if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+            axes = axes[0]
+        return _ops.transpose(self, tuple(axes) if axes else None)
+
+    def summary(self):
+        """A one-line description: name, shape, dtype, and statistics of the array."""
+        name = self.name or "variable"
+        data = self._data
+        if data is None:
+            return f"{name}: uninitialized"
+        text = f"{name}: shape={data.shape}, dtype={data.dtype}"
+        if data.size and data.dtype.kind in "fiub":
+            text += (f", mean={float(data.mean()):.8g}, std={float(data.std()):.8g}, "
+                     f"min={float(data.min()):.8g}, max={float(data.max()):.8g}")
+        return text
+
+    def debug_print(self):
+        """A multi-line description of the array and the gradient, for debugging."""
+        lines = [repr(self), f"- device: {self.device}",
+                 f"- backend: {self.xp.__name__}"]
+        data = self._data
+        if data is None:
+            lines.append("- data: None")
+        else:
+            lines += [f"- shape: {data.shape}", f"- dtype: {data.dtype}",
+                      f"- statistics: {self.summary().partition(', dtype=')[2]}"]
+        g = self.grad
+        if g is None:
+            lines.append("- grad: None")
+        elif g.size and g.dtype.kind in "fiub":
+            lines.append(f"- grad: mean={float(g.mean()):.8g}, std={float(g.std()):.8g}")
+        else:
+            lines.append(f"- grad: shape={g.shape}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        name = f" {self.name}" if self.name else ""
+        prefix = f"{type(self).__name__}{name}("
+        if self._data is None:
+            return prefix + "None)"
+        body = numpy.array2string(backend.to_cpu(self._data), prefix=prefix, separator=", ")
+        return f"{prefix}{body})"
+
+    def __str__(self):
+        return str(self._data)
+
+    def __bool__(self):
+        raise NotImplementedError("the truth value of a Variable is ambiguous; "
+                                  "use bool(v.array.all()) or v.array.any()")
+
+    def __eq__(self, other):
+        raise NotImplementedError("Variable does not support ==; compare v.array instead")
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
+
+    __hash__ = object.__hash__
+
+    def __copy__(self):
+        return _copy_slots(self, None)
+
+    def __deepcopy__(self, memo):
+        return _copy_slots(self, memo)
+
+
+def _copy_slots(var, memo):
+    """Copy a Variable (shallow: sharing its node; deep: a new leaf with copied arrays)."""
+    new = object.__new__(type(var))
+    for cls in type(var).__mro__:
+        for slot in cls.__dict__.get("__slots__", ()):
+            if slot == "__weakref__" or not hasattr(var, slot):
+                continue
+            value = getattr(var, slot)
+            if memo is not None:
+                value = None if slot == "_node" else copy.deepcopy(value, memo)
+            setattr(new, slot, value)
+    return new
+
+
+class Parameter(Variable):
+    """A Variable owned by a Link and updated by an optimizer.
+
+    Args:
+        initializer: an initializer (callable filling an array), a scalar, an
+            array (used as the data), or None (NaN-filled, Chainer's default).
+        shape: the shape; if None the Parameter stays uninitialized until
+            :meth:`initialize` is called with the shape (lazy initialisation).
+        name: an optional name.
+
+    Until initialised, ``array`` is None and ``dtype`` is the initializer's
+    (or ``config.dtype``). ``update_rule`` is set by an optimizer.
+    """
+
+    __slots__ = ("initializer", "update_rule", "_grad_initializer")
+
+    def __init__(self, initializer=None, shape=None, name=None):
+        from dbr.core import initializers
+
+        if initializer is None:
+            initializer = initializers.NaN()
+        elif numpy.isscalar(initializer):
+            initializer = initializers.Constant(initializer)
+        self.update_rule = None
+        if shape is None:
+            if isinstance(initializer, backend.get_array_types()):
+                super().__init__(initializer, name=name)
+                self.initializer = initializers.Constant(initializer)
+                self._grad_initializer = None
+                self._grad_var = None
+                return
+            super().__init__(name=name)
+            self.initializer = initializer
+            self._grad_initializer = initializers.NaN(getattr(initializer, "dtype", None))
+            return
+        if isinstance(initializer, backend.get_array_types()):
+            xp = backend.get_array_module(initializer)
+            initializer = initializers.Constant(initializer)
+        else:
+            xp = numpy
+        data = initializers.generate_array(initializer, shape, xp)
+        super().__init__(data, name=name)
+        self.initializer = initializer
+        self._grad_initializer = None
+        self._grad_var = Variable._new(xp.full_like(data, numpy.nan), False)
+
+    @property
+    def is_initialized(self):
+        """Whether the array has been created."""
+        return self._data is not None
+
+    @property
+    def dtype(self):
+        """The dtype of the array, or the one it will have once initialised."""
+        if self._data is not None:
+            return self._data.dtype
+        dtype = getattr(self.initializer, "dtype", None)
+        return numpy.dtype(dtype if dtype is not None else config.dtype)
+
+    def initialize(self, shape, device=None):
+        """Create the array of ``shape`` with the initializer (lazy initialisation)."""
+        from dbr.core import initializers
+
+        xp = numpy if device is None else backend.get_device(device).xp
+        data = initializers.generate_array(self.initializer, shape, xp, device=device)
+        ginit = self._grad_initializer
+        grad = None if ginit is None else initializers.generate_array(
+            ginit, shape, xp, dtype=data.dtype, device=device)
+        self._data = data
+        self._grad_var = None if grad is None else Variable._new(grad, False)
+
+    def cleargrad(self):
+        """Set the gradient to None (also for an uninitialized Parameter)."""
+        super().cleargrad()
+        if self._data is None:
+            self._grad_initializer = None
+
+    def zerograd(self):
+        """Set the gradient to zeros (for an uninitialized Parameter, once it is created)."""
+        from dbr.core import initializers
+
+        super().zerograd()
+        if self._data is None:
+            self._grad_initializer = initializers.Zero(getattr(self.initializer, "dtype", None))
+
+    def update(self):
+        """Update the array with its update rule (set by an optimizer)."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+
+def as_variable(obj):
+    """Return ``obj`` if it is a Variable, else a Variable wrapping it with requires_grad=False."""
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj):
+    """Return the array of a Variable, or ``obj`` itself if it is an array."""
+    if isinstance(obj, Variable):
+        return obj._data
+    return obj
+
+
+from dbr.core import ops as _ops  # noqa: E402  (ops need Variable defined)
+
+_ops.install_variable_operators(Variable)
