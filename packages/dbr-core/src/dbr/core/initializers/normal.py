@@ -1,0 +1,105 @@
+"""Initializers drawing from zero-mean normal distributions.
+
+Every draw comes from ``rng`` when given, else from the array's module
+(``numpy.random`` or ``cupy.random``), so ``numpy.random.seed`` makes CPU
+initialization reproducible. A fan of zero means an empty array, which is
+left as it is; ``max(fan, 1)`` keeps the scale finite there.
+"""
+
+import math
+
+from dbr.core.initializers._sampling import fill_normal
+from dbr.core.initializers.fans import _check_fan_option, _get_fan, get_fans
+from dbr.core.initializers.initializer import Initializer
+
+
+class Normal(Initializer):
+    """Fills an array with draws from N(0, scale**2).
+
+    Args:
+        scale (float): The standard deviation.
+        dtype: The dtype the initializer is meant for, or None for any.
+        rng: A random number generator with NumPy's ``normal(loc, scale,
+            size)`` method (``numpy.random.RandomState``, ``Generator`` or
+            ``cupy.random.RandomState``); None uses the array's module.
+    """
+
+    def __init__(self, scale=0.05, dtype=None, *, rng=None):
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def _fill(self, array):
+        fill_normal(array, self.scale, self.rng)
+
+
+class LeCunNormal(Initializer):
+    """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(1 / fan_in)``.
+
+    ``fan_in`` is given by :func:`~dbr.core.initializers.get_fans`; the array
+    must have two or more axes. Reference: LeCun et al., *Efficient BackProp*
+    (1998).
+
+    Args:
+        scale (float): A factor on the standard deviation.
+        dtype: The dtype the initializer is meant for, or None for any.
+        rng: A random number generator (see :class:`Normal`), or None.
+    """
+
+    def __init__(self, scale=1.0, dtype=None, *, rng=None):
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def _fill(self, array):
+        fan_in, _ = get_fans(array.shape)
+        fill_normal(array, self.scale * math.sqrt(1.0 / max(fan_in, 1)), self.rng)
+
+
+class GlorotNormal(Initializer):
+    """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(2 / (fan_in + fan_out))``.
+
+    Also known as Xavier initialization. The fans are given by
+    :func:`~dbr.core.initializers.get_fans`; the array must have two or more
+    axes. Reference: Glorot & Bengio, AISTATS 2010.
+
+    Args:
+        scale (float): A factor on the standard deviation.
+        dtype: The dtype the initializer is meant for, or None for any.
+        rng: A random number generator (see :class:`Normal`), or None.
+    """
+
+    def __init__(self, scale=1.0, dtype=None, *, rng=None):
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def _fill(self, array):
+        fan_in, fan_out = get_fans(array.shape)
+        std = self.scale * math.sqrt(2.0 / max(fan_in + fan_out, 1))
+        fill_normal(array, std, self.rng)
+
+
+class HeNormal(Initializer):
+    """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(2 / fan)``.
+
+    ``fan`` is the fan-in or the fan-out (``fan_option``) given by
+    :func:`~dbr.core.initializers.get_fans`; the array must have two or more
+    axes. Reference: He et al., https://arxiv.org/abs/1502.01852.
+
+    Args:
+        scale (float): A factor on the standard deviation.
+        dtype: The dtype the initializer is meant for, or None for any.
+        fan_option (str): ``'fan_in'`` (default) or ``'fan_out'``.
+        rng: A random number generator (see :class:`Normal`), or None.
+    """
+
+    def __init__(self, scale=1.0, dtype=None, fan_option="fan_in", *, rng=None):
+        super().__init__(dtype)
+        self.scale = scale
+        self.fan_option = _check_fan_option(fan_option)
+        self.rng = rng
+
+    def _fill(self, array):
+        fan = _get_fan(array.shape, self.fan_option)
+        fill_normal(array, self.scale * math.sqrt(2.0 / max(fan, 1)), self.rng)
