@@ -7,11 +7,14 @@ VariableNode; a node's gradient is dropped as soon as its creator has used it.
 import heapq
 import warnings
 
+import numpy
+
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import _check_finite
 from dbr.core.variable import Variable
 
 _new_variable = Variable._new
+_ndarray = numpy.ndarray
 
 
 def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
@@ -26,7 +29,8 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
             raise ValueError(
                 f"Variable.backward: the gradient of a Variable with shape {data.shape} "
                 "must be set (y.grad = ...) before backward; only single-element "
-                "Variables are seeded with 1")
+                "Variables are seeded with 1"
+            )
         gy = _new_variable(y.xp.ones_like(data), False)
         y._grad_var = gy
     if loss_scale is not None:
@@ -48,12 +52,18 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
         grad_outputs = []
         for y in outputs:
             if y._grad_var is None:
-                warnings.warn("backward: an output has no gradient (or appears twice); "
-                              "backward sets no default gradient", RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    "backward: an output has no gradient (or appears twice); "
+                    "backward sets no default gradient",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
             grad_outputs.append(y._grad_var)
     elif len(grad_outputs) != len(outputs):
-        raise ValueError(f"backward: expected {len(outputs)} grad_outputs (one per output), "
-                         f"got {len(grad_outputs)}")
+        raise ValueError(
+            f"backward: expected {len(outputs)} grad_outputs (one per output), "
+            f"got {len(grad_outputs)}"
+        )
     seeds = {}
     for y, gy in zip(outputs, grad_outputs):
         if gy is None or y.creator_node is None:
@@ -64,8 +74,16 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
         _run(seeds, None, False, enable_double_backprop, None)
 
 
-def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
-         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    grad_inputs=None,
+    set_grad=False,
+    retain_grad=False,
+    enable_double_backprop=False,
+    loss_scale=None,
+):
     """Return the gradients of ``outputs`` with respect to ``inputs``.
 
     Unlike ``backward``, leaf gradients are left untouched (unless
@@ -84,11 +102,13 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     outputs = _as_variable_list(outputs, "outputs")
     inputs = _as_variable_list(inputs, "inputs")
     if grad_outputs is not None and len(grad_outputs) != len(outputs):
-        raise ValueError(f"grad: expected {len(outputs)} grad_outputs (one per output), "
-                         f"got {len(grad_outputs)}")
+        raise ValueError(
+            f"grad: expected {len(outputs)} grad_outputs (one per output), got {len(grad_outputs)}"
+        )
     if grad_inputs is not None and len(grad_inputs) != len(inputs):
-        raise ValueError(f"grad: expected {len(inputs)} grad_inputs (one per input), "
-                         f"got {len(grad_inputs)}")
+        raise ValueError(
+            f"grad: expected {len(inputs)} grad_inputs (one per input), got {len(grad_inputs)}"
+        )
     targets = {}
     for i, x in enumerate(inputs):
         node = x.node
@@ -116,12 +136,15 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
 
 def _as_variable_list(xs, what):
     if isinstance(xs, Variable):
-        raise TypeError(f"grad: expected {what} to be a list or tuple of Variables, got a Variable")
+        raise TypeError(
+            f"grad: expected {what} to be a list or tuple of Variables, got a Variable"
+        )
     xs = list(xs)
     for x in xs:
         if not isinstance(x, Variable):
-            raise TypeError(f"grad: expected every element of {what} to be a Variable, "
-                            f"got {type(x).__name__}")
+            raise TypeError(
+                f"grad: expected every element of {what} to be a Variable, got {type(x).__name__}"
+            )
     return xs
 
 
@@ -143,7 +166,8 @@ def _reaching_targets(seeds, targets):
             if expanded:
                 memo[f] = any(
                     x in targets or (x.creator_node is not None and memo.get(x.creator_node))
-                    for x in f.inputs)
+                    for x in f.inputs
+                )
                 continue
             if f in memo:
                 continue
@@ -189,8 +213,11 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
                 if node is None:
                     gys.append(None)
                     continue
-                gy = grads.get(node) if targets is not None and node in targets else grads.pop(
-                    node, None)
+                gy = (
+                    grads.get(node)
+                    if targets is not None and node in targets
+                    else grads.pop(node, None)
+                )
                 gys.append(gy)
                 if retain_grad and gy is not None:
                     var = node._variable()
@@ -223,7 +250,12 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
                     gx = _new_variable(gx, False)
                 x = inputs[i]
                 old = grads.get(x)
-                grads[x] = gx if old is None else old + gx
+                if old is None:
+                    grads[x] = gx
+                elif enable_double_backprop:
+                    grads[x] = old + gx
+                else:
+                    grads[x] = _new_variable(_add_arrays(old._data, gx._data), False)
                 creator = x.creator_node
                 if creator is not None and creator not in pushed:
                     pushed.add(creator)
@@ -246,6 +278,11 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
     return grads
 
 
+def _add_arrays(a, b):
+    s = a + b
+    return s if type(s) is _ndarray or not isinstance(s, numpy.generic) else numpy.asarray(s)
+
+
 def _call_backward(func, indexes, gys, grads):
     hooks = config._function_hooks
     if func._local_hooks:
@@ -262,7 +299,8 @@ def _call_backward(func, indexes, gys, grads):
             if n != len(func.inputs):
                 raise ValueError(
                     f"{func.label}.backward returned {n} gradients; expected one per "
-                    f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})")
+                    f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
+                )
             gxs = tuple([gxs[i] for i in indexes])
     else:
         inputs = func.inputs

@@ -111,8 +111,10 @@ def _import_plugin(plugin, why):
         importlib.import_module(plugin)
     except ImportError as e:
         hint = _EXTRA_FOR_PLUGIN.get(plugin, f"install {plugin}")
-        raise RuntimeError(f"{why} needs the {plugin} package, which is not importable ({e}); "
-                           f"install it with: {hint}") from e
+        raise RuntimeError(
+            f"{why} needs the {plugin} package, which is not importable ({e}); "
+            f"install it with: {hint}"
+        ) from e
 
 
 def _lookup_array_type(array):
@@ -177,16 +179,20 @@ def get_device(device_spec):
     elif getattr(device_spec, "__name__", None) == "cupy":
         device_spec = "@cupy"
     if not isinstance(device_spec, str):
-        raise ValueError(f"get_device: expected a device specifier such as '@numpy' or "
-                         f"'@cupy:0', got {device_spec!r}")
+        raise ValueError(
+            f"get_device: expected a device specifier such as '@numpy' or "
+            f"'@cupy:0', got {device_spec!r}"
+        )
     prefix = device_spec.partition(":")[0]
     resolver = _device_resolvers.get(prefix)
     if resolver is None and prefix in _PLUGIN_FOR_PREFIX:
         _import_plugin(_PLUGIN_FOR_PREFIX[prefix], f"device {device_spec!r}")
         resolver = _device_resolvers.get(prefix)
     if resolver is None:
-        raise ValueError(f"get_device: unknown device specifier {device_spec!r}; "
-                         f"expected '@numpy' or one of {sorted(_PLUGIN_FOR_PREFIX)}")
+        raise ValueError(
+            f"get_device: unknown device specifier {device_spec!r}; "
+            f"expected '@numpy' or one of {sorted(_PLUGIN_FOR_PREFIX)}"
+        )
     return resolver(device_spec)
 
 

@@ -98,8 +98,9 @@ class FunctionNode:
 
         outputs = self.forward(in_data)
         if type(outputs) is not tuple:
-            raise TypeError(f"{self.label}.forward must return a tuple of arrays, "
-                            f"got {type(outputs).__name__}")
+            raise TypeError(
+                f"{self.label}.forward must return a tuple of arrays, got {type(outputs).__name__}"
+            )
 
         if hooks:
             for hook in hooks.values():
@@ -150,10 +151,11 @@ class FunctionNode:
 
     def _check_data_type_forward(self, in_data):
         try:
-            with type_check.light_mode:
-                self.check_type_forward(type_check.get_types(in_data, "in_types", False))
+            self.check_type_forward(type_check.light_types(in_data))
             return
-        except type_check.InvalidType:
+        except Exception:
+            # A light check evaluates conditions eagerly, so a failing one may raise
+            # something other than InvalidType; the full check below names the cause.
             pass
         in_types = type_check.get_types(in_data, "in_types", False)
         try:
@@ -304,7 +306,8 @@ def _check_finite(func, arrays, phase):
             kind = "NaN" if bool(xp.isnan(a).any()) else "Inf"
             raise RuntimeError(
                 f"{kind} is detected in the {phase} of {func.label} (output {i}).\n"
-                f"{func.label} was called at:\n{format_call_site(func)}")
+                f"{func.label} was called at:\n{format_call_site(func)}"
+            )
 
 
 def _xp(a):

@@ -106,11 +106,11 @@ class VariableNode:
 def _check_array(data, who):
     if data is None or type(data) is _ndarray:
         return
-    if not isinstance(data, backend.get_array_types()) and backend.get_array_module(
-        data
-    ) is numpy:
-        raise TypeError(f"{who}: expected data to be numpy.ndarray or cupy.ndarray (or None), "
-                        f"got {type(data).__module__}.{type(data).__qualname__}")
+    if not isinstance(data, backend.get_array_types()) and backend.get_array_module(data) is numpy:
+        raise TypeError(
+            f"{who}: expected data to be numpy.ndarray or cupy.ndarray (or None), "
+            f"got {type(data).__module__}.{type(data).__qualname__}"
+        )
 
 
 class Variable:
@@ -126,8 +126,15 @@ class Variable:
     corresponding differentiable functions and broadcast like NumPy.
     """
 
-    __slots__ = ("_data", "_grad_var", "_node", "_requires_grad", "name", "_loss_scale",
-                 "__weakref__")
+    __slots__ = (
+        "_data",
+        "_grad_var",
+        "_node",
+        "_requires_grad",
+        "name",
+        "_loss_scale",
+        "__weakref__",
+    )
 
     __array_priority__ = 200
 
@@ -197,8 +204,10 @@ class Variable:
         _check_array(g, "Variable.grad")
         data = self._data
         if data is not None and (g.shape != data.shape or g.dtype != data.dtype):
-            raise ValueError(f"Variable.grad: expected an array of shape {data.shape} and dtype "
-                             f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}")
+            raise ValueError(
+                f"Variable.grad: expected an array of shape {data.shape} and dtype "
+                f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}"
+            )
         self._grad_var = Variable._new(g, False)
 
     def cleargrad(self):
@@ -415,20 +424,24 @@ class Variable:
             return f"{name}: uninitialized"
         text = f"{name}: shape={data.shape}, dtype={data.dtype}"
         if data.size and data.dtype.kind in "fiub":
-            text += (f", mean={float(data.mean()):.8g}, std={float(data.std()):.8g}, "
-                     f"min={float(data.min()):.8g}, max={float(data.max()):.8g}")
+            text += (
+                f", mean={float(data.mean()):.8g}, std={float(data.std()):.8g}, "
+                f"min={float(data.min()):.8g}, max={float(data.max()):.8g}"
+            )
         return text
 
     def debug_print(self):
         """A multi-line description of the array and the gradient, for debugging."""
-        lines = [repr(self), f"- device: {self.device}",
-                 f"- backend: {self.xp.__name__}"]
+        lines = [repr(self), f"- device: {self.device}", f"- backend: {self.xp.__name__}"]
         data = self._data
         if data is None:
             lines.append("- data: None")
         else:
-            lines += [f"- shape: {data.shape}", f"- dtype: {data.dtype}",
-                      f"- statistics: {self.summary().partition(', dtype=')[2]}"]
+            lines += [
+                f"- shape: {data.shape}",
+                f"- dtype: {data.dtype}",
+                f"- statistics: {self.summary().partition(', dtype=')[2]}",
+            ]
         g = self.grad
         if g is None:
             lines.append("- grad: None")
@@ -450,8 +463,9 @@ class Variable:
         return str(self._data)
 
     def __bool__(self):
-        raise NotImplementedError("the truth value of a Variable is ambiguous; "
-                                  "use bool(v.array.all()) or v.array.any()")
+        raise NotImplementedError(
+            "the truth value of a Variable is ambiguous; use bool(v.array.all()) or v.array.any()"
+        )
 
     def __eq__(self, other):
         raise NotImplementedError("Variable does not support ==; compare v.array instead")
@@ -547,8 +561,11 @@ class Parameter(Variable):
         xp = numpy if device is None else backend.get_device(device).xp
         data = initializers.generate_array(self.initializer, shape, xp, device=device)
         ginit = self._grad_initializer
-        grad = None if ginit is None else initializers.generate_array(
-            ginit, shape, xp, dtype=data.dtype, device=device)
+        grad = (
+            None
+            if ginit is None
+            else initializers.generate_array(ginit, shape, xp, dtype=data.dtype, device=device)
+        )
         self._data = data
         self._grad_var = None if grad is None else Variable._new(grad, False)
 

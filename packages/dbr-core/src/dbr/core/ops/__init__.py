@@ -24,9 +24,29 @@ from dbr.core.ops.matmul import matmul
 from dbr.core.ops.shape import reshape, transpose
 from dbr.core.ops.sum import sum
 
-__all__ = ["absolute", "add", "broadcast_to", "cast", "copy", "div", "get_item", "identity",
-           "log", "matmul", "mul", "neg", "pow", "rdiv", "reshape", "rpow", "rsub", "sub",
-           "sum", "sum_to", "transpose"]
+__all__ = [
+    "absolute",
+    "add",
+    "broadcast_to",
+    "cast",
+    "copy",
+    "div",
+    "get_item",
+    "identity",
+    "log",
+    "matmul",
+    "mul",
+    "neg",
+    "pow",
+    "rdiv",
+    "reshape",
+    "rpow",
+    "rsub",
+    "sub",
+    "sum",
+    "sum_to",
+    "transpose",
+]
 
 
 def _radd(self, other):

@@ -11,15 +11,17 @@ _SCALARS = (int, float, bool, numpy.generic)
 
 def is_constant(value):
     """Whether ``value`` is a scalar or an array (not a Variable) usable as an operand."""
-    return isinstance(value, _SCALARS) or isinstance(value, backend.get_array_types())
+    return isinstance(value, (*_SCALARS, *backend.get_array_types()))
 
 
 def check_operand(value, who):
     """Raise a TypeError naming ``who`` unless ``value`` is a Variable, scalar or array."""
     if isinstance(value, Variable) or is_constant(value):
         return
-    raise TypeError(f"{who}: expected the other operand to be a Variable, a scalar, "
-                    f"numpy.ndarray or cupy.ndarray, got {type(value).__name__}")
+    raise TypeError(
+        f"{who}: expected the other operand to be a Variable, a scalar, "
+        f"numpy.ndarray or cupy.ndarray, got {type(value).__name__}"
+    )
 
 
 def as_operand_variable(value, like):

@@ -151,8 +151,9 @@ class Mul(_Binary):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         x0, x1 = self.get_retained_inputs()
-        return tuple([self._reduce(gy * x1, 0) if i == 0 else self._reduce(gy * x0, 1)
-                      for i in indexes])
+        return tuple(
+            [self._reduce(gy * x1, 0) if i == 0 else self._reduce(gy * x0, 1) for i in indexes]
+        )
 
 
 class MulConstant(FunctionNode):
@@ -187,11 +188,52 @@ class Div(_Binary):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         x0, x1 = self.get_retained_inputs()
-        gx0 = gy / x1
+        if indexes == (0,):
+            return (self._reduce(gy / x1, 0),)
+        gx0, gx1 = DivGrad().apply((x0, x1, gy))
+        return tuple([self._reduce(gx0, 0) if i == 0 else self._reduce(gx1, 1) for i in indexes])
+
+
+class DivGrad(FunctionNode):
+    """Both gradients of ``x0 / x1`` in one node: ``(gy / x1, -gy * x0 / x1 ** 2)``."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1, 2))
+        x0, x1, gy = inputs
+        gx0 = force_array(gy / x1)
+        gx1 = force_array(-gx0 * x0 / x1)
+        return gx0, gx1
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1, gy = self.get_retained_inputs()
+        ggx0, ggx1 = grad_outputs
+        inv_x1 = 1.0 / x1
         ret = []
         for i in indexes:
-            ret.append(self._reduce(gx0, 0) if i == 0 else self._reduce(-gx0 * x0 / x1, 1))
+            terms = []
+            if i == 0 and ggx1 is not None:
+                terms.append(-ggx1 * gy * inv_x1 * inv_x1)
+            elif i == 1:
+                if ggx0 is not None:
+                    terms.append(-ggx0 * gy * inv_x1 * inv_x1)
+                if ggx1 is not None:
+                    terms.append(ggx1 * gy * x0 * inv_x1 * inv_x1 * inv_x1 * 2.0)
+            elif i == 2:
+                if ggx0 is not None:
+                    terms.append(ggx0 * inv_x1)
+                if ggx1 is not None:
+                    terms.append(-ggx1 * x0 * inv_x1 * inv_x1)
+            ret.append(_sum_terms(terms))
         return tuple(ret)
+
+
+def _sum_terms(terms):
+    if not terms:
+        return None
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
 
 
 class DivFromConstant(FunctionNode):
@@ -486,5 +528,3 @@ def log(x):
     array([0.], dtype=float32)
     """
     return Log().apply((x,))[0]
-
-

@@ -12,7 +12,8 @@ def _sum_to_array(x, shape):
         return x
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1)
+        lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1
+    )
     y = x.sum(axis=axes, keepdims=True)
     if lead:
         y = y.reshape(shape)
@@ -29,10 +30,12 @@ class BroadcastTo(FunctionNode):
         type_check.argname(in_types, ("x",))
         shape = type_check.eval(in_types[0].shape)
         ok = len(shape) <= len(self._shape) and all(
-            n == 1 or n == m for n, m in zip(reversed(shape), reversed(self._shape)))
+            n == 1 or n == m for n, m in zip(reversed(shape), reversed(self._shape))
+        )
         if not ok:
             raise type_check.InvalidType(
-                f"x.shape broadcastable to {self._shape}", f"x.shape == {shape}")
+                f"x.shape broadcastable to {self._shape}", f"x.shape == {shape}"
+            )
 
     def forward(self, inputs):
         x = inputs[0]
@@ -53,11 +56,11 @@ class SumTo(FunctionNode):
         type_check.argname(in_types, ("x",))
         shape = type_check.eval(in_types[0].shape)
         lead = len(shape) - len(self._shape)
-        ok = lead >= 0 and all(
-            m == 1 or m == n for n, m in zip(shape[lead:], self._shape))
+        ok = lead >= 0 and all(m == 1 or m == n for n, m in zip(shape[lead:], self._shape))
         if not ok:
             raise type_check.InvalidType(
-                f"x.shape summable to {self._shape}", f"x.shape == {shape}")
+                f"x.shape summable to {self._shape}", f"x.shape == {shape}"
+            )
 
     def forward(self, inputs):
         x = inputs[0]

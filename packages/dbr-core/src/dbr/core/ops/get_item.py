@@ -22,8 +22,9 @@ def _normalize_slices(slices):
 
 
 def _is_basic(slices):
-    return all(s is None or s is Ellipsis or isinstance(s, (int, numpy.integer, slice))
-               for s in slices)
+    return all(
+        s is None or s is Ellipsis or isinstance(s, (int, numpy.integer, slice)) for s in slices
+    )
 
 
 class GetItem(FunctionNode):
@@ -41,10 +42,12 @@ class GetItem(FunctionNode):
         for s in self.slices:
             if s is None or s is Ellipsis:
                 continue
-            used += getattr(s, "ndim", 1) if getattr(s, "dtype", None) == bool else 1
+            is_mask = getattr(getattr(s, "dtype", None), "kind", None) == "b"
+            used += s.ndim if is_mask else 1
         if used > ndim:
-            raise type_check.InvalidType(f"an index of at most x.ndim axes ({ndim})",
-                                         f"{used} indexed axes")
+            raise type_check.InvalidType(
+                f"an index of at most x.ndim axes ({ndim})", f"{used} indexed axes"
+            )
 
     def forward(self, inputs):
         x = inputs[0]

@@ -45,7 +45,8 @@ class MatMul(FunctionNode):
         if a_shape[-1] != k_b:
             raise type_check.InvalidType(
                 "a.shape[-1] == b.shape[-2] (after transa/transb)",
-                f"a.shape == {type_check.eval(a.shape)}, b.shape == {type_check.eval(b.shape)}")
+                f"a.shape == {type_check.eval(a.shape)}, b.shape == {type_check.eval(b.shape)}",
+            )
         if len(a_shape) > 2 or len(b_shape) > 2:
             type_check.expect_broadcast_shapes(a_shape[:-2], b_shape[:-2])
 

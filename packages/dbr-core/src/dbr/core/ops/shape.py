@@ -25,7 +25,8 @@ class Reshape(FunctionNode):
         if not ok:
             raise type_check.InvalidType(
                 f"x.size compatible with shape {self.shape}",
-                f"x.shape == {type_check.eval(in_types[0].shape)}")
+                f"x.shape == {type_check.eval(in_types[0].shape)}",
+            )
 
     def forward(self, inputs):
         x = inputs[0]
@@ -72,7 +73,8 @@ class Transpose(FunctionNode):
         ndim = type_check.eval(in_types[0].ndim)
         if sorted(a % ndim if -ndim <= a < ndim else a for a in axes) != list(range(ndim)):
             raise type_check.InvalidType(
-                f"axes {axes} a permutation of range(x.ndim)", f"x.ndim == {ndim}")
+                f"axes {axes} a permutation of range(x.ndim)", f"x.ndim == {ndim}"
+            )
 
     def forward(self, inputs):
         return (inputs[0].transpose(self.axes),)

@@ -20,8 +20,9 @@ class Sum(FunctionNode):
                 raise ValueError(f"sum: duplicate value in axis {axis}")
             self.axis = axis
         else:
-            raise TypeError(f"sum: expected axis to be None, an int or a tuple of ints, "
-                            f"got {axis!r}")
+            raise TypeError(
+                f"sum: expected axis to be None, an int or a tuple of ints, got {axis!r}"
+            )
         self.keepdims = keepdims
 
     def check_type_forward(self, in_types):
@@ -31,8 +32,7 @@ class Sum(FunctionNode):
             ndim = type_check.eval(in_types[0].ndim)
             for a in self.axis:
                 if not -ndim <= a < ndim:
-                    raise type_check.InvalidType(f"-x.ndim <= {a} < x.ndim",
-                                                 f"x.ndim == {ndim}")
+                    raise type_check.InvalidType(f"-x.ndim <= {a} < x.ndim", f"x.ndim == {ndim}")
 
     def forward(self, inputs):
         x = inputs[0]
