@@ -417,50 +417,54 @@ class Variable:
         return _ops.transpose(self, tuple(axes) if axes else None)
 
     def summary(self):
-        """A one-line description: name, shape, dtype, and statistics of the array."""
-        name = self.name or "variable"
-        data = self._data
-        if data is None:
-            return f"{name}: uninitialized"
-        text = f"{name}: shape={data.shape}, dtype={data.dtype}"
-        if data.size and data.dtype.kind in "fiub":
-            text += (
-                f", mean={float(data.mean()):.8g}, std={float(data.std()):.8g}, "
-                f"min={float(data.min()):.8g}, max={float(data.max()):.8g}"
-            )
-        return text
+        """A short description: ``<variable NAME>`` or ``<variable at 0x...>``."""
+        if self.name:
+            return f"<variable {self.name}>"
+        return f"<variable at 0x{id(self):x}>"
 
     def debug_print(self):
-        """A multi-line description of the array and the gradient, for debugging."""
-        lines = [repr(self), f"- device: {self.device}", f"- backend: {self.xp.__name__}"]
+        """A multi-line description: device, backend, shape, dtype, statistics of data and grad."""
         data = self._data
+        stats = "mean={:.8f}, std={:.8f}"
         if data is None:
-            lines.append("- data: None")
+            device = backend_name = stats_text = None
         else:
-            lines += [
-                f"- shape: {data.shape}",
-                f"- dtype: {data.dtype}",
-                f"- statistics: {self.summary().partition(', dtype=')[2]}",
-            ]
+            xp = self.xp
+            device = self.device
+            backend_name = type(data)
+            stats_text = stats.format(float(xp.mean(data)), float(xp.std(data)))
         g = self.grad
         if g is None:
-            lines.append("- grad: None")
-        elif g.size and g.dtype.kind in "fiub":
-            lines.append(f"- grad: mean={float(g.mean()):.8g}, std={float(g.std()):.8g}")
+            grad_text = None
+        elif not bool((g == 0).all()):
+            xp = self.xp
+            grad_text = stats.format(float(xp.mean(g)), float(xp.std(g)))
         else:
-            lines.append(f"- grad: shape={g.shape}")
-        return "\n".join(lines)
+            grad_text = 0
+        return (
+            f"{self.summary()}\n- device: {device}\n- backend: {backend_name}\n"
+            f"- shape: {getattr(data, 'shape', None)}\n- dtype: {getattr(data, 'dtype', None)}\n"
+            f"- statistics: {stats_text}\n- grad: {grad_text}"
+        )
+
+    def _format(self, separator):
+        prefix = f"variable {self.name}" if self.name else "variable"
+        data = self._data
+        if data is None:
+            body = "None"
+        else:
+            data = backend.to_cpu(data)
+            if data.size > 0 or data.shape == (0,):
+                body = numpy.array2string(data, separator=separator, prefix=prefix + "(")
+            else:
+                body = f"[], shape={data.shape!r}"
+        return f"{prefix}({body})"
 
     def __repr__(self):
-        name = f" {self.name}" if self.name else ""
-        prefix = f"{type(self).__name__}{name}("
-        if self._data is None:
-            return prefix + "None)"
-        body = numpy.array2string(backend.to_cpu(self._data), prefix=prefix, separator=", ")
-        return f"{prefix}{body})"
+        return self._format(", ")
 
     def __str__(self):
-        return str(self._data)
+        return self._format(" ")
 
     def __bool__(self):
         raise NotImplementedError(
