@@ -1,0 +1,503 @@
+"""Sessions for the dbr monorepo: each package's tests against its built wheel, alone.
+
+Every package under ``packages/`` is tested as a user gets it: its wheel, the
+wheels of the siblings it declares and their third-party dependencies from the
+registry, installed into a fresh environment, with tests run from a folder
+where the source tree is not importable. ``nox`` runs the default sessions;
+``nox -l`` lists them all.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import functools
+import json
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import nox
+from nox.command import CommandFailed
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+nox.needs_version = ">=2024.4.15"
+nox.options.default_venv_backend = "uv|virtualenv"
+
+ROOT = Path(__file__).resolve().parent
+PACKAGES_DIR = ROOT / "packages"
+WHEELS_DIR = ROOT / ".nox" / "_wheels"
+TOOLS = ROOT / "tools"
+
+# DESIGN.md's table of allowed edges between distributions, and nothing else:
+# "requires" may be main dependencies; "lazy" only extras, imported inside the
+# code path that needs them. A new edge changes DESIGN.md and this dict together.
+ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
+    "dbr-core": {"requires": frozenset(), "lazy": frozenset()},
+    "dbr-gpu": {"requires": frozenset({"dbr-core"}), "lazy": frozenset()},
+    "dbr-functions": {"requires": frozenset({"dbr-core"}), "lazy": frozenset({"dbr-gpu"})},
+    "dbr-links": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
+    "dbr-datasets": {"requires": frozenset({"dbr-core"}), "lazy": frozenset({"dbr-gpu"})},
+    "dbr-training": {
+        "requires": frozenset({"dbr-core", "dbr-datasets"}),
+        "lazy": frozenset({"dbr-gpu"}),
+    },
+}
+
+# Third-party distributions whose import name is not their normalised name.
+MODULE_NAMES = {
+    "pillow": "PIL",
+    "scikit-learn": "sklearn",
+    "tensorboardx": "tensorboardX",
+    "cupy-cuda12x": "cupy",
+    "cupy-cuda13x": "cupy",
+    "nvidia-cudnn-frontend": "cudnn",
+}
+
+# Requirements that only install usefully on a machine with a CUDA device.
+CUDA_PREFIXES = ("cupy", "nvidia-")
+
+LINT_TOOLS = ["ruff==0.17.6"]
+DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
+TEST_TOOLS = ["pytest>=8"]
+
+
+class Package:
+    """One distribution under packages/: its metadata, declared edges and paths."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.pyproject = tomllib.loads((directory / "pyproject.toml").read_text())
+        project = self.pyproject["project"]
+        self.dist = canonicalize_name(project["name"])
+        self.version = project["version"]
+        self.module = _portion(self.dist)
+        self.src = directory / "src"
+        self.tests = directory / "tests"
+        self.requirements = [Requirement(r) for r in project.get("dependencies", [])]
+        self.extras = {
+            extra: [Requirement(r) for r in reqs]
+            for extra, reqs in project.get("optional-dependencies", {}).items()
+        }
+
+    @property
+    def sibling_requires(self) -> set[str]:
+        """Sibling distributions among the main dependencies."""
+        return {canonicalize_name(r.name) for r in self.requirements if _is_sibling(r)}
+
+    @property
+    def sibling_extras(self) -> set[str]:
+        """Sibling distributions reached only through an extra."""
+        names = {
+            canonicalize_name(r.name)
+            for reqs in self.extras.values()
+            for r in reqs
+            if _is_sibling(r)
+        }
+        return names - self.sibling_requires
+
+    @property
+    def sibling_dev(self) -> set[str]:
+        """Siblings in the Poetry dev group (path dependencies for development)."""
+        group = self.pyproject.get("tool", {}).get("poetry", {}).get("group", {})
+        dev = group.get("dev", {}).get("dependencies", {})
+        return {canonicalize_name(name) for name in dev if name.startswith("dbr-")}
+
+    @property
+    def third_party(self) -> list[Requirement]:
+        """Main third-party requirements."""
+        return [r for r in self.requirements if not _is_sibling(r)]
+
+    def cpu_extras(self, *, siblings: bool) -> list[str]:
+        """Extras installable without a CUDA device; with siblings=False, none naming one."""
+        return [
+            extra
+            for extra, reqs in self.extras.items()
+            if not any(_needs_cuda(r) for r in reqs)
+            and (siblings or not any(_is_sibling(r) for r in reqs))
+        ]
+
+    def extra_requirements(self, extras: list[str]) -> list[Requirement]:
+        """Third-party requirements brought by the given extras."""
+        return [r for e in extras for r in self.extras[e] if not _is_sibling(r)]
+
+
+def _is_sibling(requirement: Requirement) -> bool:
+    return canonicalize_name(requirement.name).startswith("dbr-")
+
+
+def _needs_cuda(requirement: Requirement) -> bool:
+    return canonicalize_name(requirement.name).startswith(CUDA_PREFIXES)
+
+
+def _portion(dist: str) -> str:
+    """The namespace portion a distribution owns: dbr-core -> dbr.core."""
+    return "dbr." + dist.removeprefix("dbr-")
+
+
+def _module_name(dist: str) -> str:
+    dist = canonicalize_name(dist)
+    return MODULE_NAMES.get(dist, dist.replace("-", "_"))
+
+
+def discover_packages() -> dict[str, Package]:
+    """Every packages/*/pyproject.toml, by distribution name, in DESIGN.md's order."""
+    found = [Package(p.parent) for p in PACKAGES_DIR.glob("*/pyproject.toml")]
+    order = list(ALLOWED_EDGES)
+    found.sort(key=lambda p: (order.index(p.dist) if p.dist in order else len(order), p.dist))
+    return {package.dist: package for package in found}
+
+
+PACKAGES = discover_packages()
+
+
+def sibling_closure(dist: str) -> list[str]:
+    """dist and every sibling it declares, transitively, in a stable order."""
+    seen: list[str] = []
+    pending = [dist]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        if name not in PACKAGES:
+            raise ValueError(f"{dist} needs {name}, which is not under packages/")
+        seen.append(name)
+        pending.extend(sorted(PACKAGES[name].sibling_requires))
+    return seen
+
+
+@functools.cache
+def wheels_dir() -> Path:
+    """.nox/_wheels, emptied once per nox run."""
+    shutil.rmtree(WHEELS_DIR, ignore_errors=True)
+    WHEELS_DIR.mkdir(parents=True)
+    return WHEELS_DIR
+
+
+_built_wheels: dict[Path, Path] = {}
+
+
+def build_wheel(session: nox.Session, package: Package, out_dir: Path | None = None) -> Path:
+    """package's wheel, built once per nox run (copied to out_dir if given), layout checked."""
+    wheel = _built_wheels.get(package.directory)
+    if wheel is None:
+        build_dir = Path(tempfile.mkdtemp(prefix=f"{package.dist}-", dir=wheels_dir()))
+        if shutil.which("uv"):
+            session.run(
+                "uv", "build", "--wheel", "--out-dir", str(build_dir), str(package.directory),
+                external=True, silent=True,
+            )  # fmt: skip
+        else:
+            session.install("build")
+            session.run(
+                "python", "-m", "build", "--wheel", "--outdir", str(build_dir),
+                str(package.directory), silent=True,
+            )  # fmt: skip
+        (wheel,) = build_dir.glob("*.whl")
+        check_wheel(session, package, wheel)
+        _built_wheels[package.directory] = wheel
+    if out_dir is None:
+        return wheel
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy2(wheel, out_dir))
+
+
+def check_wheel(session: nox.Session, package: Package, wheel: Path) -> None:
+    """A wheel holds only its namespace portion and declares ranges, never paths."""
+    portion = package.module.replace(".", "/") + "/"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
+    stray = [n for n in names if not n.startswith(portion) and ".dist-info/" not in n]
+    if stray:
+        session.error(f"{wheel.name} holds files outside {portion}: {stray}")
+    if not any(n.startswith(portion) for n in names):
+        session.error(f"{wheel.name} holds no {portion}")
+    direct = [r for r in metadata.get_all("Requires-Dist") or [] if Requirement(r).url]
+    if direct:
+        session.error(f"{wheel.name} requires by path or URL, not by range: {direct}")
+
+
+def wheel_requirements(
+    session: nox.Session, dists: list[str], extras: dict[str, list[str]] | None = None
+) -> list[str]:
+    """PEP 508 direct references to the local wheels, so no dbr-* comes from a registry."""
+    extras = extras or {}
+    requirements = []
+    for dist in dists:
+        wheel = build_wheel(session, PACKAGES[dist])
+        chosen = extras.get(dist, [])
+        suffix = f"[{','.join(chosen)}]" if chosen else ""
+        requirements.append(f"{dist}{suffix} @ {wheel.as_uri()}")
+    return requirements
+
+
+def check_installed(session: nox.Session, dists: list[str]) -> None:
+    """Import each package from the venv's site-packages, installed from a local wheel."""
+    modules = json.dumps({dist: PACKAGES[dist].module for dist in dists})
+    with session.chdir(session.create_tmp()):
+        session.run("python", str(TOOLS / "check_installed.py"), modules, env={"PYTHONPATH": None})
+
+
+def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> None:
+    """pytest on package's tests, from outside the source tree, with its pytest config."""
+    with session.chdir(session.create_tmp()):
+        session.run(
+            "pytest", str(package.tests),
+            "-c", str(package.directory / "pyproject.toml"),
+            "--rootdir", str(package.directory),
+            *args, *session.posargs,
+            env={"PYTHONPATH": None}, **kwargs,
+        )  # fmt: skip
+
+
+def test_package(session: nox.Session, package: Package) -> None:
+    """Install package's wheel alone (plus declared siblings), import it, then run its tests.
+
+    No extra is installed: this proves the package works with exactly its main
+    dependencies. Tests of extras skip here and run in ``integration``.
+    """
+    dists = sibling_closure(package.dist)
+    session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
+    check_installed(session, dists)
+    run_pytest(session, package)
+
+
+def _make_tests_session(package: Package):
+    def tests(session: nox.Session) -> None:
+        test_package(session, package)
+
+    tests.__doc__ = f"Tests of {package.dist} against its wheel, with only what it declares."
+    return nox.session(tests, name=f"tests-{package.dist}", tags=["tests"])
+
+
+for _package in PACKAGES.values():
+    _make_tests_session(_package)
+
+
+@nox.session(venv_backend="uv")
+@nox.parametrize("dist", [nox.param(dist, id=dist) for dist in PACKAGES])
+def lowest(session: nox.Session, dist: str) -> None:
+    """A package's tests with its third-party dependencies at the lowest versions allowed."""
+    package = PACKAGES[dist]
+    extras = package.cpu_extras(siblings=False)
+    declared = package.third_party + package.extra_requirements(extras)
+    session.install(*TEST_TOOLS)
+    session.install(
+        "--resolution", "lowest-direct",
+        *wheel_requirements(session, sibling_closure(dist), {dist: extras}),
+        *(str(r) for r in declared),
+    )  # fmt: skip
+    report = json.dumps([[r.name, str(r.specifier)] for r in declared])
+    session.run("python", str(TOOLS / "check_lowest.py"), report)
+    run_pytest(session, package)
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Every package's wheel with all its extras that need no GPU: tests-integration, then
+    each package's own tests again, so that the tests of extras (e.g. hdf5) run too."""
+    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
+    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS)
+    check_installed(session, list(PACKAGES))
+    with session.chdir(session.create_tmp()):
+        session.run(
+            "pytest", str(ROOT / "tests-integration"),
+            "--rootdir", str(ROOT / "tests-integration"),
+            *session.posargs, env={"PYTHONPATH": None},
+        )  # fmt: skip
+    for package in PACKAGES.values():
+        run_pytest(session, package)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the whole repository."""
+    session.install(*LINT_TOOLS)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def deps(session: nox.Session) -> None:
+    """Declared edges against DESIGN.md; imports against declarations; prints the graph."""
+    errors = declared_edge_errors()
+    for error in errors:
+        session.warn(error)
+    if errors:
+        session.error("declared dependencies break DESIGN.md's table (see above)")
+    session.install(*DEPS_TOOLS)
+    sources = os.pathsep.join(str(p.src) for p in PACKAGES.values())
+    tmp = Path(session.create_tmp())
+    failed = []
+
+    def check(name: str, *args: str, env: dict[str, str] | None = None) -> None:
+        try:
+            session.run(*args, env=env)
+        except CommandFailed:
+            failed.append(name)
+
+    graph_input = tmp / "packages.json"
+    graph_input.write_text(json.dumps(import_graph_input(), indent=2))
+    check(
+        "imports against declared siblings and extras",
+        "python", str(TOOLS / "check_imports.py"), str(graph_input),
+        env={"PYTHONPATH": sources},
+    )  # fmt: skip
+
+    stubs = tmp / "absent-portions"
+    shutil.rmtree(stubs, ignore_errors=True)
+    for dist in sorted(ALLOWED_EDGES.keys() - PACKAGES.keys()):
+        stub = stubs / "dbr" / dist.removeprefix("dbr-")
+        stub.mkdir(parents=True)
+        (stub / "__init__.py").write_text('"""Empty stand-in for a package not yet written."""\n')
+    contracts = tmp / "importlinter.toml"
+    contracts.write_text(import_linter_config())
+    session.log(f"import-linter contracts (from ALLOWED_EDGES):\n{contracts.read_text()}")
+    check(
+        "import-linter contracts",
+        "lint-imports", "--config", str(contracts), "--no-cache",
+        env={"PYTHONPATH": os.pathsep.join([sources, str(stubs)])},
+    )  # fmt: skip
+
+    module_map = ",".join(f"{dist}={module}" for dist, module in MODULE_NAMES.items())
+    for package in PACKAGES.values():
+        with session.chdir(package.directory):
+            check(
+                f"deptry on {package.dist}",
+                "deptry", "src",
+                "--known-first-party", "dbr",
+                "--per-rule-ignores", f"DEP002={'|'.join(ALLOWED_EDGES)}",
+                "--package-module-name-map", module_map,
+            )  # fmt: skip
+    if failed:
+        session.error(f"failed: {'; '.join(failed)}")
+
+
+def declared_edge_errors() -> list[str]:
+    """Each package's declared siblings (main, extras, dev group) checked against the table."""
+    errors = []
+    for dist, package in PACKAGES.items():
+        if dist not in ALLOWED_EDGES:
+            errors.append(f"{dist} is not in DESIGN.md's table (ALLOWED_EDGES in noxfile.py)")
+            continue
+        allowed = ALLOWED_EDGES[dist]
+        for name in sorted(package.sibling_requires - allowed["requires"]):
+            if name in allowed["lazy"]:
+                errors.append(f"{dist} requires {name}; DESIGN.md allows it only in an extra")
+            else:
+                errors.append(f"{dist} requires {name}; DESIGN.md does not allow that edge")
+        for name in sorted(package.sibling_extras - allowed["requires"] - allowed["lazy"]):
+            errors.append(f"{dist} has an extra with {name}; DESIGN.md does not allow it")
+        for name in sorted(package.sibling_dev - allowed["requires"] - allowed["lazy"]):
+            errors.append(f"{dist}'s dev group has {name}; DESIGN.md does not allow it")
+        for name in sorted((package.sibling_requires | package.sibling_extras) - PACKAGES.keys()):
+            errors.append(f"{dist} declares {name}, which is not under packages/")
+        for requirement in package.requirements:
+            if requirement.url:
+                errors.append(f"{dist} requires {requirement} by path or URL; use a range")
+        unknown = {
+            canonicalize_name(r.name) for r in package.requirements if _is_sibling(r)
+        } - ALLOWED_EDGES.keys()
+        for name in sorted(unknown):
+            errors.append(f"{dist} requires {name}, which DESIGN.md's table does not know")
+    return errors
+
+
+def import_graph_input() -> dict:
+    """What tools/check_imports.py needs: each package's modules and declared edges."""
+    result = []
+    for package in PACKAGES.values():
+        extras_only = {
+            _module_name(r.name)
+            for reqs in package.extras.values()
+            for r in reqs
+            if not _is_sibling(r)
+        } - {_module_name(r.name) for r in package.third_party}
+        result.append(
+            {
+                "dist": package.dist,
+                "module": package.module,
+                "src": str(package.src),
+                "requires": sorted(map(_portion, package.sibling_requires)),
+                "lazy": sorted(map(_portion, package.sibling_extras)),
+                "extras_only_modules": sorted(extras_only),
+            }
+        )
+    return {"packages": result}
+
+
+def import_linter_config() -> str:
+    """One forbidden contract per present package, from ALLOWED_EDGES; absent ones are stubs."""
+    lines = [
+        "[tool.importlinter]",
+        f"root_packages = {json.dumps([_portion(d) for d in ALLOWED_EDGES])}",
+        "",
+    ]
+    for dist in PACKAGES:
+        allowed = ALLOWED_EDGES[dist]["requires"] | ALLOWED_EDGES[dist]["lazy"] | {dist}
+        forbidden = [_portion(d) for d in ALLOWED_EDGES if d not in allowed]
+        may = ", ".join(sorted(_portion(d) for d in allowed - {dist})) or "no sibling"
+        lines += [
+            "[[tool.importlinter.contracts]]",
+            f'name = "{_portion(dist)} imports {may}"',
+            'type = "forbidden"',
+            f'source_modules = ["{_portion(dist)}"]',
+            f"forbidden_modules = {json.dumps(forbidden)}",
+            "allow_indirect_imports = true",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+@nox.session(default=False)
+def gpu(session: nox.Session) -> None:
+    """pytest -m gpu over every package, with CuPy (DBR_CUDA=cuda12|cuda13, default cuda12)."""
+    cuda = os.environ.get("DBR_CUDA", "cuda12")
+    extras = {
+        dist: [e for e in package.extras if not e.startswith("cuda") or e == cuda]
+        for dist, package in PACKAGES.items()
+    }
+    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS)
+    if "dbr-gpu" not in PACKAGES:
+        session.install(f"cupy-{cuda}x")
+    for package in PACKAGES.values():
+        run_pytest(session, package, "-m", "gpu", success_codes=[0, 5])
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """python benchmarks/overhead.py against the installed wheels."""
+    script = ROOT / "benchmarks" / "overhead.py"
+    if not script.exists():
+        session.skip(f"{script.relative_to(ROOT)} does not exist yet")
+    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
+    session.install(*wheel_requirements(session, list(PACKAGES), extras))
+    session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})
+
+
+@nox.session(default=False)
+def build(session: nox.Session) -> None:
+    """Every package's wheel into dist/."""
+    out_dir = ROOT / "dist"
+    for package in PACKAGES.values():
+        wheel = build_wheel(session, package, out_dir=out_dir)
+        session.log(f"built {wheel.relative_to(ROOT)}")
+
+
+nox.options.sessions = [
+    "lint",
+    "deps",
+    *(f"tests-{dist}" for dist in PACKAGES),
+    "lowest",
+    "integration",
+]
