@@ -8,9 +8,16 @@ checking and testing helpers, function hooks and graph export.
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable  # first: binds operators  # noqa: I001
+from dbr.core.variable import (
+    Parameter,
+    Variable,
+    VariableNode,
+    as_array,
+    as_variable,
+)  # first: binds operators  # noqa: I001
 
-from dbr.core import backend, configuration, type_check
+from dbr.core import backend, configuration, initializers, ops, type_check
+from dbr.core.initializers import Initializer
 from dbr.core._backprop import backward, grad
 from dbr.core.backend import (
     CpuDevice,
@@ -30,8 +37,12 @@ from dbr.core.configuration import (
     set_debug,
     using_config,
 )
+from dbr.core.function import Function, FunctionAdapter
 from dbr.core.function_node import FunctionNode
+from dbr.core.link import Chain, ChainList, Link
+from dbr.core.sequential import Sequential
 from dbr.core.type_check import InvalidType
+
 try:
     __version__ = _version("dbr-core")
 except PackageNotFoundError:

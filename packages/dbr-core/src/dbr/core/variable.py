@@ -234,12 +234,24 @@ class Variable:
             self._grad_var = Variable._new(self._grad_var._data + src, False)
 
     def copydata(self, var):
-        """Copy ``var``'s array into this Variable's array in place (across devices)."""
+        """Copy ``var``'s array into this Variable's array in place (across devices).
+
+        If either side is an uninitialized Parameter it is first initialized
+        with the other's shape.
+        """
         src = var._data if isinstance(var, Variable) else var
+        if src is None:
+            if self._data is None:
+                raise ValueError("Variable.copydata: both source and destination are empty")
+            var.initialize(self._data.shape)
+            src = var._data
         if self._data is None:
-            self._data = self.device.send(src).copy()
-        else:
-            backend.copyto(self._data, src)
+            if isinstance(self, Parameter):
+                self.initialize(src.shape)
+            else:
+                self._data = self.device.send(src).copy()
+                return
+        backend.copyto(self._data, src)
 
     # -- graph ----------------------------------------------------------------
     @property
@@ -486,15 +498,17 @@ class Variable:
 
 
 def _copy_slots(var, memo):
-    """Copy a Variable (shallow: sharing its node; deep: a new leaf with copied arrays)."""
+    """Copy a Variable as a new leaf (shallow: sharing arrays; deep: copying them)."""
     new = object.__new__(type(var))
     for cls in type(var).__mro__:
         for slot in cls.__dict__.get("__slots__", ()):
             if slot == "__weakref__" or not hasattr(var, slot):
                 continue
             value = getattr(var, slot)
-            if memo is not None:
-                value = None if slot == "_node" else copy.deepcopy(value, memo)
+            if slot == "_node":
+                value = None
+            elif memo is not None:
+                value = copy.deepcopy(value, memo)
             setattr(new, slot, value)
     return new
 
@@ -513,11 +527,12 @@ class Parameter(Variable):
     (or ``config.dtype``). ``update_rule`` is set by an optimizer.
     """
 
-    __slots__ = ("initializer", "update_rule", "_grad_initializer")
+    __slots__ = ("initializer", "update_rule", "_grad_initializer", "_initial_device")
 
     def __init__(self, initializer=None, shape=None, name=None):
         from dbr.core import initializers
 
+        self._initial_device = None
         if initializer is None:
             initializer = initializers.NaN()
         elif numpy.isscalar(initializer):
@@ -559,9 +574,15 @@ class Parameter(Variable):
         return numpy.dtype(dtype if dtype is not None else config.dtype)
 
     def initialize(self, shape, device=None):
-        """Create the array of ``shape`` with the initializer (lazy initialisation)."""
+        """Create the array of ``shape`` with the initializer (lazy initialisation).
+
+        The array is made on ``device``, else on the device the Parameter was
+        moved to while uninitialized, else on the CPU.
+        """
         from dbr.core import initializers
 
+        if device is None:
+            device = self._initial_device
         xp = numpy if device is None else backend.get_device(device).xp
         data = initializers.generate_array(self.initializer, shape, xp, device=device)
         ginit = self._grad_initializer
@@ -572,6 +593,20 @@ class Parameter(Variable):
         )
         self._data = data
         self._grad_var = None if grad is None else Variable._new(grad, False)
+
+    def to_device(self, device):
+        """Move the array and gradient to ``device``; an uninitialized one remembers it."""
+        if self._data is None:
+            self._initial_device = backend.get_device(device)
+            return self
+        return super().to_device(device)
+
+    @property
+    def device(self):
+        """The Device of the array (or, uninitialized, the one it will be created on)."""
+        if self._data is None and self._initial_device is not None:
+            return self._initial_device
+        return backend.get_device_from_array(self._data)
 
     def cleargrad(self):
         """Set the gradient to None (also for an uninitialized Parameter)."""
