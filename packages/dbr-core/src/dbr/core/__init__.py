@@ -16,7 +16,15 @@ from dbr.core.variable import (
     as_variable,
 )  # first: binds operators  # noqa: I001
 
-from dbr.core import backend, configuration, initializers, ops, type_check
+from dbr.core import (
+    backend,
+    computational_graph,
+    configuration,
+    function_hooks,
+    initializers,
+    ops,
+    type_check,
+)
 from dbr.core.initializers import Initializer
 from dbr.core._backprop import backward, grad
 from dbr.core.backend import (
@@ -38,6 +46,7 @@ from dbr.core.configuration import (
     using_config,
 )
 from dbr.core.function import Function, FunctionAdapter
+from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
 from dbr.core.link import Chain, ChainList, Link
 from dbr.core.sequential import Sequential

@@ -272,7 +272,12 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
         if var is None:
             continue
         old = var._grad_var
-        var._grad_var = g if old is None else old + g
+        if old is None:
+            var._grad_var = g
+        elif enable_double_backprop:
+            var._grad_var = old + g
+        else:
+            var._grad_var = _new_variable(_add_arrays(old._data, g._data), False)
         if loss_scale is not None:
             var._loss_scale = loss_scale
     return grads

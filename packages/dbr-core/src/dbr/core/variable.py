@@ -309,8 +309,8 @@ class Variable:
     def unchain(self):
         """Cut the link to the creator: this Variable becomes a leaf of its own graph."""
         node = self._node
-        if node is not None and node.creator_node is not None:
-            self._node = VariableNode(self, self._requires_grad)
+        if node is not None:
+            node.unchain()
 
     def unchain_backward(self):
         """Cut every link behind this Variable, so the graph above it can be freed."""
