@@ -23,6 +23,8 @@ from dbr.core import (
     function_hooks,
     initializers,
     ops,
+    reporter,
+    serializers,
     type_check,
 )
 from dbr.core.initializers import Initializer
@@ -49,6 +51,14 @@ from dbr.core.function import Function, FunctionAdapter
 from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
 from dbr.core.link import Chain, ChainList, Link
+from dbr.core.reporter import (
+    DictSummary,
+    Reporter,
+    Summary,
+    get_current_reporter,
+    report,
+    report_scope,
+)
 from dbr.core.sequential import Sequential
 from dbr.core.type_check import InvalidType
 

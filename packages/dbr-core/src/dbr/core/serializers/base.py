@@ -1,0 +1,388 @@
+"""The serialization protocol, and the checked loading that every file format shares.
+
+An object takes part in serialization through one method,
+``serialize(serializer)``. It calls ``serializer(key, value)`` for each value
+it owns and ``child.serialize(serializer[name])`` for each child. A
+:class:`Serializer` stores the value and returns it; a :class:`Deserializer`
+returns the stored value: arrays are copied into ``value`` in place, scalars
+and strings come back converted to ``type(value)``, and a ``value`` of None
+(an uninitialised parameter) gets the stored array itself. Keys are
+'/'-joined paths such as ``'predictor/l1/W'``.
+
+Loading a whole object (:meth:`Deserializer.load`, ``load_npz``,
+``load_hdf5``) first walks ``serialize`` with a recording deserializer that
+changes nothing, compares every requested key with the file, and raises one
+:class:`DeserializationError` naming every problem before any value is set.
+"""
+
+import contextlib
+import os
+import secrets
+from collections import namedtuple
+
+import numpy
+
+from dbr.core import backend
+
+
+class AbstractSerializer:
+    """The base of serializers and deserializers: ``s[name]`` gives a child, ``s(key, value)``."""
+
+    def __getitem__(self, key):
+        """Return the child serializer for the sub-tree ``key``."""
+        raise NotImplementedError
+
+    def __call__(self, key, value):
+        """Save or load ``value`` (array, scalar, str or None) under ``key``; return the value.
+
+        A serializer stores ``value`` and returns it unchanged. A deserializer
+        copies a stored array into an array ``value`` in place and returns it,
+        returns a stored scalar or string converted to ``type(value)``, and
+        returns the stored array itself when ``value`` is None. A stored None
+        is returned as None.
+        """
+        raise NotImplementedError
+
+
+class Serializer(AbstractSerializer):
+    """Base of the serializers, which write an object's values."""
+
+    def save(self, obj):
+        """Serialize ``obj`` (calls ``obj.serialize(self)``)."""
+        obj.serialize(self)
+
+
+class Deserializer(AbstractSerializer):
+    """Base of the deserializers, which set an object's values from stored ones.
+
+    Attributes:
+        dry_run: False for a real load. True for the key-recording pass that
+            loading runs before it changes anything: then ``serializer(key,
+            value)`` returns ``value`` unchanged (except a str ``value``, which
+            gets the stored string, so that a target can read a structure
+            descriptor such as a JSON list of names), and ``serialize`` must
+            request the keys it would request in a real load without changing
+            the object.
+    """
+
+    dry_run = False
+
+    def load(self, obj):
+        """Deserialize ``obj`` (calls ``obj.serialize(self)``)."""
+        obj.serialize(self)
+
+
+class DeserializationError(KeyError, ValueError):
+    """A file does not match the object being loaded.
+
+    Raised once, before anything is loaded, naming every key that the object
+    expects and the file lacks (``missing``), every key that the file holds
+    under the loaded path and the object does not expect (``unexpected``), and
+    every entry whose shape, type or content does not fit (``mismatched``, as
+    ``(key, description)`` pairs), together with the file.
+
+    It is both a :class:`KeyError` (what Chainer raised for a missing key, and
+    what Chainer-style ``serialize`` methods catch to tolerate one) and a
+    :class:`ValueError` (what Chainer raised for a shape mismatch).
+    """
+
+    def __init__(self, message, file=None, missing=(), unexpected=(), mismatched=()):
+        super().__init__(message)
+        self.file = file
+        self.missing = list(missing)
+        self.unexpected = list(unexpected)
+        self.mismatched = list(mismatched)
+
+    __str__ = BaseException.__str__
+
+
+# How a file holds one key: kind is 'array' (shape, dtype known), 'none' (a
+# stored None) or 'refused' (reason says why it cannot be read).
+_Entry = namedtuple("_Entry", ["kind", "shape", "dtype", "reason"])
+
+
+def _array_entry(shape, dtype):
+    return _Entry("array", tuple(shape), numpy.dtype(dtype), None)
+
+
+_NONE_ENTRY = _Entry("none", None, None, None)
+
+
+def _refused_entry(reason):
+    return _Entry("refused", None, None, reason)
+
+
+def _describe_entry(entry):
+    if entry.kind == "none":
+        return "None"
+    return _describe_array(entry.dtype, entry.shape)
+
+
+def _describe_array(dtype, shape):
+    if dtype.kind == "U":
+        return "a string" if shape == () else f"a string array of shape {shape}"
+    return f"{dtype} array of shape {shape}"
+
+
+def _describe_value(value):
+    if value is None:
+        return "None (uninitialized)"
+    if isinstance(value, numpy.generic):
+        return f"{value.dtype} scalar"
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return _describe_array(numpy.dtype(value.dtype), tuple(value.shape))
+    return type(value).__name__
+
+
+# File dtype kinds a Python scalar target accepts (bool before int: bool is an int).
+_SCALAR_KINDS = ((bool, "b"), (int, "biu"), (float, "biuf"), (complex, "biufc"), (str, "U"))
+
+
+def _mismatch(entry, value):
+    """Return why the stored ``entry`` cannot be loaded into ``value``, or None if it can."""
+    if entry.kind == "refused":
+        return entry.reason
+    if entry.kind == "none" or value is None:
+        if entry.kind == "none" and value is not None:
+            return f"the file holds None, the target holds {_describe_value(value)}"
+        return None
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        shape, dtype = tuple(value.shape), numpy.dtype(value.dtype)
+        fits = numpy.can_cast(entry.dtype, dtype, casting="same_kind")
+    else:
+        kinds = next((k for t, k in _SCALAR_KINDS if isinstance(value, t)), None)
+        if kinds is None:
+            return f"the target holds a {type(value).__name__}, which cannot be deserialized"
+        shape, fits = (), entry.dtype.kind in kinds
+    if entry.shape == shape and fits:
+        return None
+    return f"the target holds {_describe_value(value)}, the file {_describe_entry(entry)}"
+
+
+def _assign(value, data):
+    """Load the stored array ``data`` into ``value`` the way a deserializer returns it."""
+    if value is None:
+        return data
+    if isinstance(value, numpy.generic):
+        return value.dtype.type(data[()])
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        backend.copyto(value, data)
+        return value
+    return type(value)(data[()])
+
+
+def _ignore_predicate(ignore_names, who):
+    """Turn Chainer's ``ignore_names`` (str, callable, or a list of them) into one predicate."""
+    if ignore_names is None:
+        return lambda key: False
+    names = ignore_names if isinstance(ignore_names, (list, tuple)) else (ignore_names,)
+    for name in names:
+        if not (isinstance(name, str) or callable(name)):
+            raise ValueError(
+                f"{who}: ignore_names must be a str, a callable, or a list of them; "
+                f"got {name!r} ({type(name).__name__})"
+            )
+    exact = {name for name in names if isinstance(name, str)}
+    tests = [name for name in names if not isinstance(name, str)]
+    return lambda key: key in exact or any(test(key) for test in tests)
+
+
+def _normalize_path(path, who):
+    if not isinstance(path, str):
+        raise TypeError(f"{who}: expected path to be a str, got {type(path).__name__}")
+    path = path.strip("/")
+    return path + "/" if path else ""
+
+
+def _quoted(keys):
+    return ", ".join(repr(k) for k in keys)
+
+
+class _StoreDeserializer(Deserializer):
+    """A deserializer reading a store (a file's flat key → array table) under ``path``.
+
+    A store has ``name`` (the file, for messages), ``names()``, ``entry(key)``
+    (an ``_Entry``, or None when absent) and ``read(key)`` (a NumPy array; 0-d
+    for scalars and strings). Subclasses pass theirs to ``_setup``.
+    """
+
+    _caller = None
+
+    def _setup(self, store, path, strict, ignore_names):
+        self._store = store
+        self.path = _normalize_path(path, self._who())
+        self.strict = strict
+        self.ignore_names = ignore_names
+        self._ignored = _ignore_predicate(ignore_names, self._who())
+
+    def _who(self):
+        return self._caller or type(self).__name__
+
+    def __getitem__(self, key):
+        child = object.__new__(type(self))
+        child.__dict__.update(self.__dict__)
+        child.path = self.path + key.strip("/") + "/"
+        return child
+
+    def __call__(self, key, value):
+        key = self.path + key.lstrip("/")
+        if self._ignored(key):
+            return value
+        store = self._store
+        entry = store.entry(key)
+        if entry is None:
+            if not self.strict:
+                return value
+            raise DeserializationError(
+                f"{self._who()}: key {key!r} is missing from {store.name}",
+                file=store.name,
+                missing=[key],
+            )
+        problem = _mismatch(entry, value)
+        if problem is not None:
+            raise DeserializationError(
+                f"{self._who()}: cannot load {key!r} from {store.name}: {problem}",
+                file=store.name,
+                mismatched=[(key, problem)],
+            )
+        if entry.kind == "none":
+            return None
+        return _assign(value, store.read(key))
+
+    def load(self, obj):
+        """Check every key ``obj`` requests against the file, then load ``obj``.
+
+        Raises:
+            DeserializationError: before anything is changed, naming every
+                missing, unexpected (strict mode only) and mismatched key.
+        """
+        requests = []
+        obj.serialize(_KeyRecorder(self._store, self.path, self._ignored, requests))
+        self._check(requests)
+        obj.serialize(self)
+
+    def _check(self, requests):
+        store, path = self._store, self.path
+        requested, missing, mismatched = set(), [], []
+        for key, value in requests:
+            if key in requested:
+                continue
+            requested.add(key)
+            entry = store.entry(key)
+            if entry is None:
+                if self.strict:
+                    missing.append(key)
+                continue
+            problem = _mismatch(entry, value)
+            if problem is not None:
+                mismatched.append((key, problem))
+        under_path = [k for k in store.names() if k.startswith(path)]
+        unexpected = []
+        if self.strict:
+            unexpected = [k for k in under_path if k not in requested and not self._ignored(k)]
+        if not (missing or unexpected or mismatched):
+            return
+        lines = [
+            f"{self._who()}: {store.name} does not match the target "
+            f"(path={path!r}); nothing was loaded."
+        ]
+        if missing:
+            lines.append(f"  missing from the file (expected by the target): {_quoted(missing)}")
+            if path and not under_path:
+                lines.append(f"    (no key in the file starts with {path!r})")
+        if unexpected:
+            lines.append(
+                "  not expected by the target (in the file under the path): " + _quoted(unexpected)
+            )
+        if mismatched:
+            lines.append("  mismatched:")
+            lines.extend(f"    {key!r}: {problem}" for key, problem in mismatched)
+        if missing or unexpected:
+            lines.append(
+                "  (strict=False skips missing and unexpected keys; ignore_names "
+                "skips chosen ones)"
+            )
+        raise DeserializationError(
+            "\n".join(lines),
+            file=store.name,
+            missing=missing,
+            unexpected=unexpected,
+            mismatched=mismatched,
+        )
+
+
+class _KeyRecorder(Deserializer):
+    """The dry-run deserializer: records each requested key and the target's value.
+
+    It changes nothing: values come back unchanged, except that a str value
+    gets the stored string (see :attr:`Deserializer.dry_run`).
+    """
+
+    dry_run = True
+
+    def __init__(self, store, path, ignored, requests):
+        self._store = store
+        self._path = path
+        self._ignored = ignored
+        self._requests = requests
+
+    def __getitem__(self, key):
+        return _KeyRecorder(
+            self._store, self._path + key.strip("/") + "/", self._ignored, self._requests
+        )
+
+    def __call__(self, key, value):
+        key = self._path + key.lstrip("/")
+        if self._ignored(key):
+            return value
+        self._requests.append((key, value))
+        if isinstance(value, str):
+            entry = self._store.entry(key)
+            if entry is not None and _mismatch(entry, value) is None:
+                return str(self._store.read(key)[()])
+        return value
+
+
+def _atomic_write(filename, write):
+    """Write a file through ``write(temporary_path)``, then rename it onto ``filename``.
+
+    The temporary file lies in the same directory, so the rename is atomic: a
+    reader sees the old file or the complete new one, never a partial one; on
+    any failure the temporary file is removed and ``filename`` is untouched.
+    """
+    path = os.fspath(filename)
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.tmp")
+    # os.open with 0o666 lets the umask decide the mode, as open() would for the final file.
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    try:
+        write(tmp)
+        fd = os.open(tmp, os.O_RDWR)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    if hasattr(os, "O_DIRECTORY"):
+        with contextlib.suppress(OSError):
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+def _is_path(file):
+    return isinstance(file, (str, os.PathLike))
+
+
+def _file_name(file):
+    """A short name of a path or file object, for messages."""
+    if _is_path(file):
+        return repr(os.fspath(file))
+    name = getattr(file, "name", None)
+    return repr(name) if isinstance(name, str) else f"<{type(file).__name__}>"

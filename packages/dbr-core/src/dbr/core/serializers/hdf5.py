@@ -1,0 +1,203 @@
+"""HDF5 serialization, compatible with Chainer v7's ``chainer.serializers.hdf5``.
+
+The object hierarchy maps to HDF5 groups: key ``'predictor/l1/W'`` is dataset
+``W`` in group ``/predictor/l1``. Arrays of more than one element are
+gzip-compressed; None is an empty dataset (``h5py.Empty('f')``), as in
+Chainer. Strings, which Chainer could not store in HDF5, are stored as UTF-8
+string datasets. h5py is imported only when HDF5 is used; install it with
+``pip install "dbr-core[hdf5]"``.
+"""
+
+import numpy
+
+from dbr.core import backend
+from dbr.core.serializers.base import (
+    _NONE_ENTRY,
+    Serializer,
+    _array_entry,
+    _atomic_write,
+    _file_name,
+    _ignore_predicate,
+    _is_path,
+    _normalize_path,
+    _refused_entry,
+    _StoreDeserializer,
+)
+
+
+def _import_h5py(who):
+    try:
+        import h5py
+    except ImportError as e:
+        raise RuntimeError(
+            f"{who} needs h5py, which is not importable ({e}); install it with: "
+            f'pip install "dbr-core[hdf5]"'
+        ) from e
+    return h5py
+
+
+class HDF5Serializer(Serializer):
+    """Serializer into an HDF5 group; ``s['l1']`` gives the serializer of subgroup ``l1``.
+
+    Args:
+        group: an ``h5py.Group`` (or ``h5py.File``) to write into.
+        compression: the gzip level (0-9) for datasets of more than one element.
+    """
+
+    def __init__(self, group, compression=4):
+        self._h5py = _import_h5py("HDF5Serializer")
+        self.group = group
+        self.compression = compression
+
+    def __getitem__(self, key):
+        return HDF5Serializer(self.group.require_group(key.strip("/")), self.compression)
+
+    def __call__(self, key, value):
+        _write_dataset(
+            self._h5py, self.group, key.lstrip("/"), value, self.compression, "HDF5Serializer"
+        )
+        return value
+
+
+def _write_dataset(h5py, group, key, value, compression, who):
+    if value is None:
+        group.create_dataset(key, data=h5py.Empty("f"))
+        return
+    array = value if isinstance(value, str) else numpy.asarray(backend.to_cpu(value))
+    if isinstance(array, str) or (array.dtype.kind == "U" and array.shape == ()):
+        group.create_dataset(key, data=str(array), dtype=h5py.string_dtype())
+        return
+    if array.dtype.hasobject or array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"{who}: cannot store {key!r}: HDF5 holds numeric arrays, scalars, "
+            f"strings and None here, got {type(value).__name__} of dtype "
+            f"{array.dtype}"
+        )
+    group.create_dataset(key, data=array, compression=None if array.size <= 1 else compression)
+
+
+def save_hdf5(filename, obj, compression=4):
+    """Save ``obj`` (an object with ``serialize``, or a dict of arrays) to an HDF5 file.
+
+    A path is written atomically (a temporary file in the same directory,
+    renamed over ``filename`` once complete), so a failure leaves no partial
+    file and an existing file untouched. A binary file object is written
+    directly.
+
+    Args:
+        filename: a path (str or os.PathLike) or a binary file object.
+        obj: the object to save, or a dict ``{key: array}`` saved as is.
+        compression: the gzip level for datasets of more than one element.
+    """
+    h5py = _import_h5py("save_hdf5")
+
+    def write(dest):
+        with h5py.File(dest, "w") as f:
+            if isinstance(obj, dict):
+                for key, value in obj.items():
+                    _write_dataset(h5py, f, key.strip("/"), value, compression, "save_hdf5")
+            else:
+                HDF5Serializer(f, compression=compression).save(obj)
+
+    if _is_path(filename):
+        _atomic_write(filename, write)
+    else:
+        write(filename)
+
+
+class _Hdf5Store:
+    """The key table of an HDF5 group: every dataset below it, by '/'-joined relative path."""
+
+    def __init__(self, h5py, group, name):
+        self._h5py = h5py
+        self.group = group
+        self.name = name
+        self._keys = None
+
+    def names(self):
+        if self._keys is None:
+            keys = []
+            self.group.visititems(
+                lambda key, obj: keys.append(key) if isinstance(obj, self._h5py.Dataset) else None
+            )
+            self._keys = keys
+        return self._keys
+
+    def _dataset(self, key):
+        try:
+            obj = self.group.get(key)
+        except (KeyError, ValueError, TypeError):
+            return None
+        return obj if isinstance(obj, self._h5py.Dataset) else None
+
+    def entry(self, key):
+        dataset = self._dataset(key)
+        if dataset is None:
+            return None
+        if dataset.shape is None:
+            return _NONE_ENTRY
+        if self._h5py.check_string_dtype(dataset.dtype) is not None:
+            return _array_entry(dataset.shape, numpy.dtype(str))
+        if dataset.dtype.kind not in "biufc":
+            return _refused_entry(
+                f"the dataset has dtype {dataset.dtype}, which dbr does not load"
+            )
+        return _array_entry(dataset.shape, dataset.dtype)
+
+    def read(self, key):
+        dataset = self._dataset(key)
+        if self._h5py.check_string_dtype(dataset.dtype) is not None:
+            return numpy.asarray(dataset.asstr()[()])
+        return numpy.asarray(dataset[()])
+
+
+class HDF5Deserializer(_StoreDeserializer):
+    """Deserializer from an HDF5 group, as written by :func:`save_hdf5` or Chainer.
+
+    Args:
+        group: the ``h5py.Group`` (or ``h5py.File``) to read from.
+        strict: if True, a key the target requests and the file lacks is an
+            error and so, in :meth:`load`, is a dataset under ``path`` that the
+            target does not request; if False both are skipped.
+        ignore_names: a full key (str), a predicate on full keys (callable),
+            or a list of them: keys to skip both ways.
+        path: the key prefix (a subgroup path such as ``'updater/model:main/'``)
+            to load from.
+
+    Shape, dtype and type mismatches are errors whatever ``strict`` is;
+    :meth:`load` checks every key before changing the target.
+    """
+
+    def __init__(self, group, strict=True, ignore_names=None, path=""):
+        h5py = _import_h5py("HDF5Deserializer")
+        self.group = group
+        name = f"{group.file.filename!r} (group {group.name!r})"
+        self._setup(_Hdf5Store(h5py, group, name), path, strict, ignore_names)
+
+
+def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
+    """Load ``obj`` from an HDF5 file written by :func:`save_hdf5` or by Chainer.
+
+    Every key that ``obj.serialize`` requests is checked against the file
+    before anything is set; a mismatch raises one
+    :class:`~dbr.core.serializers.DeserializationError` naming the file and
+    every missing, unexpected and mismatched key, and leaves ``obj`` untouched.
+
+    Args:
+        filename: a path or a binary file object.
+        obj: the object to load into (it must have ``serialize``).
+        path: the key prefix to load from.
+        strict: whether missing and unexpected keys are errors.
+        ignore_names: keys to skip: a full key, a predicate, or a list of them.
+    """
+    h5py = _import_h5py("load_hdf5")
+    _normalize_path(path, "load_hdf5")
+    _ignore_predicate(ignore_names, "load_hdf5")
+    with h5py.File(filename, "r") as f:
+        deserializer = HDF5Deserializer(f, strict=strict, ignore_names=ignore_names, path=path)
+        deserializer._caller = "load_hdf5"
+        deserializer._store.name = _file_name(filename)
+        deserializer.load(obj)
+
+
+__all__ = ["HDF5Deserializer", "HDF5Serializer", "load_hdf5", "save_hdf5"]
