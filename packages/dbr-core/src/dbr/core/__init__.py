@@ -5,29 +5,24 @@ links, initializers, serializers, the reporter, type checking, gradient
 checking and testing helpers, function hooks and graph export.
 """
 
+# variable must come first: importing it binds Variable's operators to dbr.core.ops.
+from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable  # isort: skip
+
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
-
-from dbr.core.variable import (
-    Parameter,
-    Variable,
-    VariableNode,
-    as_array,
-    as_variable,
-)  # first: binds operators  # noqa: I001
 
 from dbr.core import (
     backend,
     computational_graph,
     configuration,
     function_hooks,
+    gradient_check,
     initializers,
     ops,
     reporter,
     serializers,
     type_check,
 )
-from dbr.core.initializers import Initializer
 from dbr.core._backprop import backward, grad
 from dbr.core.backend import (
     CpuDevice,
@@ -50,6 +45,7 @@ from dbr.core.configuration import (
 from dbr.core.function import Function, FunctionAdapter
 from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
+from dbr.core.initializers import Initializer
 from dbr.core.link import Chain, ChainList, Link
 from dbr.core.reporter import (
     DictSummary,
@@ -66,3 +62,15 @@ try:
     __version__ = _version("dbr-core")
 except PackageNotFoundError:
     __version__ = "0.0.0+source"
+
+__all__ = [
+    "Chain", "ChainList", "CpuDevice", "DebugMode", "Device", "DictSummary", "Function",
+    "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer", "InvalidType", "Link",
+    "Parameter", "Reporter", "Sequential", "Summary", "Variable", "VariableNode",
+    "as_array", "as_variable", "backend", "backward", "computational_graph", "config",
+    "configuration", "force_backprop_mode", "function_hooks", "get_array_module",
+    "get_current_reporter", "get_device", "get_device_from_array", "get_function_hooks",
+    "global_config", "grad", "gradient_check", "initializers", "is_debug", "no_backprop_mode",
+    "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "to_device",
+    "type_check", "using_config",
+]  # fmt: skip

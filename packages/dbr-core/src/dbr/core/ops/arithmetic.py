@@ -223,7 +223,8 @@ class DivGrad(FunctionNode):
                     terms.append(ggx0 * inv_x1)
                 if ggx1 is not None:
                     terms.append(-ggx1 * x0 * inv_x1 * inv_x1)
-            ret.append(_sum_terms(terms))
+            total = _sum_terms(terms)
+            ret.append(None if total is None else sum_to(total, (x0, x1, gy)[i].shape))
         return tuple(ret)
 
 
@@ -314,10 +315,10 @@ class PowVarConstGrad(FunctionNode):
             gx = x * gy
             gx *= c
         else:
-            gx = x ** (c - 1)
+            gx = x ** scalar_of(self.value - 1, x.dtype)
             gx *= c
             gx *= gy
-        return (force_array(gx),)
+        return (force_array(gx, x.dtype),)
 
     def backward(self, indexes, grad_outputs):
         x, gy = self.get_retained_inputs()

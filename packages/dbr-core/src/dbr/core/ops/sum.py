@@ -27,7 +27,9 @@ class Sum(FunctionNode):
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind in "fiub")
+        kind = type_check.eval(in_types[0].dtype).kind
+        if kind not in "fiub":
+            raise type_check.InvalidType("x.dtype.kind in 'fiub'", f"x.dtype.kind == {kind!r}")
         if self.axis is not None:
             ndim = type_check.eval(in_types[0].ndim)
             for a in self.axis:

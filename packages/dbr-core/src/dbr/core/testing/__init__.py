@@ -1,0 +1,33 @@
+"""Helpers for testing code built on dbr.
+
+- :func:`assert_allclose`: compare arrays or Variables (NumPy or CuPy) with a
+  message naming the largest errors and where they are;
+  :func:`tolerances`: default tolerances per dtype and order of derivative.
+- :func:`product`, :func:`product_dict`, :func:`parameterize`: run every
+  test of a pytest class once per set of attributes.
+- :class:`FunctionTestCase`: declare a function's inputs, forward and
+  expected output; forward, backward and double-backward tests follow.
+
+``parameterize`` and ``FunctionTestCase`` need pytest, which is imported
+only when they are first used, so ``assert_allclose`` works without it.
+"""
+
+from dbr.core.testing.array import assert_allclose, tolerances
+from dbr.core.testing.parameterized import parameterize, product, product_dict
+
+__all__ = [
+    "FunctionTestCase",
+    "assert_allclose",
+    "parameterize",
+    "product",
+    "product_dict",
+    "tolerances",
+]
+
+
+def __getattr__(name):
+    if name == "FunctionTestCase":
+        from dbr.core.testing.function_test import FunctionTestCase
+
+        return FunctionTestCase
+    raise AttributeError(f"module 'dbr.core.testing' has no attribute {name!r}")

@@ -1,0 +1,167 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, ops, testing
+from dbr.core.ops.matmul import MatMul
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def uniform(shape, dtype):
+    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
+
+
+def _transposed(x, trans):
+    return x.swapaxes(-1, -2) if trans and x.ndim >= 2 else x
+
+
+CASES = [
+    {"case": "vector-vector", "a_shape": (3,), "b_shape": (3,)},
+    {"case": "matrix-matrix", "a_shape": (2, 3), "b_shape": (3, 4)},
+    {"case": "vector-matrix", "a_shape": (3,), "b_shape": (3, 4)},
+    {"case": "matrix-vector", "a_shape": (2, 3), "b_shape": (3,)},
+    {"case": "batched", "a_shape": (2, 2, 3), "b_shape": (2, 3, 4)},
+    {"case": "batch-broadcast", "a_shape": (2, 1, 2, 3), "b_shape": (3, 3, 4)},
+    {"case": "matrix-batch", "a_shape": (2, 3), "b_shape": (2, 3, 4)},
+    {"case": "vector-batch", "a_shape": (3,), "b_shape": (2, 3, 4)},
+    {"case": "batch-vector", "a_shape": (2, 2, 3), "b_shape": (3,)},
+    {"case": "transa", "a_shape": (3, 2), "b_shape": (3, 4), "transa": True},
+    {"case": "transb", "a_shape": (2, 3), "b_shape": (4, 3), "transb": True},
+    {
+        "case": "transa-transb-batched",
+        "a_shape": (2, 3, 2),
+        "b_shape": (2, 4, 3),
+        "transa": True,
+        "transb": True,
+    },
+    {"case": "transa-vector", "a_shape": (3,), "b_shape": (3, 4), "transa": True},
+    {
+        "case": "transb-batch-broadcast",
+        "a_shape": (2, 1, 2, 3),
+        "b_shape": (3, 4, 3),
+        "transb": True,
+    },
+]
+
+
+@testing.parameterize(*testing.product_dict(CASES, [{"dtype": d} for d in FLOATS]))
+class TestMatMul(FunctionTestCase):
+    transa = False
+    transb = False
+
+    def generate_inputs(self):
+        return uniform(self.a_shape, self.dtype), uniform(self.b_shape, self.dtype)
+
+    def forward(self, inputs, device):
+        a, b = inputs
+        return (ops.matmul(a, b, transa=self.transa, transb=self.transb),)
+
+    def forward_expected(self, inputs):
+        a, b = inputs
+        return (
+            numpy.asarray(numpy.matmul(_transposed(a, self.transa), _transposed(b, self.transb))),
+        )
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "form": ["x@a", "a@x"],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestMatMulWithArray(FunctionTestCase):
+    def generate_inputs(self):
+        self.constant = uniform((3, 3), self.dtype)
+        return (uniform((2, 3, 3), self.dtype),)
+
+    def forward(self, inputs, device):
+        x, a = inputs[0], device.send(self.constant)
+        y = x @ a if self.form == "x@a" else a @ x
+        assert isinstance(y, Variable)
+        return (y,)
+
+    def forward_expected(self, inputs):
+        x, a = inputs[0], self.constant
+        return (x @ a if self.form == "x@a" else a @ x,)
+
+
+def test_matmul_operator_records_a_matmul_node():
+    a = Variable(numpy.ones((2, 3), numpy.float32))
+    b = Variable(numpy.ones((3, 4), numpy.float32))
+    y = a @ b
+    assert type(y.creator) is MatMul
+    testing.assert_allclose(y, numpy.full((2, 4), 3, numpy.float32), atol=0, rtol=0)
+
+
+def test_matmul_gradients_match_the_matrix_formulas():
+    a_data = numpy.arange(6, dtype=numpy.float64).reshape(2, 3)
+    b_data = numpy.arange(12, dtype=numpy.float64).reshape(3, 4) - 5
+    gy = numpy.arange(8, dtype=numpy.float64).reshape(2, 4) - 3
+    a, b = Variable(a_data), Variable(b_data)
+    y = a @ b
+    y.grad = gy
+    y.backward()
+    testing.assert_allclose(a.grad, gy @ b_data.T, atol=0, rtol=1e-12)
+    testing.assert_allclose(b.grad, a_data.T @ gy, atol=0, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"), [((2, 3), (4, 5)), ((3,), (4,)), ((2, 3), (2,)), ((2, 2, 3), (4, 5))]
+)
+def test_matmul_of_mismatched_inner_dimensions_raises_invalid_type(a_shape, b_shape):
+    a = Variable(numpy.zeros(a_shape, numpy.float32))
+    b = Variable(numpy.zeros(b_shape, numpy.float32))
+    with pytest.raises(InvalidType) as info:
+        ops.matmul(a, b)
+    message = str(info.value)
+    assert "MatMul" in message
+    assert str(a_shape) in message and str(b_shape) in message
+
+
+def test_matmul_of_unbroadcastable_batches_raises_invalid_type():
+    a = Variable(numpy.zeros((2, 2, 3), numpy.float32))
+    b = Variable(numpy.zeros((3, 3, 4), numpy.float32))
+    with pytest.raises(InvalidType, match="MatMul"):
+        ops.matmul(a, b)
+
+
+def test_matmul_transa_and_transb_change_which_shapes_are_compatible():
+    a = Variable(numpy.zeros((3, 2), numpy.float32))
+    b = Variable(numpy.zeros((4, 3), numpy.float32))
+    with pytest.raises(InvalidType, match="MatMul"):
+        ops.matmul(a, b)
+    assert ops.matmul(a, b, transa=True, transb=True).shape == (2, 4)
+    with pytest.raises(InvalidType, match="MatMul"):
+        ops.matmul(a, b, transa=True)
+
+
+def test_matmul_of_integer_arrays_raises_invalid_type():
+    a = Variable(numpy.ones((2, 3), numpy.int32))
+    b = Variable(numpy.ones((3, 4), numpy.int32))
+    with pytest.raises(InvalidType) as info:
+        a @ b
+    message = str(info.value)
+    assert "MatMul" in message
+    assert "a.dtype.kind == 'f'" in message and "i != f" in message
+
+
+def test_matmul_of_mismatched_dtypes_raises_invalid_type():
+    a = Variable(numpy.ones((2, 3), numpy.float32))
+    b = Variable(numpy.ones((3, 4), numpy.float64))
+    with pytest.raises(InvalidType) as info:
+        a @ b
+    message = str(info.value)
+    assert "MatMul" in message
+    assert "a.dtype == b.dtype" in message and "float32 != float64" in message
+
+
+def test_matmul_of_a_scalar_raises_invalid_type():
+    a = Variable(numpy.ones((), numpy.float32))
+    b = Variable(numpy.ones((3,), numpy.float32))
+    with pytest.raises(InvalidType) as info:
+        ops.matmul(a, b)
+    assert "a.ndim >= 1" in str(info.value)

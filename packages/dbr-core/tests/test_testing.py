@@ -1,0 +1,505 @@
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import dbr.core
+from dbr.core import FunctionNode, Variable, ops, testing
+from dbr.core.testing import FunctionTestCase
+
+SRC = pathlib.Path(dbr.core.__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def seeded():
+    state = numpy.random.get_state()
+    numpy.random.seed(2)
+    yield
+    numpy.random.set_state(state)
+
+
+# -- assert_allclose -------------------------------------------------------------------
+
+
+def test_assert_allclose_passes_within_and_at_the_tolerance():
+    testing.assert_allclose(numpy.array([1.0, 2.0]), numpy.array([1.0, 2.0]))
+    testing.assert_allclose(numpy.array([1.5]), numpy.array([1.0]), atol=0.25, rtol=0.25)
+    testing.assert_allclose(numpy.array([1.0 + 1e-6]), numpy.array([1.0]), atol=0, rtol=1e-5)
+
+
+def test_assert_allclose_fails_outside_the_tolerance_with_the_worst_elements():
+    x = numpy.array([[1.0, 2.0], [3.0, 4.5]])
+    y = numpy.array([[1.0, 2.0], [3.1, 4.0]])
+    with pytest.raises(AssertionError) as info:
+        testing.assert_allclose(x, y, atol=1e-3, rtol=1e-3)
+    message = str(info.value)
+    assert "2 of 4 elements differ (atol=0.001, rtol=0.001)" in message
+    assert "max absolute error: 0.5 at index (1, 1)" in message
+    assert "max relative error: 0.125 at index (1, 1)" in message
+    worst = message.index("index (1, 1): x=")
+    assert worst < message.index("index (1, 0): x=")
+    assert "x: [[1." in message and "y: [[1." in message
+
+
+def test_assert_allclose_is_relative_to_the_second_argument():
+    testing.assert_allclose(numpy.array([1.0]), numpy.array([2.0]), atol=0, rtol=0.5)
+    with pytest.raises(AssertionError):
+        testing.assert_allclose(numpy.array([2.0]), numpy.array([1.0]), atol=0, rtol=0.5)
+
+
+def test_assert_allclose_accepts_variables_scalars_and_broadcasts_0d():
+    testing.assert_allclose(Variable(numpy.array([1.0, 1.0], numpy.float32)), 1.0)
+    testing.assert_allclose(numpy.float32(2.0), Variable(numpy.array(2.0)))
+    with pytest.raises(AssertionError, match="1 of 2 elements differ"):
+        testing.assert_allclose(numpy.array([1.0, 1.5]), 1.0)
+
+
+def test_assert_allclose_rejects_different_shapes():
+    with pytest.raises(
+        AssertionError,
+        match=r"shapes differ: x.shape == \(2,\), y.shape == "
+        r"\(1, 2\)",
+    ):
+        testing.assert_allclose(numpy.ones(2), numpy.ones((1, 2)))
+
+
+def test_assert_allclose_nan_and_inf():
+    nan, inf = numpy.nan, numpy.inf
+    testing.assert_allclose(numpy.array([nan, inf, -inf]), numpy.array([nan, inf, -inf]))
+    with pytest.raises(AssertionError, match="1 of 2 elements differ"):
+        testing.assert_allclose(numpy.array([nan, 1.0]), numpy.array([0.0, 1.0]))
+    with pytest.raises(AssertionError, match="1 of 1 elements differ"):
+        testing.assert_allclose(numpy.array([inf]), numpy.array([-inf]))
+    with pytest.raises(AssertionError, match="2 of 2 elements differ"):
+        testing.assert_allclose(numpy.array([1.0, inf]), numpy.array([inf, 1.0]), rtol=1)
+
+
+def test_assert_allclose_compares_float16_exactly_in_float64():
+    one = numpy.array([1.0], numpy.float16)
+    next_up = numpy.nextafter(one, numpy.float16(2))
+    with pytest.raises(AssertionError):
+        testing.assert_allclose(next_up, one, atol=0, rtol=0)
+    testing.assert_allclose(next_up, one, atol=0, rtol=1e-3)
+
+
+def test_assert_allclose_verbose_false_leaves_out_the_arrays():
+    with pytest.raises(AssertionError) as info:
+        testing.assert_allclose(numpy.array([1.0]), numpy.array([2.0]), verbose=False)
+    assert "x: [" not in str(info.value)
+
+
+def test_assert_allclose_rejects_non_numeric_values():
+    with pytest.raises(TypeError, match="expected x to be an array"):
+        testing.assert_allclose(None, numpy.ones(1))
+    with pytest.raises(TypeError, match="expected y to have a numeric dtype"):
+        testing.assert_allclose(numpy.ones(1), numpy.array(["a"]))
+
+
+# -- tolerances ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["forward", "backward", "double_backward"])
+def test_tolerances_are_looser_for_lower_precision(kind):
+    t16, t32, t64 = (
+        testing.tolerances(d, kind) for d in ("float16", numpy.float32, numpy.dtype(numpy.float64))
+    )
+    for key in ("atol", "rtol"):
+        assert t16[key] > t32[key] > t64[key] > 0
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_tolerances_loosen_with_each_order_of_derivative(dtype):
+    forward, backward, double = (
+        testing.tolerances(dtype, k) for k in ("forward", "backward", "double_backward")
+    )
+    for key in ("atol", "rtol"):
+        assert forward[key] <= backward[key] <= double[key]
+    assert forward != double
+
+
+def test_tolerances_for_float16_forward():
+    assert testing.tolerances(numpy.float16) == {"atol": 1e-3, "rtol": 1e-2}
+
+
+def test_tolerances_reject_other_dtypes_and_kinds():
+    with pytest.raises(ValueError, match="float16, float32 or float64 dtype, got int32"):
+        testing.tolerances(numpy.int32)
+    with pytest.raises(ValueError, match="expected kind to be one of"):
+        testing.tolerances(numpy.float32, "sideways")
+
+
+# -- product and parameterize -------------------------------------------------------------
+
+
+def test_product_of_a_dict():
+    assert testing.product({"a": [1, 2], "b": ["x", "y"]}) == [
+        {"a": 1, "b": "x"},
+        {"a": 1, "b": "y"},
+        {"a": 2, "b": "x"},
+        {"a": 2, "b": "y"},
+    ]
+
+
+def test_product_with_a_key_naming_several_attributes():
+    assert testing.product({"shape,axis": [((2, 3), 0), ((4,), -1)], "k": [True]}) == [
+        {"shape": (2, 3), "axis": 0, "k": True},
+        {"shape": (4,), "axis": -1, "k": True},
+    ]
+    with pytest.raises(ValueError, match="names 2 attributes but the value"):
+        testing.product({"a,b": [(1, 2, 3)]})
+
+
+def test_product_of_lists_of_dicts_and_product_dict():
+    expected = [{"a": 1, "b": 3}, {"a": 2, "b": 3}]
+    assert testing.product([[{"a": 1}, {"a": 2}], [{"b": 3}]]) == expected
+    assert testing.product_dict([{"a": 1}, {"a": 2}], [{"b": 3}]) == expected
+    with pytest.raises(TypeError):
+        testing.product("a")
+    with pytest.raises(TypeError):
+        testing.product_dict([1, 2])
+
+
+@testing.parameterize({"a": 1, "b": "x"}, {"a": 2, "b": "y"})
+class TestParameterizeSetsAttributes:
+    def test_attributes_match_the_test_id(self, request):
+        assert f"a={self.a},b={self.b}" in request.node.callspec.id
+        assert (self.a, self.b) in {(1, "x"), (2, "y")}
+
+
+def test_parameterize_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="at least one dict"):
+        testing.parameterize()
+    with pytest.raises(TypeError, match="argument 1 to be a dict with str keys"):
+        testing.parameterize({"a": 1}, [1])
+    with pytest.raises(TypeError, match="decorate a class"):
+        testing.parameterize({"a": 1})(lambda: None)
+
+
+def _run_pytest(tmp_path, source, *args):
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    gpu: needs a CUDA device\n")
+    (tmp_path / "test_generated.py").write_text(textwrap.dedent(source))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "error",
+            "--strict-markers",
+            "-rsf",
+            *args,
+            "test_generated.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_parameterize_stacks_and_is_inherited_as_a_product(tmp_path):
+    code, out = _run_pytest(
+        tmp_path,
+        """
+        from dbr.core import testing
+
+        @testing.parameterize({"x": 1}, {"x": 2})
+        class TestBase:
+            def test_x(self):
+                assert self.x in (1, 2)
+
+        @testing.parameterize({"y": "a"}, {"y": "b"}, {"y": "c"})
+        class TestChild(TestBase):
+            def test_y(self):
+                assert self.y in "abc" and self.x in (1, 2)
+        """,
+        "--collect-only",
+    )
+    assert code == 0, out
+    ids = [line for line in out.splitlines() if "::" in line]
+    assert len([i for i in ids if i.startswith("test_generated.py::TestBase::")]) == 2
+    assert len([i for i in ids if "TestChild::test_x" in i]) == 6
+    assert len([i for i in ids if "TestChild::test_y" in i]) == 6
+    assert "test_generated.py::TestChild::test_y[x=2-y=c]" in ids
+
+
+# -- FunctionTestCase -----------------------------------------------------------------------
+
+
+class ScaledDouble(FunctionNode):
+    """``2 * x`` with configurable errors in forward and backward."""
+
+    def __init__(self, forward_error=0.0, grad_scale=1.0):
+        self.forward_error = forward_error
+        self.grad_scale = grad_scale
+
+    def forward(self, inputs):
+        x = inputs[0]
+        return (x * x.dtype.type(2) + x.dtype.type(self.forward_error),)
+
+    def backward(self, indexes, grad_outputs):
+        return (grad_outputs[0] * (2.0 * self.grad_scale),)
+
+
+class DetachedSquare(FunctionNode):
+    """``x ** 2`` whose (first-order correct) backward is built outside the graph."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (inputs[0] * inputs[0],)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        return (Variable(2 * x.array * grad_outputs[0].array),)
+
+
+class _Case(FunctionTestCase):
+    dtype = numpy.float32
+    shape = (3, 2)
+
+    def generate_inputs(self):
+        return (numpy.random.uniform(0.5, 1.5, self.shape).astype(self.dtype),)
+
+    def forward(self, inputs, device):
+        return (inputs[0] * inputs[0],)
+
+    def forward_expected(self, inputs):
+        return (inputs[0] * inputs[0],)
+
+
+def test_function_test_case_passes_for_a_correct_function(seeded):
+    case = _Case()
+    case.test_forward("@numpy")
+    case.test_backward("@numpy")
+    case.test_double_backward("@numpy")
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_function_test_case_catches_a_wrong_forward(seeded, dtype):
+    case = _Case()
+    case.dtype = dtype
+    case.forward = lambda inputs, device: (ScaledDouble(forward_error=0.05).apply(inputs)[0],)
+    case.forward_expected = lambda inputs: (inputs[0] * 2,)
+    with pytest.raises(AssertionError) as info:
+        case.test_forward("@numpy")
+    message = str(info.value)
+    assert (
+        f"_Case.test_forward on @numpy with C-contiguous inputs (dtype={numpy.dtype(dtype)})"
+        in message
+    )
+    assert "output 0 differs from forward_expected" in message
+    case.test_backward("@numpy")
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_function_test_case_catches_a_five_percent_error_in_backward(seeded, dtype):
+    case = _Case()
+    case.dtype = dtype
+    case.forward = lambda inputs, device: (ScaledDouble(grad_scale=1.05).apply(inputs)[0],)
+    case.forward_expected = lambda inputs: (inputs[0] * 2,)
+    case.test_forward("@numpy")
+    with pytest.raises(AssertionError, match="_Case.test_backward on @numpy"):
+        case.test_backward("@numpy")
+    case.check_backward_options = {"atol": 1.0, "rtol": 1.0}
+    case.test_backward("@numpy")
+
+
+def test_function_test_case_catches_a_backward_that_is_not_differentiable(seeded):
+    case = _Case()
+    case.forward = lambda inputs, device: (DetachedSquare().apply(inputs)[0],)
+    case.test_forward("@numpy")
+    case.test_backward("@numpy")
+    with pytest.raises(AssertionError, match="check_double_backward failed"):
+        case.test_double_backward("@numpy")
+
+
+def test_function_test_case_catches_a_forward_that_modifies_its_input(seeded):
+    def forward(inputs, device):
+        x = inputs[0]
+        y = x * x
+        x.array[...] = 0
+        return (y,)
+
+    case = _Case()
+    case.forward = forward
+    with pytest.raises(AssertionError, match="forward modified input 0 in place"):
+        case.test_forward("@numpy")
+
+
+def test_function_test_case_checks_output_count_shape_and_dtype(seeded):
+    case = _Case()
+    case.forward = lambda inputs, device: (ops.cast(inputs[0] * inputs[0], numpy.float64),)
+    with pytest.raises(AssertionError, match="output 0 has shape \\(3, 2\\) and dtype float64"):
+        case.test_forward("@numpy")
+    case.forward = lambda inputs, device: (inputs[0], inputs[0])
+    with pytest.raises(AssertionError, match="forward returned 2 outputs, forward_expected 1"):
+        case.test_forward("@numpy")
+
+
+def test_function_test_case_requires_tuples(seeded):
+    case = _Case()
+    case.forward = lambda inputs, device: inputs[0] * inputs[0]
+    with pytest.raises(
+        TypeError, match="_Case.forward must return a tuple of Variables, got Variable"
+    ):
+        case.test_forward("@numpy")
+    case = _Case()
+    case.generate_inputs = lambda: numpy.ones(2, numpy.float32)
+    with pytest.raises(TypeError, match="generate_inputs must return a tuple of arrays"):
+        case.test_forward("@numpy")
+    case = _Case()
+    case.generate_grad_outputs = lambda templates: (numpy.ones(3, numpy.float32),)
+    with pytest.raises(
+        TypeError,
+        match=r"generate_grad_outputs: expected element 0 to be a "
+        r"NumPy array of shape \(3, 2\)",
+    ):
+        case.test_backward("@numpy")
+
+
+def test_function_test_case_tests_non_contiguous_inputs_unless_contiguous_is_c(seeded):
+    layouts = []
+
+    def forward(inputs, device):
+        layouts.append(inputs[0].array.flags.c_contiguous)
+        if not inputs[0].array.flags.c_contiguous:
+            raise AssertionError("forward needs contiguous input")
+        return (inputs[0] * inputs[0],)
+
+    case = _Case()
+    case.forward = forward
+    with pytest.raises(AssertionError, match="with non-contiguous inputs"):
+        case.test_forward("@numpy")
+    assert layouts == [True, False]
+    case.contiguous = "C"
+    case.test_forward("@numpy")
+    case.test_backward("@numpy")
+    case.contiguous = "F"
+    with pytest.raises(ValueError, match="expected contiguous to be 'C' or None, got 'F'"):
+        case.test_forward("@numpy")
+
+
+def test_function_test_case_skips(seeded):
+    case = _Case()
+    case.skip_backward_test = True
+    with pytest.raises(pytest.skip.Exception, match="skip_backward_test is set"):
+        case.test_backward("@numpy")
+    case.test_forward("@numpy")
+
+
+def test_function_test_case_skips_gpu_without_dbr_gpu():
+    try:
+        import dbr.gpu  # noqa: F401
+    except ImportError:
+        with pytest.raises(pytest.skip.Exception, match="dbr.gpu is not installed"):
+            _Case().test_forward("@cupy:0")
+    else:
+        _Case().test_forward("@cupy:0")
+
+
+class _KinkCase(_Case):
+    """``max(x, 0)`` whose backward gives 1 at 0, where the numerical gradient gives 1/2."""
+
+    def __init__(self, zero_draws):
+        self.zero_draws = zero_draws
+
+    def generate_inputs(self):
+        self.zero_draws -= 1
+        if self.zero_draws >= 0:
+            return (numpy.array([0.0, 0.5], numpy.float64),)
+        return (numpy.array([-0.5, 0.5], numpy.float64),)
+
+    def forward(self, inputs, device):
+        x = inputs[0]
+        mask = Variable((x.array >= 0).astype(x.dtype))
+        return (x * mask,)
+
+    def forward_expected(self, inputs):
+        return (numpy.maximum(inputs[0], 0),)
+
+
+def test_function_test_case_dodges_non_differentiable_inputs():
+    with pytest.raises(AssertionError):
+        _KinkCase(zero_draws=100).test_backward("@numpy")
+    case = _KinkCase(zero_draws=3)
+    case.dodge_nondifferentiable = True
+    case.test_backward("@numpy")
+    assert case.zero_draws < 0
+    case = _KinkCase(zero_draws=100)
+    case.dodge_nondifferentiable = True
+    with pytest.raises(AssertionError, match="non-differentiable point 20 times in a row"):
+        case.test_backward("@numpy")
+
+
+def test_function_test_case_under_pytest(tmp_path):
+    code, out = _run_pytest(
+        tmp_path,
+        """
+        import numpy
+        from dbr.core import FunctionNode, testing
+        from dbr.core.testing import FunctionTestCase
+
+        class BadGrad(FunctionNode):
+            def forward(self, inputs):
+                return (inputs[0] * 3,)
+
+            def backward(self, indexes, grad_outputs):
+                return (grad_outputs[0] * 2.0,)
+
+        @testing.parameterize(*testing.product({"dtype": [numpy.float16, numpy.float64]}))
+        class TestTriple(FunctionTestCase):
+            bad = False
+
+            def generate_inputs(self):
+                return (numpy.random.uniform(-1, 1, (2, 3)).astype(self.dtype),)
+
+            def forward(self, inputs, device):
+                x = inputs[0]
+                return (BadGrad().apply(inputs)[0] if self.bad else x * 3,)
+
+            def forward_expected(self, inputs):
+                return (inputs[0] * 3,)
+
+        class TestTripleBad(TestTriple):
+            bad = True
+        """,
+    )
+    assert code == 1, out
+    assert "2 failed, 10 passed, 12 skipped" in out
+    assert "SKIPPED [12]" in out and "dbr.gpu is not installed" in out
+    # The wrong gradient is a constant, so only first-order checks can see it.
+    assert "FAILED test_generated.py::TestTripleBad::test_backward[@numpy-dtype=float16]" in out
+    assert "FAILED test_generated.py::TestTripleBad::test_backward[@numpy-dtype=float64]" in out
+    code, out = _run_pytest(
+        tmp_path, (tmp_path / "test_generated.py").read_text(), "-m", "not gpu", "-k", "not Bad"
+    )
+    assert code == 0, out
+    assert "6 passed, 18 deselected" in out
+
+
+def test_importing_the_testing_helpers_does_not_import_pytest():
+    code = (
+        "import sys\n"
+        "from dbr.core.testing import assert_allclose, product, tolerances\n"
+        "assert 'pytest' not in sys.modules\n"
+        "from dbr.core.testing import FunctionTestCase\n"
+        "assert 'pytest' in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
