@@ -291,11 +291,10 @@ def lowest(session: nox.Session, dist: str) -> None:
     package = PACKAGES[dist]
     extras = package.cpu_extras(siblings=False)
     declared = package.third_party + package.extra_requirements(extras)
-    session.install(*TEST_TOOLS)
     session.install(
         "--resolution", "lowest-direct",
         *wheel_requirements(session, sibling_closure(dist), {dist: extras}),
-        *(str(r) for r in declared),
+        *(str(r) for r in declared), *TEST_TOOLS,
     )  # fmt: skip
     report = json.dumps([[r.name, str(r.specifier)] for r in declared])
     session.run("python", str(TOOLS / "check_lowest.py"), report)

@@ -11,6 +11,7 @@ import numpy
 
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import _check_finite
+from dbr.core.ops._util import force_array
 from dbr.core.variable import Variable
 
 _new_variable = Variable._new
@@ -34,7 +35,8 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
         gy = _new_variable(y.xp.ones_like(data), False)
         y._grad_var = gy
     if loss_scale is not None:
-        gy = _new_variable(gy._data * loss_scale, False)
+        data = gy._data
+        gy = _new_variable(force_array(data * data.dtype.type(loss_scale)), False)
     _run({node: gy}, None, retain_grad, enable_double_backprop, loss_scale)
 
 

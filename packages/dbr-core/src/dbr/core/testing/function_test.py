@@ -27,7 +27,13 @@ import importlib.util
 import zlib
 
 import numpy
-import pytest
+
+try:
+    import pytest
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "dbr.core.testing.FunctionTestCase needs pytest: pip install 'dbr-core[testing]'"
+    ) from e
 
 from dbr.core import backend
 from dbr.core.configuration import no_backprop_mode
