@@ -263,13 +263,20 @@ def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> 
 def test_package(session: nox.Session, package: Package) -> None:
     """Install package's wheel alone (plus declared siblings), import it, then run its tests.
 
-    No extra is installed: this proves the package works with exactly its main
-    dependencies. Tests of extras skip here and run in ``integration``.
+    The first run has no extra installed: it proves the package works with
+    exactly its main dependencies (tests of extras skip, naming the extra).
+    Then the extras that need neither a GPU nor a sibling are installed and the
+    tests run again, so the tests of those extras run in this session too.
     """
     dists = sibling_closure(package.dist)
     session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
     check_installed(session, dists)
     run_pytest(session, package)
+    extras = package.cpu_extras(siblings=False)
+    if extras:
+        session.install(*wheel_requirements(session, [package.dist], {package.dist: extras}))
+        session.log(f"again with the extras {extras}")
+        run_pytest(session, package)
 
 
 def _make_tests_session(package: Package):
@@ -303,8 +310,7 @@ def lowest(session: nox.Session, dist: str) -> None:
 
 @nox.session
 def integration(session: nox.Session) -> None:
-    """Every package's wheel with all its extras that need no GPU: tests-integration, then
-    each package's own tests again, so that the tests of extras (e.g. hdf5) run too."""
+    """Every package's wheel with all its extras that need no GPU, then tests-integration."""
     extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
     session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS)
     check_installed(session, list(PACKAGES))
@@ -314,8 +320,6 @@ def integration(session: nox.Session) -> None:
             "--rootdir", str(ROOT / "tests-integration"),
             *session.posargs, env={"PYTHONPATH": None},
         )  # fmt: skip
-    for package in PACKAGES.values():
-        run_pytest(session, package)
 
 
 @nox.session

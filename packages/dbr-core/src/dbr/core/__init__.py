@@ -22,6 +22,7 @@ from dbr.core import (
     reporter,
     serializers,
     type_check,
+    utils,
 )
 from dbr.core._backprop import backward, grad
 from dbr.core.backend import (
@@ -72,5 +73,5 @@ __all__ = [
     "get_current_reporter", "get_device", "get_device_from_array", "get_function_hooks",
     "global_config", "grad", "gradient_check", "initializers", "is_debug", "no_backprop_mode",
     "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "to_device",
-    "type_check", "using_config",
+    "type_check", "using_config", "utils",
 ]  # fmt: skip

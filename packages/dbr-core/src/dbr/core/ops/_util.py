@@ -3,9 +3,9 @@
 import numpy
 
 from dbr.core import backend
+from dbr.core.utils import force_array  # noqa: F401  (re-exported for the ops)
 from dbr.core.variable import Variable
 
-_ndarray = numpy.ndarray
 _SCALARS = (int, float, bool, numpy.generic)
 
 
@@ -37,12 +37,3 @@ def scalar_of(value, dtype):
     if isinstance(value, numpy.generic) and value.dtype == dtype:
         return value
     return dtype.type(value)
-
-
-def force_array(x, dtype=None):
-    """Return ``x`` as an array (NumPy turns 0-d results into scalars)."""
-    if type(x) is _ndarray:
-        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
-    xp = backend.get_array_module(x)
-    x = xp.asarray(x)
-    return x if dtype is None or x.dtype == dtype else x.astype(dtype)
