@@ -502,3 +502,15 @@ def test_ranks_order_the_graph():
     assert x.rank == 0
     assert h.creator_node.rank == 0 and h.rank == 1
     assert y.creator_node.rank == 1 and y.rank == 2
+
+
+def test_leaf_gradients_are_writable_arrays_of_their_own():
+    # Sum's backward broadcasts, and Add passes one gradient to both inputs;
+    # optimizers and hooks update leaf gradients in place, so each must own its array.
+    a = Variable(numpy.ones((2, 3), numpy.float32))
+    b = Variable(numpy.ones((2, 3), numpy.float32))
+    ops.sum(a + b).backward()
+    assert a.grad.flags.writeable and b.grad.flags.writeable
+    assert not numpy.shares_memory(a.grad, b.grad)
+    a.grad *= 3
+    assert_equal(b.grad, numpy.ones((2, 3)))

@@ -475,3 +475,10 @@ def test_identity_returns_one_variable_for_one_input_and_a_tuple_for_several():
     ys = ops.identity(x, x)
     assert isinstance(ys, tuple) and len(ys) == 2
     assert ys[0].creator is ys[1].creator
+
+
+def test_sum_over_axes_that_repeat_after_normalising_raises_invalid_type():
+    with pytest.raises(InvalidType) as info:
+        ops.sum(Variable(numpy.zeros((2, 3), numpy.float32)), axis=(0, -2))
+    assert "Sum" in str(info.value)
+    assert "distinct axes (0, -2)" in str(info.value)

@@ -267,6 +267,7 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
 
     if targets is not None:
         return grads
+    assigned = set()
     for node, g in grads.items():
         if node.creator_node is not None or not node.requires_grad:
             continue
@@ -275,6 +276,8 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
             continue
         old = var._grad_var
         if old is None:
+            if not enable_double_backprop:
+                g = _owned(g, assigned)
             var._grad_var = g
         elif enable_double_backprop:
             var._grad_var = old + g
@@ -283,6 +286,21 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
         if loss_scale is not None:
             var._loss_scale = loss_scale
     return grads
+
+
+def _owned(g, assigned):
+    """Return ``g``, or a copy when its array is shared with another leaf or is a broadcast view.
+
+    Leaf gradients are updated in place by optimizers and hooks, so each leaf
+    must own a writable array of its own.
+    """
+    data = g._data
+    key = id(data)
+    if key in assigned or 0 in data.strides or not getattr(data.flags, "writeable", True):
+        g = _new_variable(data.copy(), False)
+        key = id(g._data)
+    assigned.add(key)
+    return g
 
 
 def _add_arrays(a, b):

@@ -35,6 +35,8 @@ class Sum(FunctionNode):
             for a in self.axis:
                 if not -ndim <= a < ndim:
                     raise type_check.InvalidType(f"-x.ndim <= {a} < x.ndim", f"x.ndim == {ndim}")
+            if len({a % ndim for a in self.axis}) != len(self.axis):
+                raise type_check.InvalidType(f"distinct axes {self.axis}", f"x.ndim == {ndim}")
 
     def forward(self, inputs):
         x = inputs[0]
