@@ -1,0 +1,145 @@
+"""Forward + backward time of common functions on a (256, 1024) float32 batch.
+
+For each of relu, sigmoid, tanh, softmax_cross_entropy, logsumexp and sum,
+times ``y = f(x); sum(y).backward()`` (the loss functions are already
+scalars) in dbr and, when installed, in PyTorch on the CPU, and prints a
+table with the ratio. Both sides get the same arrays; the best of
+``--repeat`` runs is reported.
+
+Run: ``python benchmarks/functions.py [--repeat 50] [--torch-threads N]``.
+"""
+
+import argparse
+import time
+
+import numpy
+
+import dbr.functions as F
+from dbr.core import Variable
+
+SHAPE = (256, 1024)
+
+
+def dbr_cases():
+    """name -> callable(x_array, t_array) running forward and backward in dbr."""
+
+    def unary(f):
+        def run(x, t):
+            v = Variable(x)
+            F.sum(f(v)).backward()
+            return v.grad
+
+        return run
+
+    def sce(x, t):
+        v = Variable(x)
+        F.softmax_cross_entropy(v, t).backward()
+        return v.grad
+
+    def lse(x, t):
+        v = Variable(x)
+        F.sum(F.logsumexp(v, axis=1)).backward()
+        return v.grad
+
+    def total(x, t):
+        v = Variable(x)
+        F.sum(v).backward()
+        return v.grad
+
+    return {
+        "relu": unary(F.relu),
+        "sigmoid": unary(F.sigmoid),
+        "tanh": unary(F.tanh),
+        "softmax_cross_entropy": sce,
+        "logsumexp": lse,
+        "sum": total,
+    }
+
+
+def torch_cases(torch):
+    """The same computations in PyTorch."""
+
+    def unary(f):
+        def run(x, t):
+            v = torch.from_numpy(x).requires_grad_()
+            f(v).sum().backward()
+            return v.grad
+
+        return run
+
+    def sce(x, t):
+        v = torch.from_numpy(x).requires_grad_()
+        torch.nn.functional.cross_entropy(v, torch.from_numpy(t).long()).backward()
+        return v.grad
+
+    def lse(x, t):
+        v = torch.from_numpy(x).requires_grad_()
+        torch.logsumexp(v, dim=1).sum().backward()
+        return v.grad
+
+    def total(x, t):
+        v = torch.from_numpy(x).requires_grad_()
+        v.sum().backward()
+        return v.grad
+
+    return {
+        "relu": unary(torch.relu),
+        "sigmoid": unary(torch.sigmoid),
+        "tanh": unary(torch.tanh),
+        "softmax_cross_entropy": sce,
+        "logsumexp": lse,
+        "sum": total,
+    }
+
+
+def best_ms(fn, x, t, repeat):
+    """Best-of-``repeat`` milliseconds of ``fn(x, t)``."""
+    fn(x, t)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(x, t)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=None,
+        help="torch.set_num_threads (default: PyTorch's own choice)",
+    )
+    args = parser.parse_args()
+
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal(SHAPE).astype(numpy.float32)
+    t = rng.integers(0, SHAPE[1], SHAPE[0]).astype(numpy.int32)
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("torch not installed (pip install torch==2.13.0 to compare)")
+    reference = {}
+    if torch is not None:
+        if args.torch_threads:
+            torch.set_num_threads(args.torch_threads)
+        reference = torch_cases(torch)
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+
+    print(f"forward + backward on {SHAPE} float32, best of {args.repeat} (ms)")
+    print(f"{'function':<24}{'dbr':>9}{'torch':>9}{'ratio':>8}")
+    for name, run in dbr_cases().items():
+        ours = best_ms(run, x, t, args.repeat)
+        line = f"{name:<24}{ours:9.3f}"
+        if name in reference:
+            theirs = best_ms(reference[name], x, t, args.repeat)
+            line += f"{theirs:9.3f}{ours / theirs:7.2f}x"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

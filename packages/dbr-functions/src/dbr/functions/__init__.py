@@ -1,0 +1,130 @@
+"""dbr.functions: the differentiable functions of dbr, conventionally imported as ``F``.
+
+Each function is a FunctionNode plus the lowercase wrapper users call; the
+wrappers accept Variables or arrays (NumPy or CuPy). The primitives that
+dbr.core already has (the ones behind Variable's operators) are re-exported
+from it, not rewritten.
+"""
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+from dbr.core.ops import absolute, add, identity, log, matmul, sum, sum_to  # noqa: A004
+from dbr.functions.activation.clipped_relu import clipped_relu
+from dbr.functions.activation.crelu import crelu
+from dbr.functions.activation.elu import elu
+from dbr.functions.activation.hard_sigmoid import hard_sigmoid
+from dbr.functions.activation.leaky_relu import leaky_relu
+from dbr.functions.activation.log_softmax import log_softmax
+from dbr.functions.activation.maxout import maxout
+from dbr.functions.activation.prelu import prelu
+from dbr.functions.activation.relu import relu
+from dbr.functions.activation.relu6 import relu6
+from dbr.functions.activation.rrelu import rrelu
+from dbr.functions.activation.selu import selu
+from dbr.functions.activation.sigmoid import sigmoid
+from dbr.functions.activation.softmax import softmax
+from dbr.functions.activation.softplus import softplus
+from dbr.functions.activation.swish import swish
+from dbr.functions.activation.tanh import tanh
+from dbr.functions.evaluation.accuracy import accuracy
+from dbr.functions.evaluation.binary_accuracy import binary_accuracy
+from dbr.functions.evaluation.classification_summary import (
+    classification_summary,
+    f1_score,
+    precision,
+    recall,
+)
+from dbr.functions.evaluation.r2_score import r2_score
+from dbr.functions.loss.absolute_error import absolute_error
+from dbr.functions.loss.black_out import black_out
+from dbr.functions.loss.contrastive import contrastive
+from dbr.functions.loss.crf1d import argmax_crf1d, crf1d
+from dbr.functions.loss.cross_covariance import cross_covariance
+from dbr.functions.loss.ctc import connectionist_temporal_classification
+from dbr.functions.loss.decov import decov
+from dbr.functions.loss.discriminative_loss import discriminative_margin_based_clustering_loss
+from dbr.functions.loss.hinge import hinge
+from dbr.functions.loss.huber_loss import huber_loss
+from dbr.functions.loss.mean_absolute_error import mean_absolute_error
+from dbr.functions.loss.mean_squared_error import mean_squared_error
+from dbr.functions.loss.negative_sampling import negative_sampling
+from dbr.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
+from dbr.functions.loss.softmax_cross_entropy import softmax_cross_entropy
+from dbr.functions.loss.squared_error import squared_difference, squared_error
+from dbr.functions.loss.triplet import triplet
+from dbr.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
+from dbr.functions.math.average import average, mean
+from dbr.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
+from dbr.functions.math.batch_matmul import batch_matmul
+from dbr.functions.math.bias import bias
+from dbr.functions.math.cholesky import cholesky
+from dbr.functions.math.clip import clip
+from dbr.functions.math.cumprod import cumprod
+from dbr.functions.math.cumsum import cumsum
+from dbr.functions.math.det import batch_det, det
+from dbr.functions.math.einsum import einsum
+from dbr.functions.math.erf import erf, erfc, erfcinv, erfcx, erfinv
+from dbr.functions.math.expm1 import expm1
+from dbr.functions.math.exponential import exp, log2, log10
+from dbr.functions.math.fft import fft, ifft
+from dbr.functions.math.fmod import fmod
+from dbr.functions.math.gamma import digamma, lgamma, polygamma, zeta
+from dbr.functions.math.hyperbolic import arctanh, cosh, sinh
+from dbr.functions.math.inv import batch_inv, inv
+from dbr.functions.math.linear_interpolate import linear_interpolate
+from dbr.functions.math.log1p import log1p
+from dbr.functions.math.logsumexp import logsumexp
+from dbr.functions.math.maximum import maximum, minimum
+from dbr.functions.math.minmax import argmax, argmin, max, min  # noqa: A004
+from dbr.functions.math.ndtr import log_ndtr, ndtr, ndtri
+from dbr.functions.math.prod import prod
+from dbr.functions.math.rounding import ceil, fix, floor
+from dbr.functions.math.scale import scale
+from dbr.functions.math.sign import sign
+from dbr.functions.math.sparse_matmul import CooMatrix, sparse_matmul, to_coo
+from dbr.functions.math.sqrt import rsqrt, sqrt
+from dbr.functions.math.square import square
+from dbr.functions.math.tensordot import tensordot
+from dbr.functions.math.trigonometric import arccos, arcsin, arctan, arctan2, cos, sin, tan
+from dbr.functions.noise.dropout import dropout
+from dbr.functions.noise.gaussian import gaussian
+from dbr.functions.noise.gumbel_softmax import gumbel_softmax
+from dbr.functions.noise.simplified_dropconnect import simplified_dropconnect
+from dbr.functions.noise.zoneout import zoneout
+from dbr.functions.util.forget import forget
+
+try:
+    __version__ = _version("dbr-functions")
+except PackageNotFoundError:
+    __version__ = "0.0.0+source"
+
+__all__ = [
+    # math
+    "absolute", "add", "arccos", "arcsin", "arctan", "arctan2", "arctanh", "argmax", "argmin",
+    "average", "batch_det", "batch_inv", "batch_l2_norm_squared", "batch_matmul", "bias",
+    "ceil", "cholesky", "clip", "cos", "cosh", "cumprod", "cumsum", "det", "digamma", "einsum",
+    "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expm1", "fft", "fix", "floor", "fmod",
+    "identity", "ifft", "inv", "lgamma", "linear_interpolate", "log", "log10", "log1p", "log2",
+    "log_ndtr", "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "ndtr",
+    "ndtri", "polygamma", "prod", "rsqrt", "scale", "sign", "sin", "sinh", "sparse_matmul",
+    "sqrt", "square", "sum", "sum_to", "tan", "tensordot", "zeta", "CooMatrix", "to_coo",
+    # activation
+    "clipped_relu", "crelu", "elu", "hard_sigmoid", "leaky_relu", "log_softmax", "maxout",
+    "prelu", "relu", "relu6", "rrelu", "selu", "sigmoid", "softmax", "softplus", "swish",
+    "tanh",
+    # loss
+    "absolute_error", "argmax_crf1d", "bernoulli_nll", "black_out",
+    "connectionist_temporal_classification", "contrastive", "crf1d", "cross_covariance",
+    "decov", "discriminative_margin_based_clustering_loss", "gaussian_kl_divergence",
+    "gaussian_nll", "hinge", "huber_loss", "mean_absolute_error", "mean_squared_error",
+    "negative_sampling", "sigmoid_cross_entropy", "softmax_cross_entropy",
+    "squared_difference", "squared_error", "triplet",
+    # evaluation
+    "accuracy", "binary_accuracy", "classification_summary", "f1_score", "precision",
+    "r2_score", "recall",
+    # noise
+    "dropout", "gaussian", "gumbel_softmax", "simplified_dropconnect", "zoneout",
+    # util
+    "forget",
+]  # fmt: skip

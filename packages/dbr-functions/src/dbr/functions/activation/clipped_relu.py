@@ -1,0 +1,59 @@
+"""clipped_relu: the rectified linear unit capped at ``z``."""
+
+import numbers
+
+from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core.utils import force_array, force_type
+
+
+class ClippedReLU(FunctionNode):
+    """Elementwise ``min(max(x, 0), z)``; backward needs only the output."""
+
+    def __init__(self, z=20.0):
+        if isinstance(z, bool) or not isinstance(z, numbers.Real):
+            raise TypeError(f"clipped_relu: expected z to be a real number, got {z!r}")
+        if not z > 0:
+            raise ValueError(f"clipped_relu: expected z > 0, got {z!r}")
+        self.cap = float(z)
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x = inputs[0]
+        xp = backend.get_array_module(x)
+        self.retain_outputs((0,))
+        y = xp.clip(x, force_type(x.dtype, 0), force_type(x.dtype, self.cap))
+        return (force_array(y, x.dtype),)
+
+    def backward(self, indexes, grad_outputs):
+        # 0 < y < z exactly where 0 < x < z, the open interval where the slope is 1.
+        y = self.output_data[0]
+        inside = y > 0
+        inside &= y < force_type(y.dtype, self.cap)
+        return (grad_outputs[0] * as_variable(force_array(inside.astype(y.dtype))),)
+
+
+def clipped_relu(x, z=20.0):
+    """Clipped rectified linear unit, :math:`y_i = \\min(\\max(x_i, 0), z)`.
+
+    The gradient is 1 where ``0 < x < z`` and 0 elsewhere.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64), any shape.
+        z (float): the cap, a positive number.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype, with values in ``[0, z]``.
+
+    Raises:
+        TypeError: ``z`` is not a real number.
+        ValueError: ``z`` is not positive.
+
+    >>> import numpy as np
+    >>> clipped_relu(np.array([-1.0, 0.5, 3.0], np.float32), z=2.0).array
+    array([0. , 0.5, 2. ], dtype=float32)
+    """
+    return ClippedReLU(z).apply((x,))[0]

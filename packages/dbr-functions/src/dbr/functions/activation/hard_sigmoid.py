@@ -1,0 +1,58 @@
+"""hard_sigmoid: a piecewise linear approximation of the sigmoid."""
+
+from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core.utils import force_array, force_type
+
+
+class HardSigmoid(FunctionNode):
+    """Elementwise ``clip(0.2 * x + 0.5, 0, 1)``."""
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x = inputs[0]
+        xp = backend.get_array_module(x)
+        dtype = x.dtype
+        y = xp.empty(x.shape, dtype)
+        xp.multiply(x, force_type(dtype, 0.2), out=y)
+        y += force_type(dtype, 0.5)
+        xp.clip(y, force_type(dtype, 0), force_type(dtype, 1), out=y)
+        self.retain_inputs((0,))
+        return (y,)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0].array
+        dtype = x.dtype
+        inside = x > force_type(dtype, -2.5)
+        inside &= x < force_type(dtype, 2.5)
+        coef = force_array(inside.astype(dtype))
+        coef *= force_type(dtype, 0.2)
+        return (grad_outputs[0] * as_variable(coef),)
+
+
+def hard_sigmoid(x):
+    """Hard sigmoid, a piecewise linear approximation of the sigmoid.
+
+    .. math::
+        y_i = \\begin{cases}
+            0 & (x_i < -2.5) \\\\
+            0.2 x_i + 0.5 & (-2.5 \\le x_i \\le 2.5) \\\\
+            1 & (2.5 < x_i)
+        \\end{cases}
+
+    The gradient is 0.2 where ``-2.5 < x < 2.5`` and 0 elsewhere.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64), any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype, with values in ``[0, 1]``.
+
+    >>> import numpy as np
+    >>> hard_sigmoid(np.array([-3.0, 0.0, 1.0, 3.0], np.float32)).array
+    array([0. , 0.5, 0.7, 1. ], dtype=float32)
+    """
+    return HardSigmoid().apply((x,))[0]

@@ -1,0 +1,83 @@
+"""leaky_relu: the leaky rectified linear unit."""
+
+import numbers
+
+from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core.utils import force_array, force_type
+
+
+def negative_part_coefficient(cond, slope, dtype):
+    """An array of ``dtype`` that is ``slope`` where ``cond < 0`` and 1 elsewhere.
+
+    Written as ``n * slope + (1 - n)`` with ``n`` the 0/1 indicator, which is
+    exact and, on the CPU, much faster than ``where`` over a random mask.
+    ``slope`` may be a scalar or an array that broadcasts with ``cond``.
+    """
+    negative = force_array((cond < 0).astype(dtype))
+    coef = force_array(negative * slope, dtype)
+    negative -= 1
+    coef -= negative
+    return coef
+
+
+class LeakyReLU(FunctionNode):
+    """Elementwise ``x`` where ``x >= 0`` and ``slope * x`` elsewhere."""
+
+    def __init__(self, slope=0.2):
+        if isinstance(slope, bool) or not isinstance(slope, numbers.Real):
+            raise TypeError(f"leaky_relu: expected slope to be a real number, got {slope!r}")
+        self.slope = float(slope)
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x = inputs[0]
+        xp = backend.get_array_module(x)
+        slope = self.slope
+        y = xp.empty(x.shape, x.dtype)
+        xp.multiply(x, force_type(x.dtype, slope), out=y)
+        # max(x, slope * x) for slope <= 1 and min(x, slope * x) above: one pass, no mask.
+        (xp.maximum if slope <= 1 else xp.minimum)(x, y, out=y)
+        # The sign of y tells the branch only when slope > 0; otherwise keep x.
+        if slope > 0:
+            self.retain_outputs((0,))
+        else:
+            self.retain_inputs((0,))
+        return (y,)
+
+    def backward(self, indexes, grad_outputs):
+        if self.slope > 0:
+            cond = self.output_data[0]
+        else:
+            cond = self.get_retained_inputs()[0].array
+        coef = negative_part_coefficient(cond, force_type(cond.dtype, self.slope), cond.dtype)
+        return (grad_outputs[0] * as_variable(coef),)
+
+
+def leaky_relu(x, slope=0.2):
+    """Leaky rectified linear unit.
+
+    .. math:: y_i = \\begin{cases} x_i & (x_i \\ge 0) \\\\ a x_i & (x_i < 0) \\end{cases}
+
+    where :math:`a` is ``slope``. The gradient is 1 where ``x >= 0`` and
+    ``slope`` elsewhere.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64), any shape.
+        slope (float): the slope :math:`a` of the negative part.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+
+    Raises:
+        TypeError: ``slope`` is not a real number.
+
+    >>> import numpy as np
+    >>> leaky_relu(np.array([[-1.0, 0.0], [2.0, -3.0]], np.float32)).array
+    array([[-0.2,  0. ],
+           [ 2. , -0.6]], dtype=float32)
+    """
+    return LeakyReLU(slope).apply((x,))[0]

@@ -1,0 +1,77 @@
+"""relu: the rectified linear unit, ``max(x, 0)``."""
+
+import numpy
+
+from dbr.core import FunctionNode, backend, type_check
+from dbr.core.utils import force_array
+
+
+class ReLU(FunctionNode):
+    """Elementwise ``max(x, 0)``; backward needs only the output."""
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward_cpu(self, inputs):
+        x = inputs[0]
+        # NumPy's maximum against a scalar misses its vectorised loop; against
+        # an array of zeros (calloc'd, written in place) it is about twice as fast.
+        y = numpy.zeros(x.shape, x.dtype)
+        numpy.maximum(x, y, out=y)
+        self.retain_outputs((0,))
+        return (y,)
+
+    def forward_gpu(self, inputs):
+        x = inputs[0]
+        xp = backend.get_array_module(x)
+        self.retain_outputs((0,))
+        return (force_array(xp.maximum(x, x.dtype.type(0))),)
+
+    def backward(self, indexes, grad_outputs):
+        return ReLUGrad(self.output_data[0]).apply(grad_outputs)
+
+
+class ReLUGrad(FunctionNode):
+    """``gy * (y > 0)`` for the output ``y`` of relu.
+
+    Linear in ``gy`` with a constant mask, so its gradient is itself.
+
+    Args:
+        y: the output array of relu.
+    """
+
+    def __init__(self, y):
+        self.y = y
+
+    def forward(self, inputs):
+        gy = inputs[0]
+        y = self.y
+        xp = backend.get_array_module(gy)
+        gx = xp.empty(y.shape, gy.dtype)
+        xp.greater(y, 0, out=gx)
+        gx *= gy
+        return (gx,)
+
+    def backward(self, indexes, grad_outputs):
+        return ReLUGrad(self.y).apply(grad_outputs)
+
+
+def relu(x):
+    """Rectified linear unit, :math:`y_i = \\max(x_i, 0)`.
+
+    The gradient is 1 where ``x > 0`` and 0 elsewhere (0 at ``x == 0``).
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64), any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+
+    >>> import numpy as np
+    >>> relu(np.array([[-1.0, 0.0], [2.0, -3.0]], np.float32)).array
+    array([[0., 0.],
+           [2., 0.]], dtype=float32)
+    """
+    return ReLU().apply((x,))[0]

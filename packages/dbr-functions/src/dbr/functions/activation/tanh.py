@@ -1,0 +1,65 @@
+"""tanh: the hyperbolic tangent."""
+
+from dbr.core import FunctionNode, backend, type_check
+from dbr.core.utils import force_array
+
+
+class Tanh(FunctionNode):
+    """Elementwise ``tanh(x)``; backward needs only the output."""
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x = inputs[0]
+        self.retain_outputs((0,))
+        return (force_array(backend.get_array_module(x).tanh(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        y = self.get_retained_outputs()[0]
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """``gy * (1 - y ** 2)`` from the output ``y`` of tanh and its gradient ``gy``."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        xp = backend.get_array_module(y)
+        gx = xp.empty(y.shape, y.dtype)
+        xp.multiply(y, y, out=gx)
+        xp.subtract(y.dtype.type(1), gx, out=gx)
+        gx *= gy
+        return (gx,)
+
+    def backward(self, indexes, grad_outputs):
+        y, gy = self.get_retained_inputs()
+        ggx = grad_outputs[0]
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * y * -2.0)
+            else:
+                ret.append(TanhGrad().apply((y, ggx))[0])
+        return tuple(ret)
+
+
+def tanh(x):
+    """Elementwise hyperbolic tangent, :math:`y_i = \\tanh(x_i)`.
+
+    The gradient is :math:`1 - y_i^2`.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64), any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype, with values in ``[-1, 1]``.
+
+    >>> import numpy as np
+    >>> tanh(np.array([-1.0, 0.0, 1.0], np.float32)).array.round(4)
+    array([-0.7616,  0.    ,  0.7616], dtype=float32)
+    """
+    return Tanh().apply((x,))[0]

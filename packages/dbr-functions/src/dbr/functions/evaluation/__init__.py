@@ -1,0 +1,1 @@
+"""Evaluation functions (not differentiable): accuracy, precision, recall, ..."""

@@ -1,0 +1,1 @@
+"""Mathematical functions: elementwise, reductions, linear algebra, special functions."""

@@ -1,0 +1,73 @@
+"""Axis arguments of the reductions: validation and the shapes they imply.
+
+The conventions follow ``dbr.core.ops.sum``: a malformed ``axis`` is a
+TypeError, a repeated axis a ValueError (both raised when the function is
+built), and an axis outside ``[-x.ndim, x.ndim)`` an InvalidType from the type
+check, which names the function.
+"""
+
+from dbr.core import type_check
+
+
+def normalize_axis(axis, who):
+    """Return ``axis`` as None or a tuple of ints, or raise naming ``who``."""
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (axis,)
+    if isinstance(axis, tuple) and all(isinstance(a, int) for a in axis):
+        if len(set(axis)) != len(axis):
+            raise ValueError(f"{who}: duplicate value in axis {axis}")
+        return axis
+    raise TypeError(f"{who}: expected axis to be None, an int or a tuple of ints, got {axis!r}")
+
+
+def normalize_single_axis(axis, who):
+    """Return ``axis`` when it is None or an int, or raise a TypeError naming ``who``."""
+    if axis is None or isinstance(axis, int):
+        return axis
+    raise TypeError(f"{who}: expected axis to be None or an int, got {axis!r}")
+
+
+def check_axes(x_type, axes):
+    """Raise InvalidType unless ``axes`` (None: all) are distinct axes of ``x``."""
+    if axes is None:
+        return
+    ndim = type_check.eval(x_type.ndim)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise type_check.InvalidType(f"-x.ndim <= {a} < x.ndim", f"x.ndim == {ndim}")
+    if len({a % ndim for a in axes}) != len(axes):
+        raise type_check.InvalidType(f"distinct axes {axes}", f"x.ndim == {ndim}")
+
+
+def check_nonempty_reduction(x_type, axes):
+    """Raise InvalidType when the reduction over ``axes`` would have no elements."""
+    shape = type_check.eval(x_type.shape)
+    reduced = range(len(shape)) if axes is None else axes
+    for a in reduced:
+        if shape[a] == 0:
+            raise type_check.InvalidType(
+                f"x.shape[{a}] > 0 (a reduced axis)", f"x.shape == {shape}"
+            )
+
+
+def positive_axes(axes, ndim):
+    """``axes`` (None: all) as a sorted tuple of non-negative ints."""
+    if axes is None:
+        return tuple(range(ndim))
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def kept_shape(shape, axes):
+    """``shape`` with the axes in ``axes`` (None: all) replaced by 1 (keepdims)."""
+    reduced = positive_axes(axes, len(shape))
+    return tuple([1 if i in reduced else n for i, n in enumerate(shape)])
+
+
+def reduced_size(shape, axes):
+    """The number of elements each reduction over ``axes`` (None: all) combines."""
+    n = 1
+    for a in positive_axes(axes, len(shape)):
+        n *= shape[a]
+    return n

@@ -1,0 +1,68 @@
+"""cumsum: cumulative sums along an axis."""
+
+import numpy
+
+from dbr.core import FunctionNode, ops, type_check
+from dbr.core.backend import get_array_module
+from dbr.functions.math._axes import check_axes, normalize_single_axis
+
+_float16 = numpy.dtype(numpy.float16)
+
+
+def _flip(x, axis):
+    return x[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
+class Cumsum(FunctionNode):
+    """Cumulative sums along one axis; with ``reverse``, summed from the end of the axis."""
+
+    def __init__(self, axis, reverse=False):
+        self.axis = axis
+        self.reverse = reverse
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+        check_axes(in_types[0], (self.axis,))
+
+    def forward(self, inputs):
+        x = inputs[0]
+        axis = self.axis % x.ndim
+        if self.reverse:
+            x = _flip(x, axis)
+        xp = get_array_module(x)
+        if x.dtype == _float16:
+            y = xp.cumsum(x, axis=axis, dtype=numpy.float32).astype(_float16)
+        else:
+            y = xp.cumsum(x, axis=axis)
+        return (_flip(y, axis) if self.reverse else y,)
+
+    def backward(self, indexes, grad_outputs):
+        return Cumsum(self.axis, not self.reverse).apply(grad_outputs)
+
+
+def cumsum(x, axis=None):
+    """Cumulative sum of the elements of ``x`` along ``axis``.
+
+    ``y[..., i, ...] = x[..., 0, ...] + ... + x[..., i, ...]`` along ``axis``.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32 or
+            float64; float16 is accumulated in float32).
+        axis (None or int): the axis to accumulate along; None accumulates
+            over the flattened input (and returns a 1-D result).
+
+    Returns:
+        Variable: the cumulative sums, of ``x``'s dtype, shaped like ``x``
+        (1-D when ``axis`` is None).
+
+    >>> import numpy as np
+    >>> cumsum(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), axis=1).array
+    array([[1., 3.],
+           [3., 7.]], dtype=float32)
+    """
+    axis = normalize_single_axis(axis, "cumsum")
+    if axis is None:
+        x = ops.reshape(x, (-1,))
+        axis = 0
+    return Cumsum(axis).apply((x,))[0]

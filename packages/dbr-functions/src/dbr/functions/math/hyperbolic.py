@@ -1,0 +1,108 @@
+"""Hyperbolic functions: sinh, cosh and the inverse hyperbolic tangent arctanh."""
+
+from dbr.core import FunctionNode, backend, type_check
+from dbr.core.utils import force_array
+
+
+def _check_float_input(in_types):
+    type_check.argname(in_types, ("x",))
+    type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class Sinh(FunctionNode):
+    """Elementwise ``sinh(x)``."""
+
+    def check_type_forward(self, in_types):
+        _check_float_input(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        return (force_array(backend.get_array_module(x).sinh(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return (grad_outputs[0] * cosh(x),)
+
+
+def sinh(x):
+    """Elementwise hyperbolic sine, :math:`y_i = \\sinh x_i`.
+
+    Args:
+        x (Variable or array): input of a floating dtype (float16, float32
+            or float64), any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+
+    >>> import numpy as np
+    >>> sinh(np.array([0.0, 1.0])).array.round(4)
+    array([0.    , 1.1752])
+    """
+    return Sinh().apply((x,))[0]
+
+
+class Cosh(FunctionNode):
+    """Elementwise ``cosh(x)``."""
+
+    def check_type_forward(self, in_types):
+        _check_float_input(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        return (force_array(backend.get_array_module(x).cosh(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return (grad_outputs[0] * sinh(x),)
+
+
+def cosh(x):
+    """Elementwise hyperbolic cosine, :math:`y_i = \\cosh x_i`.
+
+    Args:
+        x (Variable or array): input of a floating dtype, any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+
+    >>> import numpy as np
+    >>> cosh(np.array([0.0, 1.0])).array.round(4)
+    array([1.    , 1.5431])
+    """
+    return Cosh().apply((x,))[0]
+
+
+class Arctanh(FunctionNode):
+    """Elementwise ``arctanh(x)``."""
+
+    def check_type_forward(self, in_types):
+        _check_float_input(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        return (force_array(backend.get_array_module(x).arctanh(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        return (grad_outputs[0] / (1.0 - x * x),)
+
+
+def arctanh(x):
+    """Elementwise inverse hyperbolic tangent, :math:`y_i = \\tanh^{-1} x_i`.
+
+    Defined for :math:`-1 < x_i < 1`; its gradient is :math:`1 / (1 - x_i^2)`.
+
+    Args:
+        x (Variable or array): input of a floating dtype, any shape.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+
+    >>> import numpy as np
+    >>> arctanh(np.array([0.0, 0.5])).array.round(4)
+    array([0.    , 0.5493])
+    """
+    return Arctanh().apply((x,))[0]

@@ -1,0 +1,1 @@
+"""Noise-injecting functions: dropout and friends."""

@@ -1,0 +1,28 @@
+"""Random draws shared by the noise functions, from the array module's global generator.
+
+On the CPU they come from ``numpy.random``, so ``numpy.random.seed`` makes them
+reproducible; on the GPU from ``cupy.random`` (seeded by ``cupy.random.seed``).
+"""
+
+import numpy
+
+from dbr.core.utils import force_array
+
+
+def keep_flags(xp, shape, ratio):
+    """Return a boolean array of ``shape`` that is True with probability ``1 - ratio``."""
+    if xp is numpy:
+        u = numpy.random.random_sample(shape)
+    else:
+        u = xp.random.random_sample(shape, dtype=numpy.float32)
+    return force_array(u >= ratio)
+
+
+def check_ratio(ratio, who, upper_inclusive=False):
+    """Raise a ValueError naming ``who`` unless ``0 <= ratio < 1`` (or ``<= 1``)."""
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float, numpy.number)):
+        raise TypeError(f"{who}: expected ratio to be a float, got {type(ratio).__name__}")
+    upper_ok = ratio <= 1 if upper_inclusive else ratio < 1
+    if not (ratio >= 0 and upper_ok):
+        interval = "[0, 1]" if upper_inclusive else "[0, 1)"
+        raise ValueError(f"{who}: expected ratio in {interval}, got {ratio!r}")

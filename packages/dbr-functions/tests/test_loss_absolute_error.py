@@ -1,0 +1,56 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.loss.absolute_error import absolute_error
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _pair(shape, dtype):
+    """x0 and x1 whose difference stays at least 0.2 away from the kink at 0."""
+    x0 = numpy.random.uniform(-1, 1, shape)
+    offset = numpy.random.uniform(0.2, 1, shape) * numpy.where(
+        numpy.random.uniform(size=shape) < 0.5, -1, 1
+    )
+    return numpy.asarray(x0).astype(dtype), numpy.asarray(x0 + offset).astype(dtype)
+
+
+@testing.parameterize(*testing.product({"shape": [(4, 3), (), (2, 3, 2)], "dtype": FLOATS}))
+class TestAbsoluteError(FunctionTestCase):
+    def generate_inputs(self):
+        return _pair(self.shape, self.dtype)
+
+    def forward(self, inputs, device):
+        return (absolute_error(*inputs),)
+
+    def forward_expected(self, inputs):
+        x0, x1 = inputs
+        return (numpy.asarray(numpy.abs(x0 - x1)).astype(self.dtype),)
+
+
+def test_gradient_is_sign_of_the_difference():
+    x0 = Variable(numpy.array([1.0, -2.0, 3.0]))
+    x1 = Variable(numpy.array([0.0, 1.0, 3.0]))
+    y = absolute_error(x0, x1)
+    y.grad = numpy.ones(3)
+    y.backward()
+    numpy.testing.assert_array_equal(x0.grad, [1.0, -1.0, 0.0])
+    numpy.testing.assert_array_equal(x1.grad, [-1.0, 1.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "x0, x1, names",
+    [
+        (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32), "x0.shape"),
+        (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float64), "x0.dtype"),
+        (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32), "x0.dtype.kind"),
+    ],
+)
+def test_bad_input(x0, x1, names):
+    with pytest.raises(InvalidType) as e:
+        absolute_error(x0, x1)
+    assert "AbsoluteError" in str(e.value)
+    assert names in str(e.value)

@@ -1,0 +1,61 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.loss.mean_absolute_error import mean_absolute_error
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _pair(shape, dtype):
+    """x0 and x1 whose difference stays at least 0.2 away from the kink at 0."""
+    x0 = numpy.random.uniform(-1, 1, shape)
+    offset = numpy.random.uniform(0.2, 1, shape) * numpy.where(
+        numpy.random.uniform(size=shape) < 0.5, -1, 1
+    )
+    return numpy.asarray(x0).astype(dtype), numpy.asarray(x0 + offset).astype(dtype)
+
+
+@testing.parameterize(*testing.product({"shape": [(4, 3), (), (2, 3, 2)], "dtype": FLOATS}))
+class TestMeanAbsoluteError(FunctionTestCase):
+    def generate_inputs(self):
+        return _pair(self.shape, self.dtype)
+
+    def forward(self, inputs, device):
+        return (mean_absolute_error(*inputs),)
+
+    def forward_expected(self, inputs):
+        x0, x1 = inputs
+        diff = x0.astype(numpy.float64) - x1.astype(numpy.float64)
+        return (numpy.asarray(numpy.mean(numpy.abs(diff))).astype(self.dtype),)
+
+
+def test_float16_accumulates_in_float32():
+    x0 = numpy.ones(4096, numpy.float16)
+    x1 = numpy.zeros(4096, numpy.float16)
+    y = mean_absolute_error(x0, x1)
+    assert y.dtype == numpy.float16
+    assert float(y.array) == 1.0
+
+
+def test_gradient_values():
+    x0 = Variable(numpy.array([[1.0, 2.0], [3.0, 4.0]]))
+    x1 = Variable(numpy.array([[0.0, 2.0], [1.0, 5.0]]))
+    mean_absolute_error(x0, x1).backward()
+    numpy.testing.assert_allclose(x0.grad, [[0.25, 0.0], [0.25, -0.25]])
+    numpy.testing.assert_allclose(x1.grad, [[-0.25, 0.0], [-0.25, 0.25]])
+
+
+def test_bad_input():
+    with pytest.raises(InvalidType) as e:
+        mean_absolute_error(numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32))
+    assert "MeanAbsoluteError" in str(e.value)
+    assert "x0.shape == x1.shape" in str(e.value)
+    with pytest.raises(InvalidType) as e:
+        mean_absolute_error(numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float64))
+    assert "x0.dtype == x1.dtype" in str(e.value)
+    with pytest.raises(InvalidType) as e:
+        mean_absolute_error(numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32))
+    assert "x0.dtype.kind == 'f'" in str(e.value)

@@ -1,0 +1,55 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.loss.mean_squared_error import mean_squared_error
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@testing.parameterize(*testing.product({"shape": [(4, 3), (), (2, 3, 2)], "dtype": FLOATS}))
+class TestMeanSquaredError(FunctionTestCase):
+    def generate_inputs(self):
+        x0 = numpy.random.uniform(-1, 1, self.shape)
+        x1 = numpy.random.uniform(-1, 1, self.shape)
+        return numpy.asarray(x0).astype(self.dtype), numpy.asarray(x1).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        return (mean_squared_error(*inputs),)
+
+    def forward_expected(self, inputs):
+        x0, x1 = inputs
+        diff = x0.astype(numpy.float64) - x1.astype(numpy.float64)
+        return (numpy.asarray(numpy.mean(diff * diff)).astype(self.dtype),)
+
+
+def test_float16_accumulates_in_float32():
+    # 4096 terms of 1.0: a float16 running sum would stall at 2048.
+    x0 = numpy.ones(4096, numpy.float16)
+    x1 = numpy.zeros(4096, numpy.float16)
+    y = mean_squared_error(x0, x1)
+    assert y.dtype == numpy.float16
+    assert float(y.array) == 1.0
+
+
+def test_gradient_values():
+    x0 = Variable(numpy.array([[1.0, 2.0], [3.0, 4.0]]))
+    x1 = Variable(numpy.array([[0.0, 2.0], [1.0, 5.0]]))
+    mean_squared_error(x0, x1).backward()
+    numpy.testing.assert_allclose(x0.grad, [[0.5, 0.0], [1.0, -0.5]])
+    numpy.testing.assert_allclose(x1.grad, [[-0.5, 0.0], [-1.0, 0.5]])
+
+
+def test_bad_input():
+    with pytest.raises(InvalidType) as e:
+        mean_squared_error(numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32))
+    assert "MeanSquaredError" in str(e.value)
+    assert "x0.shape == x1.shape" in str(e.value)
+    with pytest.raises(InvalidType) as e:
+        mean_squared_error(numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float64))
+    assert "x0.dtype == x1.dtype" in str(e.value)
+    with pytest.raises(InvalidType) as e:
+        mean_squared_error(numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32))
+    assert "x0.dtype.kind == 'f'" in str(e.value)

@@ -1,0 +1,101 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.loss.triplet import triplet
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _reference(a, p, n, margin, reduce):
+    a, p, n = (v.astype(numpy.float64) for v in (a, p, n))
+    d = ((a - p) ** 2).sum(axis=1) - ((a - n) ** 2).sum(axis=1) + margin
+    loss = numpy.maximum(d, 0)
+    return loss.mean() if reduce == "mean" else loss
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "margin": [0.2, 1.0],
+            "reduce": ["mean", "no"],
+            "shape": [(6, 3), (1, 4)],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestTriplet(FunctionTestCase):
+    def generate_inputs(self):
+        while True:
+            a, p, n = (numpy.random.uniform(-1, 1, self.shape) for _ in range(3))
+            raw = ((a - p) ** 2).sum(axis=1) - ((a - n) ** 2).sum(axis=1) + self.margin
+            if numpy.abs(raw).min() > 0.1:  # keep away from the hinge's kink
+                break
+        return a.astype(self.dtype), p.astype(self.dtype), n.astype(self.dtype)
+
+    def forward(self, inputs, device):
+        return (triplet(*inputs, margin=self.margin, reduce=self.reduce),)
+
+    def forward_expected(self, inputs):
+        loss = _reference(*inputs, self.margin, self.reduce)
+        return (numpy.asarray(loss).astype(self.dtype),)
+
+
+def test_defaults():
+    a = numpy.array([[-2.0, 3.0, 0.5], [5.0, 2.0, -0.5]], numpy.float32)
+    p = numpy.array([[-2.1, 2.8, 0.5], [4.9, 2.0, -0.4]], numpy.float32)
+    n = numpy.array([[-2.1, 2.7, 0.7], [4.9, 2.0, -0.7]], numpy.float32)
+    assert float(triplet(a, p, n).array) == pytest.approx(0.14, rel=1e-5)
+    numpy.testing.assert_allclose(triplet(a, p, n, reduce="no").array, [0.11, 0.17], rtol=1e-5)
+
+
+def test_gradient_values():
+    a = Variable(numpy.array([[0.0, 0.0], [0.0, 0.0]]))
+    p = Variable(numpy.array([[1.0, 0.0], [0.1, 0.0]]))
+    n = Variable(numpy.array([[0.0, 1.0], [0.0, 2.0]]))
+    triplet(a, p, n, margin=0.5).backward()
+    # Only the first sample is active (1 - 1 + 0.5 > 0; 0.01 - 4 + 0.5 < 0).
+    numpy.testing.assert_allclose(a.grad, [[-1.0, 1.0], [0.0, 0.0]])
+    numpy.testing.assert_allclose(p.grad, [[1.0, 0.0], [0.0, 0.0]])
+    numpy.testing.assert_allclose(n.grad, [[0.0, -1.0], [0.0, 0.0]])
+
+
+def test_bad_options():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(
+        ValueError, match="triplet: expected margin to be a positive number, got 0"
+    ):
+        triplet(x, x, x, margin=0)
+    with pytest.raises(
+        ValueError, match="triplet: expected reduce to be 'mean' or 'no', got 'sum'"
+    ):
+        triplet(x, x, x, reduce="sum")
+
+
+@pytest.mark.parametrize(
+    "shapes, dtypes, condition",
+    [
+        (((2, 3),) * 3, (numpy.int32,) * 3, "anchor.dtype.kind == 'f'"),
+        (
+            ((2, 3),) * 3,
+            (numpy.float32, numpy.float64, numpy.float32),
+            "anchor.dtype == positive.dtype",
+        ),
+        (
+            ((2, 3),) * 3,
+            (numpy.float32, numpy.float32, numpy.float16),
+            "anchor.dtype == negative.dtype",
+        ),
+        (((2, 3), (2, 4), (2, 3)), (numpy.float32,) * 3, "anchor.shape == positive.shape"),
+        (((2, 3), (2, 3), (3, 3)), (numpy.float32,) * 3, "anchor.shape == negative.shape"),
+        (((0, 3),) * 3, (numpy.float32,) * 3, "anchor.shape[0] > 0"),
+        (((3,),) * 3, (numpy.float32,) * 3, "anchor.ndim == 2"),
+    ],
+)
+def test_bad_input(shapes, dtypes, condition):
+    inputs = [numpy.zeros(s, d) for s, d in zip(shapes, dtypes)]
+    with pytest.raises(InvalidType) as e:
+        triplet(*inputs)
+    assert "Triplet" in str(e.value) and condition in str(e.value)

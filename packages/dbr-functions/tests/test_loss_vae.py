@@ -1,0 +1,145 @@
+import math
+
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), (3, 4)), ((), ())]
+
+
+def _uniform(low, high, shape, dtype):
+    return numpy.asarray(numpy.random.uniform(low, high, shape)).astype(dtype)
+
+
+def _reduced(loss, reduce, dtype):
+    return numpy.asarray(loss.sum() if reduce == "sum" else loss).astype(dtype)
+
+
+@testing.parameterize(
+    *testing.product({"shapes": SHAPES, "reduce": ["sum", "no"], "dtype": FLOATS})
+)
+class TestBernoulliNLL(FunctionTestCase):
+    def generate_inputs(self):
+        x_shape, y_shape = self.shapes
+        return _uniform(0, 1, x_shape, self.dtype), _uniform(-3, 3, y_shape, self.dtype)
+
+    def forward(self, inputs, device):
+        return (bernoulli_nll(*inputs, reduce=self.reduce),)
+
+    def forward_expected(self, inputs):
+        x, y = (a.astype(numpy.float64) for a in inputs)
+        p = 1 / (1 + numpy.exp(-y))
+        loss = -(x * numpy.log(p) + (1 - x) * numpy.log(1 - p))
+        return (_reduced(loss, self.reduce, self.dtype),)
+
+
+@testing.parameterize(
+    *testing.product({"shapes": SHAPES, "reduce": ["sum", "no"], "dtype": FLOATS})
+)
+class TestGaussianKLDivergence(FunctionTestCase):
+    def generate_inputs(self):
+        mean_shape, ln_var_shape = self.shapes
+        return _uniform(-1, 1, mean_shape, self.dtype), _uniform(-1, 1, ln_var_shape, self.dtype)
+
+    def forward(self, inputs, device):
+        return (gaussian_kl_divergence(*inputs, reduce=self.reduce),)
+
+    def forward_expected(self, inputs):
+        mean, ln_var = (a.astype(numpy.float64) for a in inputs)
+        var = numpy.exp(ln_var)
+        # KL(N(mu, var) || N(0, 1)) = (var + mu**2 - 1 - log var) / 2 per dimension.
+        loss = 0.5 * (var + mean**2 - 1 - numpy.log(var))
+        return (_reduced(loss, self.reduce, self.dtype),)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "shapes": [((3, 4),) * 3, ((3, 4), (4,), (3, 1)), ((4,), (3, 4), ()), ((),) * 3],
+            "reduce": ["sum", "no"],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestGaussianNLL(FunctionTestCase):
+    def generate_inputs(self):
+        x_shape, mean_shape, ln_var_shape = self.shapes
+        return (
+            _uniform(-1, 1, x_shape, self.dtype),
+            _uniform(-1, 1, mean_shape, self.dtype),
+            _uniform(-1, 1, ln_var_shape, self.dtype),
+        )
+
+    def forward(self, inputs, device):
+        return (gaussian_nll(*inputs, reduce=self.reduce),)
+
+    def forward_expected(self, inputs):
+        x, mean, ln_var = (a.astype(numpy.float64) for a in inputs)
+        sigma = numpy.sqrt(numpy.exp(ln_var))
+        density = numpy.exp(-((x - mean) ** 2) / (2 * sigma**2)) / (sigma * math.sqrt(2 * math.pi))
+        return (_reduced(-numpy.log(density), self.reduce, self.dtype),)
+
+
+def test_bernoulli_nll_is_stable_for_large_logits():
+    y = Variable(numpy.array([100.0, -100.0], numpy.float32))
+    loss = bernoulli_nll(numpy.array([1.0, 1.0], numpy.float32), y, reduce="no")
+    numpy.testing.assert_allclose(loss.array, [0.0, 100.0], atol=1e-6)
+    loss.grad = numpy.ones(2, numpy.float32)
+    loss.backward()
+    numpy.testing.assert_allclose(y.grad, [0.0, -1.0], atol=1e-6)
+
+
+def test_gradients_reach_every_input():
+    x = Variable(numpy.array([[0.5, -0.5]]))
+    mean = Variable(numpy.array([0.0, 0.5]))
+    ln_var = Variable(numpy.array([0.0, 1.0]))
+    gaussian_nll(x, mean, ln_var).backward()
+    precision = numpy.exp(-ln_var.array)
+    diff = x.array[0] - mean.array
+    numpy.testing.assert_allclose(x.grad, [diff * precision])
+    numpy.testing.assert_allclose(mean.grad, -diff * precision)
+    numpy.testing.assert_allclose(ln_var.grad, 0.5 * (1 - diff**2 * precision))
+
+
+@pytest.mark.parametrize(
+    "function, args",
+    [
+        (bernoulli_nll, 2),
+        (gaussian_kl_divergence, 2),
+        (gaussian_nll, 3),
+    ],
+)
+def test_bad_reduce(function, args):
+    inputs = [numpy.zeros(2, numpy.float32)] * args
+    with pytest.raises(
+        ValueError, match=f"{function.__name__}: expected reduce to be 'sum' or 'no', got 'mean'"
+    ):
+        function(*inputs, reduce="mean")
+
+
+@pytest.mark.parametrize(
+    "function, label, names",
+    [
+        (bernoulli_nll, "BernoulliNLL", ("x", "y")),
+        (gaussian_kl_divergence, "GaussianKLDivergence", ("mean", "ln_var")),
+        (gaussian_nll, "GaussianNLL", ("x", "mean", "ln_var")),
+    ],
+)
+def test_bad_input(function, label, names):
+    n = len(names)
+    with pytest.raises(InvalidType) as e:
+        function(*[numpy.zeros(2, numpy.int32)] * n)
+    assert label in str(e.value) and f"{names[0]}.dtype.kind == 'f'" in str(e.value)
+    inputs = [numpy.zeros(2, numpy.float32)] * (n - 1) + [numpy.zeros(2, numpy.float64)]
+    with pytest.raises(InvalidType) as e:
+        function(*inputs)
+    assert f"{names[0]}.dtype == {names[-1]}.dtype" in str(e.value)
+    inputs = [numpy.zeros(2, numpy.float32)] * (n - 1) + [numpy.zeros(3, numpy.float32)]
+    with pytest.raises(InvalidType) as e:
+        function(*inputs)
+    assert "broadcast" in str(e.value) and f"{names[-1]}.shape" in str(e.value)

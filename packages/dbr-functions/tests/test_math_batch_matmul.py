@@ -1,0 +1,84 @@
+import warnings
+
+import numpy
+import pytest
+
+from dbr.core import testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.math.batch_matmul import BatchMatMul, batch_matmul
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def as_matrices(x, trans):
+    x = x if x.ndim == 3 else x[:, :, None]
+    return x.swapaxes(1, 2) if trans else x
+
+
+def quiet_batch_matmul(a, b, transa, transb):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return batch_matmul(a, b, transa=transa, transb=transb)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "a_shape,b_shape,transa,transb": [
+                ((2, 3, 4), (2, 4, 5), False, False),
+                ((2, 4, 3), (2, 4, 5), True, False),
+                ((2, 3, 4), (2, 5, 4), False, True),
+                ((2, 4, 3), (2, 5, 4), True, True),
+                ((2, 3), (2, 3), True, False),
+                ((2, 3), (2, 3), False, True),
+                ((2, 3, 4), (2, 4), False, False),
+                ((2, 4), (2, 1, 5), False, False),
+                ((2, 3), (2, 3, 5), True, False),
+            ],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestBatchMatMul(FunctionTestCase):
+    def generate_inputs(self):
+        a = numpy.random.uniform(-1, 1, self.a_shape).astype(self.dtype)
+        b = numpy.random.uniform(-1, 1, self.b_shape).astype(self.dtype)
+        return a, b
+
+    def forward(self, inputs, device):
+        a, b = inputs
+        return (quiet_batch_matmul(a, b, self.transa, self.transb),)
+
+    def forward_expected(self, inputs):
+        a, b = (x.astype(numpy.float64) for x in inputs)
+        y = as_matrices(a, self.transa) @ as_matrices(b, self.transb)
+        return (y.astype(self.dtype),)
+
+
+def test_batch_matmul_is_deprecated():
+    a = numpy.ones((2, 3), numpy.float32)
+    with pytest.warns(DeprecationWarning, match="batch_matmul is deprecated. Use matmul"):
+        y = batch_matmul(a, a, transb=True)
+    assert type(y.creator) is BatchMatMul
+    testing.assert_allclose(y, numpy.ones((2, 3, 3)), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape", "a_dtype", "b_dtype", "expect"),
+    [
+        ((2, 3, 4), (2, 5, 6), numpy.float32, numpy.float32, "inner sizes"),
+        ((2, 3, 4), (3, 4, 6), numpy.float32, numpy.float32, "a.shape[0] == b.shape[0]"),
+        ((2,), (2, 1), numpy.float32, numpy.float32, "a.ndim >= 2"),
+        ((2, 1, 1, 1), (2, 1), numpy.float32, numpy.float32, "a.ndim <= 3"),
+        ((2, 3), (2, 3), numpy.float32, numpy.float64, "b.dtype == a.dtype"),
+        ((2, 3), (2, 3), numpy.int32, numpy.int32, "a.dtype.kind == 'f'"),
+    ],
+)
+def test_bad_input_raises_invalid_type(a_shape, b_shape, a_dtype, b_dtype, expect):
+    with pytest.raises(InvalidType) as info:
+        quiet_batch_matmul(
+            numpy.ones(a_shape, a_dtype), numpy.ones(b_shape, b_dtype), False, False
+        )
+    message = str(info.value)
+    assert "BatchMatMul" in message and expect in message

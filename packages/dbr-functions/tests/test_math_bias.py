@@ -1,0 +1,94 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.math.bias import bias
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# (x.shape, y.shape, axis)
+CASES = [
+    ((3, 4, 2), (4,), 1),
+    ((3, 4, 2), (4, 2), 1),
+    ((3, 4, 2), (3,), 0),
+    ((3, 4, 2), (3, 4, 2), 0),
+    ((3, 4, 2), (2,), 2),
+    ((3, 4, 2), (2,), -1),
+    ((3, 4, 2), (4,), -2),
+    ((3, 4, 2), (), 1),
+    ((3, 4, 2), (), 3),
+    ((2, 5), (5,), 1),
+    ((0, 5), (5,), 1),
+]
+
+
+def expected_broadcast(y, x_ndim, axis):
+    """y reshaped for NumPy broadcasting against x: its axes placed at axis..axis + y.ndim."""
+    if axis < 0:
+        axis += x_ndim
+    return y.reshape((1,) * axis + y.shape + (1,) * (x_ndim - axis - y.ndim))
+
+
+@testing.parameterize(*testing.product({"case": CASES, "dtype": FLOATS}))
+class TestBias(FunctionTestCase):
+    def generate_inputs(self):
+        x_shape, y_shape, _ = self.case
+        x = numpy.random.uniform(-1, 1, x_shape)
+        y = numpy.random.uniform(-1, 1, y_shape)
+        return numpy.asarray(x).astype(self.dtype), numpy.asarray(y).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        return (bias(*inputs, axis=self.case[2]),)
+
+    def forward_expected(self, inputs):
+        x, y = (a.astype(numpy.float64) for a in inputs)
+        z = x + expected_broadcast(y, x.ndim, self.case[2])
+        return (numpy.asarray(z).astype(self.dtype),)
+
+
+def test_default_axis_is_one():
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    y = numpy.arange(3, dtype=numpy.float32)
+    numpy.testing.assert_array_equal(bias(x, y).array, numpy.broadcast_to(y[:, None], (2, 3, 4)))
+
+
+def test_gradient_of_y_is_summed_over_the_other_axes():
+    x = Variable(numpy.zeros((2, 3, 4)))
+    y = Variable(numpy.zeros(3))
+    gx, gy = grad([bias(x, y)], [x, y], [Variable(numpy.ones((2, 3, 4)))])
+    numpy.testing.assert_array_equal(gx.array, numpy.ones((2, 3, 4)))
+    numpy.testing.assert_array_equal(gy.array, [8.0, 8.0, 8.0])
+
+
+def test_bad_shapes_and_dtypes_raise_invalid_type():
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        bias(x, numpy.zeros(4, numpy.float32))
+    message = str(info.value)
+    assert "Bias" in message and "x.shape[1:2] == y.shape" in message and "(3,) != (4,)" in message
+    with pytest.raises(InvalidType) as info:
+        bias(x, numpy.zeros((4, 1), numpy.float32), axis=2)
+    assert "y.ndim + 2 <= x.ndim" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        bias(x, numpy.zeros(3, numpy.float64))
+    assert "y.dtype == x.dtype" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        bias(x.astype(numpy.int32), numpy.zeros(3, numpy.int32))
+    assert "x.dtype.kind == 'f'" in str(info.value)
+
+
+def test_bad_axis():
+    x = numpy.zeros((2, 3), numpy.float32)
+    y = numpy.zeros(3, numpy.float32)
+    with pytest.raises(
+        ValueError, match=r"bias: expected axis in \[-2, 2\] for x of ndim 2, got 3"
+    ):
+        bias(x, y, axis=3)
+    with pytest.raises(ValueError, match="got -3"):
+        bias(x, y, axis=-3)
+    with pytest.raises(TypeError, match="bias: expected axis to be an int, got 1.0"):
+        bias(x, y, axis=1.0)
+    with pytest.raises(TypeError, match="bias: expected x to be a Variable or an array, got list"):
+        bias([1.0, 2.0], y)

@@ -1,0 +1,66 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.math.inv import BatchInv, Inv, batch_inv, inv
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def well_conditioned(shape, dtype):
+    """Random matrices plus n * identity: far from singular."""
+    n = shape[-1]
+    a = numpy.random.uniform(-1, 1, shape) + n * numpy.eye(n)
+    return a.astype(dtype)
+
+
+@testing.parameterize(
+    *testing.product({"shape": [(1, 1), (3, 3)], "batched": [False], "dtype": FLOATS})
+    + testing.product(
+        {"shape": [(2, 3, 3), (1, 1, 1), (0, 2, 2)], "batched": [True], "dtype": FLOATS}
+    )
+)
+class TestInv(FunctionTestCase):
+    def generate_inputs(self):
+        return (well_conditioned(self.shape, self.dtype),)
+
+    def forward(self, inputs, device):
+        return ((batch_inv if self.batched else inv)(inputs[0]),)
+
+    def forward_expected(self, inputs):
+        a = inputs[0].astype(numpy.float64)
+        return (numpy.linalg.inv(a).astype(self.dtype),)
+
+
+def test_inverse_times_input_is_identity():
+    a = well_conditioned((4, 4), numpy.float64)
+    y = inv(a)
+    assert type(y.creator) is Inv
+    testing.assert_allclose(y.array @ a, numpy.eye(4), atol=1e-12, rtol=0)
+    assert type(batch_inv(a[None]).creator) is BatchInv
+
+
+def test_singular_matrix_raises_value_error_naming_the_function():
+    with pytest.raises(ValueError, match="inv: the input has a singular matrix"):
+        inv(numpy.zeros((2, 2), numpy.float32))
+    with pytest.raises(ValueError, match="batch_inv: the input has a singular matrix"):
+        batch_inv(numpy.stack([numpy.eye(2), numpy.ones((2, 2))]).astype(numpy.float32))
+
+
+@pytest.mark.parametrize(
+    ("f", "label", "shape", "dtype", "expect"),
+    [
+        (inv, "Inv", (2, 3), numpy.float32, "a.shape[-1] == a.shape[-2]"),
+        (inv, "Inv", (2, 2, 2), numpy.float32, "a.ndim == 2"),
+        (inv, "Inv", (2, 2), numpy.int32, "a.dtype.kind == 'f'"),
+        (batch_inv, "BatchInv", (2, 2), numpy.float32, "a.ndim == 3"),
+        (batch_inv, "BatchInv", (2, 2, 3), numpy.float64, "a.shape[-1] == a.shape[-2]"),
+    ],
+)
+def test_bad_input_raises_invalid_type(f, label, shape, dtype, expect):
+    with pytest.raises(InvalidType) as info:
+        f(Variable(numpy.ones(shape, dtype)))
+    message = str(info.value)
+    assert label in message and expect in message

@@ -1,0 +1,89 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, ops, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.math.rounding import ceil, fix, floor
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+FUNCTIONS = {
+    "ceil": (ceil, numpy.ceil),
+    "floor": (floor, numpy.floor),
+    "fix": (fix, numpy.trunc),
+}
+
+
+@testing.parameterize(
+    *testing.product({"function": list(FUNCTIONS), "shape": [(3, 4), (), (2, 0)], "dtype": FLOATS})
+)
+class TestRounding(FunctionTestCase):
+    skip_backward_test = True
+    skip_double_backward_test = True
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-4.0, 4.0, self.shape)
+        return (numpy.asarray(x).astype(self.dtype),)
+
+    def forward(self, inputs, device):
+        return (FUNCTIONS[self.function][0](inputs[0]),)
+
+    def forward_expected(self, inputs):
+        return (numpy.asarray(FUNCTIONS[self.function][1](inputs[0])),)
+
+
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [
+        (ceil, [-2.0, -1.0, -0.0, 0.0, 1.0, 3.0]),
+        (floor, [-3.0, -1.0, -1.0, 0.0, 0.0, 3.0]),
+        (fix, [-2.0, -1.0, -0.0, 0.0, 0.0, 3.0]),
+    ],
+)
+def test_known_values(function, expected):
+    x = numpy.array([-2.5, -1.0, -0.5, 0.0, 0.5, 3.0], numpy.float32)
+    y = function(x)
+    assert y.dtype == numpy.float32
+    testing.assert_allclose(y, numpy.array(expected), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("function", [ceil, floor, fix])
+def test_output_carries_no_gradient_and_has_no_creator(function):
+    x = Variable(numpy.array([-1.5, 0.25, 2.75], numpy.float32))
+    y = function(x)
+    assert isinstance(y, Variable)
+    assert y.creator is None
+    assert not y.requires_grad
+    # the graph stops at y: x gets gradients only through the other path
+    loss = ops.sum(y * x)
+    loss.backward()
+    testing.assert_allclose(x.grad, y.array, atol=0, rtol=0)
+    (gx,) = grad([ops.sum(y)], [x])
+    assert gx is None
+
+
+@pytest.mark.parametrize("function", [ceil, floor, fix])
+@pytest.mark.parametrize("dtype", [numpy.int32, numpy.int64, numpy.uint8])
+def test_integer_input_keeps_its_dtype(function, dtype):
+    x = numpy.array([0, 3, 7], dtype)
+    y = function(x)
+    assert y.dtype == dtype
+    numpy.testing.assert_array_equal(y.array, x)
+
+
+@pytest.mark.parametrize("function", [ceil, floor, fix])
+def test_0d_input_gives_a_0d_array(function):
+    y = function(numpy.array(-1.25, numpy.float64))
+    assert isinstance(y.array, numpy.ndarray)
+    assert y.shape == ()
+
+
+@pytest.mark.parametrize(("function", "name"), [(ceil, "ceil"), (floor, "floor"), (fix, "fix")])
+def test_bad_input(function, name):
+    with pytest.raises(InvalidType) as info:
+        function(numpy.array([True, False]))
+    message = str(info.value)
+    assert name in message and "x.dtype.kind in 'fiu'" in message and "'b'" in message
+    with pytest.raises(TypeError, match=f"{name}: expected x to be a Variable.*got list"):
+        function([1.0, 2.0])

@@ -1,0 +1,94 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, testing, using_config
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.noise.zoneout import zoneout
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+NOISE_SEED = 4321
+
+
+@pytest.fixture(autouse=True)
+def _keep_numpy_random_state():
+    state = numpy.random.get_state()
+    yield
+    numpy.random.set_state(state)
+
+
+@testing.parameterize(
+    *testing.product({"shape": [(3, 4), ()], "ratio": [0.0, 0.3, 1.0], "dtype": FLOATS})
+)
+class TestZoneoutWithSeededFlags(FunctionTestCase):
+    """Values and gradients, reseeding before each call so that every call draws the same flags."""
+
+    def generate_inputs(self):
+        h, x = (numpy.random.uniform(-1, 1, self.shape) for _ in range(2))
+        return numpy.asarray(h).astype(self.dtype), numpy.asarray(x).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        device.xp.random.seed(NOISE_SEED)
+        return (zoneout(*inputs, ratio=self.ratio),)
+
+    def forward_expected(self, inputs):
+        h, x = inputs
+        numpy.random.seed(NOISE_SEED)
+        take_x = numpy.random.uniform(size=self.shape) >= self.ratio
+        return (numpy.asarray(numpy.where(take_x, x, h)),)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("ratio", [0.1, 0.5, 0.8])
+def test_previous_state_is_kept_with_probability_ratio(ratio, dtype):
+    numpy.random.seed(0)
+    n = 200_000
+    y = zoneout(numpy.zeros(n, dtype), numpy.ones(n, dtype), ratio).array
+    assert y.dtype == dtype
+    assert set(numpy.unique(y).tolist()) <= {0.0, 1.0}
+    kept_h = float(numpy.mean(y == 0))
+    assert abs(kept_h - ratio) <= 5 * (ratio * (1 - ratio) / n) ** 0.5
+
+
+def test_test_mode_returns_x():
+    h = numpy.zeros((2, 3), numpy.float32)
+    x = numpy.ones((2, 3), numpy.float32)
+    with using_config("train", False):
+        y = zoneout(h, x, 0.9)
+    assert isinstance(y, Variable)
+    numpy.testing.assert_array_equal(y.array, x)
+
+
+def test_gradients_follow_the_flags_drawn_in_forward():
+    h = Variable(numpy.full((6, 5), -1.0))
+    x = Variable(numpy.full((6, 5), 1.0))
+    y = zoneout(h, x, 0.5)
+    from_x = (y.array == 1.0).astype(numpy.float64)
+    gy = Variable(numpy.random.uniform(-1, 1, (6, 5)))
+    gh, gx = grad([y], [h, x], [gy], enable_double_backprop=True)
+    numpy.testing.assert_array_equal(gx.array, gy.array * from_x)
+    numpy.testing.assert_array_equal(gh.array, gy.array * (1 - from_x))
+    (ggy,) = grad([gx], [gy], [Variable(numpy.ones((6, 5)))])
+    numpy.testing.assert_array_equal(ggy.array, from_x)
+
+
+@pytest.mark.parametrize("ratio", [-0.1, 1.1])
+def test_ratio_out_of_range(ratio):
+    with pytest.raises(ValueError, match=r"zoneout: expected ratio in \[0, 1\], got"):
+        zoneout(numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32), ratio)
+
+
+@pytest.mark.parametrize(
+    "h, x, names",
+    [
+        (numpy.zeros(3, numpy.float32), numpy.zeros(4, numpy.float32), ("h.shape", "x.shape")),
+        (numpy.zeros(3, numpy.float32), numpy.zeros(3), ("h.dtype", "x.dtype")),
+        (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32), ("h.dtype.kind",)),
+    ],
+)
+def test_bad_input(h, x, names):
+    with pytest.raises(InvalidType) as e:
+        zoneout(h, x)
+    assert "Zoneout" in str(e.value)
+    for name in names:
+        assert name in str(e.value)
