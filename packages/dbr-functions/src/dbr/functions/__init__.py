@@ -9,7 +9,21 @@ from it, not rewritten.
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from dbr.core.ops import absolute, add, identity, log, matmul, sum, sum_to  # noqa: A004
+from dbr.core.ops import (  # noqa: A004
+    absolute,
+    add,
+    broadcast_to,
+    cast,
+    copy,
+    get_item,
+    identity,
+    log,
+    matmul,
+    reshape,
+    sum,
+    sum_to,
+    transpose,
+)
 from dbr.functions.activation.clipped_relu import clipped_relu
 from dbr.functions.activation.crelu import crelu
 from dbr.functions.activation.elu import elu
@@ -27,6 +41,53 @@ from dbr.functions.activation.softmax import softmax
 from dbr.functions.activation.softplus import softplus
 from dbr.functions.activation.swish import swish
 from dbr.functions.activation.tanh import tanh
+from dbr.functions.array.as_strided import as_strided
+from dbr.functions.array.broadcast import broadcast
+from dbr.functions.array.concat import concat
+from dbr.functions.array.depth2space import depth2space
+from dbr.functions.array.diagonal import diagonal
+from dbr.functions.array.expand_dims import expand_dims
+from dbr.functions.array.flatten import flatten
+from dbr.functions.array.flip import flip, fliplr, flipud
+from dbr.functions.array.im2col import im2col
+from dbr.functions.array.moveaxis import moveaxis
+from dbr.functions.array.pad import pad
+from dbr.functions.array.pad_sequence import pad_sequence
+from dbr.functions.array.permutate import permutate
+from dbr.functions.array.repeat import repeat
+from dbr.functions.array.resize_images import resize_images
+from dbr.functions.array.rollaxis import rollaxis
+from dbr.functions.array.scatter_add import scatter_add
+from dbr.functions.array.select_item import select_item
+from dbr.functions.array.separate import separate
+from dbr.functions.array.space2depth import space2depth
+from dbr.functions.array.spatial_transformer_grid import spatial_transformer_grid
+from dbr.functions.array.spatial_transformer_sampler import spatial_transformer_sampler
+from dbr.functions.array.split_axis import split_axis
+from dbr.functions.array.squeeze import squeeze
+from dbr.functions.array.stack import dstack, hstack, stack, vstack
+from dbr.functions.array.swapaxes import swapaxes
+from dbr.functions.array.tile import tile
+from dbr.functions.array.transpose_sequence import transpose_sequence
+from dbr.functions.array.where import where
+from dbr.functions.connection.bilinear import bilinear
+from dbr.functions.connection.convolution_2d import convolution_2d
+from dbr.functions.connection.convolution_nd import convolution_1d, convolution_3d, convolution_nd
+from dbr.functions.connection.deconvolution_2d import deconvolution_2d
+from dbr.functions.connection.deconvolution_nd import (
+    deconvolution_1d,
+    deconvolution_3d,
+    deconvolution_nd,
+)
+from dbr.functions.connection.deformable_convolution_2d_sampler import (
+    deformable_convolution_2d_sampler,
+)
+from dbr.functions.connection.depthwise_convolution_2d import depthwise_convolution_2d
+from dbr.functions.connection.dilated_convolution_2d import dilated_convolution_2d
+from dbr.functions.connection.embed_id import embed_id
+from dbr.functions.connection.linear import linear
+from dbr.functions.connection.local_convolution_2d import local_convolution_2d
+from dbr.functions.connection.shift import shift
 from dbr.functions.evaluation.accuracy import accuracy
 from dbr.functions.evaluation.binary_accuracy import binary_accuracy
 from dbr.functions.evaluation.classification_summary import (
@@ -92,6 +153,47 @@ from dbr.functions.noise.gaussian import gaussian
 from dbr.functions.noise.gumbel_softmax import gumbel_softmax
 from dbr.functions.noise.simplified_dropconnect import simplified_dropconnect
 from dbr.functions.noise.zoneout import zoneout
+from dbr.functions.normalization.batch_normalization import (
+    batch_normalization,
+    fixed_batch_normalization,
+)
+from dbr.functions.normalization.batch_renormalization import (
+    batch_renormalization,
+    fixed_batch_renormalization,
+)
+from dbr.functions.normalization.decorrelated_batch_normalization import (
+    decorrelated_batch_normalization,
+    fixed_decorrelated_batch_normalization,
+)
+from dbr.functions.normalization.group_normalization import group_normalization
+from dbr.functions.normalization.l2_normalization import normalize
+from dbr.functions.normalization.layer_normalization import layer_normalization
+from dbr.functions.normalization.local_response_normalization import (
+    local_response_normalization,
+)
+from dbr.functions.pooling.average_pooling_2d import average_pooling_2d
+from dbr.functions.pooling.average_pooling_nd import (
+    average_pooling_1d,
+    average_pooling_3d,
+    average_pooling_nd,
+)
+from dbr.functions.pooling.max_pooling_2d import max_pooling_2d
+from dbr.functions.pooling.max_pooling_nd import max_pooling_1d, max_pooling_3d, max_pooling_nd
+from dbr.functions.pooling.roi_average_align_2d import roi_average_align_2d
+from dbr.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+from dbr.functions.pooling.roi_max_align_2d import roi_max_align_2d
+from dbr.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+from dbr.functions.pooling.roi_pooling_2d import roi_pooling_2d
+from dbr.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
+from dbr.functions.pooling.unpooling_2d import unpooling_2d
+from dbr.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
+from dbr.functions.pooling.upsampling_2d import upsampling_2d
+from dbr.functions.rnn.lstm import lstm
+from dbr.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
+from dbr.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
+from dbr.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
+from dbr.functions.rnn.slstm import slstm
+from dbr.functions.rnn.tree_lstm import tree_lstm
 from dbr.functions.util.forget import forget
 
 try:
@@ -127,4 +229,30 @@ __all__ = [
     "dropout", "gaussian", "gumbel_softmax", "simplified_dropconnect", "zoneout",
     # util
     "forget",
+    # array
+    "as_strided", "broadcast", "broadcast_to", "cast", "concat", "copy", "depth2space",
+    "diagonal", "dstack", "expand_dims", "flatten", "flip", "fliplr", "flipud", "get_item",
+    "hstack", "im2col", "moveaxis", "pad", "pad_sequence", "permutate", "repeat", "reshape",
+    "resize_images", "rollaxis", "scatter_add", "select_item", "separate", "space2depth",
+    "spatial_transformer_grid", "spatial_transformer_sampler", "split_axis", "squeeze",
+    "stack", "swapaxes", "tile", "transpose", "transpose_sequence", "vstack", "where",
+    # connection
+    "bilinear", "convolution_1d", "convolution_2d", "convolution_3d", "convolution_nd",
+    "deconvolution_1d", "deconvolution_2d", "deconvolution_3d", "deconvolution_nd",
+    "deformable_convolution_2d_sampler", "depthwise_convolution_2d", "dilated_convolution_2d",
+    "embed_id", "linear", "local_convolution_2d", "shift",
+    # normalization
+    "batch_normalization", "batch_renormalization", "decorrelated_batch_normalization",
+    "fixed_batch_normalization", "fixed_batch_renormalization",
+    "fixed_decorrelated_batch_normalization", "group_normalization", "layer_normalization",
+    "local_response_normalization", "normalize",
+    # pooling
+    "average_pooling_1d", "average_pooling_2d", "average_pooling_3d", "average_pooling_nd",
+    "max_pooling_1d", "max_pooling_2d", "max_pooling_3d", "max_pooling_nd",
+    "roi_average_align_2d", "roi_average_pooling_2d", "roi_max_align_2d", "roi_max_pooling_2d",
+    "roi_pooling_2d", "spatial_pyramid_pooling_2d", "unpooling_1d", "unpooling_2d",
+    "unpooling_3d", "unpooling_nd", "upsampling_2d",
+    # rnn
+    "lstm", "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm",
+    "n_step_rnn", "slstm", "tree_lstm",
 ]  # fmt: skip

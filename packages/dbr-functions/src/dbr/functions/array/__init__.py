@@ -1,0 +1,1 @@
+"""Array manipulation functions: concat, split, stack, pad, where, ..."""

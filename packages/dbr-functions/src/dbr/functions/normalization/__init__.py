@@ -1,0 +1,1 @@
+"""Normalization functions: batch, layer, group, local response, L2."""

@@ -1,0 +1,1 @@
+"""Pooling functions: max, average, unpooling, ROI pooling and alignment."""

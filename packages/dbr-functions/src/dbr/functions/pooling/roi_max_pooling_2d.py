@@ -1,0 +1,77 @@
+"""roi_max_pooling_2d: the maximum of each bin of each region of interest."""
+
+import numpy
+
+from dbr.functions.pooling import _roi
+
+_WHO = "roi_max_pooling_2d"
+
+
+class ROIMaxPooling2D(_roi.ROIFunction):
+    """ROI max pooling over whole-pixel bins of ``(y_min, x_min, y_max, x_max)`` regions."""
+
+    def __init__(self, outsize, spatial_scale):
+        self.outsize = _roi.outsize_pair(_WHO, outsize)
+        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
+
+    def check_type_forward(self, in_types):
+        _roi.check_roi_types(in_types)
+
+    def forward(self, inputs):
+        x, rois, roi_indices = inputs
+        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
+        rows, cols = _roi.pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
+        batch = roi_indices.astype(numpy.int64)
+        y, self._taps = _roi.max_over_windows(x, batch, rows, cols)
+        return (y,)
+
+
+def roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
+    """Spatial region of interest (ROI) max pooling.
+
+    Like :func:`max_pooling_2d`, but over each region: region ``r`` of image
+    ``roi_indices[r]`` has its corners scaled by ``spatial_scale`` and rounded
+    to whole pixels (halves away from zero), spans
+    ``max(y_max - y_min, 1)`` by ``max(x_max - x_min, 1)`` pixels, and is split
+    into ``outh x outw`` bins; bin ``(p, q)`` covers rows
+    ``[y_min + floor(p * height / outh), y_min + ceil((p + 1) * height / outh))``
+    and likewise columns, clipped to the image. Each output element is the
+    maximum of its bin in its channel; an empty bin (wholly outside the image)
+    gives 0. The gradient flows to the maximum (the first in raster order on a
+    tie); the regions get none.
+
+    Args:
+        x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
+            float32 or float64.
+        rois (Variable or array): regions of shape ``(R, 4)``, each row
+            ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
+            any floating dtype.
+        roi_indices (Variable or array): the image of each region, a signed
+            integer array of shape ``(R,)`` with values in ``[0, N)``.
+        outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``.
+        spatial_scale (float): the ratio of the feature map's size to the
+            image's (e.g. ``1 / 16``), positive.
+
+    Returns:
+        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
+
+    Raises:
+        InvalidType: an input has the wrong dtype, ndim or shape.
+        TypeError: ``outsize`` or ``spatial_scale`` has the wrong type.
+        ValueError: ``outsize`` or ``spatial_scale`` is not positive, or an
+            index is out of range.
+
+    See `Fast R-CNN <https://arxiv.org/abs/1504.08083>`_.
+
+    >>> import numpy as np
+    >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    >>> rois = np.array([[0, 0, 4, 4], [1, 1, 3, 3]], np.float32)
+    >>> roi_max_pooling_2d(x, rois, np.array([0, 0], np.int32), 2, 1.0).array
+    array([[[[ 5.,  7.],
+             [13., 15.]]],
+    <BLANKLINE>
+    <BLANKLINE>
+           [[[ 5.,  6.],
+             [ 9., 10.]]]], dtype=float32)
+    """
+    return ROIMaxPooling2D(outsize, spatial_scale).apply((x, rois, roi_indices))[0]

@@ -1,0 +1,1 @@
+"""Recurrent functions: lstm cells and the n-step RNN family."""

@@ -1,0 +1,359 @@
+"""The cell shared by lstm, slstm, tree_lstm and n_step_lstm.
+
+From pre-activations ``A, I, O, F_1 .. F_n`` laid out along the second axis of
+one array ``P`` and cell states ``c_1 .. c_n`` it computes
+
+    c = tanh(A) sigmoid(I) + sum_k sigmoid(F_k) c_k,     h = sigmoid(O) tanh(c).
+
+The functions differ only in where the gates lie in ``P`` (a
+:class:`GateLayout`) and in how ``P`` is made from their inputs. With one cell
+(lstm), ``c_1`` may have more rows than ``P``: the extra rows are copied to
+``c`` unchanged, which is how sequences that have ended keep their state.
+"""
+
+from dbr.core import FunctionNode, Variable, backend, ops
+from dbr.functions.activation.sigmoid import sigmoid
+from dbr.functions.activation.tanh import tanh
+from dbr.functions.array.concat import concat
+from dbr.functions.array.stack import stack
+
+_new_variable = Variable._new
+
+
+class GateLayout:
+    """Where the ``G = 3 + n`` gates of a cell lie along the second axis of ``P``.
+
+    ``P`` has shape ``(B, G * N, ...)``. Interleaved, unit ``j`` of the gate at
+    position ``k`` is column ``j * G + k``; blocked, it is column ``k * N + j``.
+
+    Args:
+        interleaved (bool): the layout.
+        a, i, o (int): positions of the cell-input, input and output gates.
+        f (tuple of int): positions of the forget gates, one per cell.
+    """
+
+    def __init__(self, interleaved, a, i, o, f):
+        self.n_gates = 3 + len(f)
+        self.interleaved = interleaved
+        self.a = a
+        self.i = i
+        self.o = o
+        self.f = tuple(f)
+        if sorted((a, i, o) + self.f) != list(range(self.n_gates)):
+            raise ValueError(f"GateLayout: invalid gate positions {(a, i, o, self.f)}")
+
+    def grouped_shape(self, shape):
+        """The shape of ``P`` with its gate axis made explicit."""
+        g = self.n_gates
+        n = shape[1] // g
+        if self.interleaved:
+            return (shape[0], n, g) + tuple(shape[2:])
+        return (shape[0], g, n) + tuple(shape[2:])
+
+    def _index(self, k):
+        return (slice(None), slice(None), k) if self.interleaved else (slice(None), k)
+
+    def gate(self, grouped, k):
+        """The view of gate position ``k`` of a grouped array."""
+        return grouped[self._index(k)]
+
+    def activate(self, p):
+        """Return ``P`` grouped, with ``tanh`` applied to ``A`` and sigmoid to the other gates."""
+        xp = backend.get_array_module(p)
+        act = xp.empty(self.grouped_shape(p.shape), p.dtype)
+        act[...] = p.reshape(act.shape)
+        self.activate_inplace(act)
+        return act
+
+    def activate_inplace(self, grouped):
+        """Apply ``tanh`` to ``A`` and sigmoid to the other gates of a grouped array in place.
+
+        ``grouped`` must be C-contiguous: the sigmoid runs over all of it at once
+        (contiguous passes are much faster than strided ones), then ``A`` is restored.
+        """
+        xp = backend.get_array_module(grouped)
+        half = grouped.dtype.type(0.5)
+        a = self.gate(grouped, self.a)
+        tanh_a = xp.tanh(a)
+        # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass, no overflow
+        grouped *= half
+        xp.tanh(grouped, out=grouped)
+        grouped *= half
+        grouped += half
+        a[...] = tanh_a
+
+    def split_variable(self, p):
+        """The gates of a Variable ``P`` as Variables, by position."""
+        pg = ops.reshape(p, self.grouped_shape(p.shape))
+        return [ops.get_item(pg, self._index(k)) for k in range(self.n_gates)]
+
+    def merge_variable(self, parts, shape):
+        """The Variable of ``shape`` whose gates are ``parts`` (by position)."""
+        return ops.reshape(stack(parts, axis=2 if self.interleaved else 1), shape)
+
+
+def cell_forward(layout, p, cs):
+    """The cell on arrays: return ``(c, h, act, tanh_c)``.
+
+    ``act`` is ``P`` grouped and activated and ``tanh_c`` is ``tanh(c[:B])``;
+    both are kept for the backward pass.
+    """
+    xp = backend.get_array_module(p)
+    act = layout.activate(p)
+    batch = p.shape[0]
+    c_first = cs[0]
+    c = xp.empty(c_first.shape, p.dtype)
+    head = c[:batch]
+    xp.multiply(layout.gate(act, layout.a), layout.gate(act, layout.i), out=head)
+    if len(cs) == 1:
+        f = layout.gate(act, layout.f[0])
+        head += f * c_first if len(c_first) == batch else f * c_first[:batch]
+        if len(c_first) > batch:
+            c[batch:] = c_first[batch:]
+    else:
+        for k, ck in zip(layout.f, cs):
+            head += layout.gate(act, k) * ck
+    tanh_c = xp.tanh(head)
+    h = layout.gate(act, layout.o) * tanh_c
+    return c, h, act, tanh_c
+
+
+class CellFunction(FunctionNode):
+    """Base of the cell FunctionNodes: inputs ``(c_1 .. c_n, *x)``, outputs ``(c, h)``.
+
+    A subclass sets ``layout`` (or ``self.layout``) and ``n_cells``; when its
+    ``x`` inputs are not ``P`` itself it overrides :meth:`pre_activations`,
+    :meth:`pre_activations_variable` and :meth:`x_grads`.
+    """
+
+    layout = None
+    n_cells = 1
+
+    def pre_activations(self, xs):
+        """``P`` from the ``x`` input arrays."""
+        return xs[0]
+
+    def pre_activations_variable(self, xs):
+        """``P`` from the ``x`` input Variables, as a Variable."""
+        return xs[0]
+
+    def x_grads(self, gp, xs):
+        """The gradients of the ``x`` inputs from that of ``P``."""
+        return (gp,)
+
+    def forward(self, inputs):
+        n = self.n_cells
+        self.retain_inputs(tuple(range(len(inputs))))
+        self.retain_outputs((0,))
+        c, h, self._act, self._tanh_c = cell_forward(
+            self.layout, self.pre_activations(inputs[n:]), inputs[:n]
+        )
+        return c, h
+
+    def backward(self, indexes, grad_outputs):
+        n = self.n_cells
+        inputs = self.get_retained_inputs()
+        cs, xs = inputs[:n], inputs[n:]
+        c = self.get_retained_outputs()[0]
+        gc, gh = grad_outputs
+        if gc is None:
+            gc = _new_variable(c.xp.zeros(c.shape, c.dtype), False)
+        if gh is None:
+            shape = (self._act.shape[0],) + c.shape[1:]
+            gh = _new_variable(c.xp.zeros(shape, c.dtype), False)
+        p = self.pre_activations_variable(xs)
+        grads = CellGrad(self.layout, self._act, self._tanh_c).apply((*cs, p, c, gc, gh))
+        if indexes[-1] < n:
+            return grads[:n] + (None,) * len(xs)
+        return grads[:n] + tuple(self.x_grads(grads[n], xs))
+
+
+class CellGrad(FunctionNode):
+    """The gradients ``(gc_1 .. gc_n, gP)`` of the cell from ``(c_1 .. c_n, P, c, gc, gh)``.
+
+    Args:
+        layout (GateLayout): the layout of ``P``.
+        act: ``P`` grouped and activated, if the forward pass kept it (else None).
+        tanh_c: ``tanh(c[:B])``, likewise.
+    """
+
+    def __init__(self, layout, act=None, tanh_c=None):
+        self.layout = layout
+        self._act = act
+        self._tanh_c = tanh_c
+
+    def forward(self, inputs):
+        self.retain_inputs(tuple(range(len(inputs))))
+        layout = self.layout
+        cs = inputs[:-4]
+        p, c, gc, gh = inputs[-4:]
+        xp = backend.get_array_module(p)
+        batch = p.shape[0]
+        act = self._act if self._act is not None else layout.activate(p)
+        tanh_c = self._tanh_c if self._tanh_c is not None else xp.tanh(c[:batch])
+        self._act = self._tanh_c = None
+        one = p.dtype.type(1)
+        a = layout.gate(act, layout.a)
+        i = layout.gate(act, layout.i)
+        o = layout.gate(act, layout.o)
+
+        # gc_total = gc + gh * o * (1 - tanh(c) ** 2): the gradient reaching c
+        gct = tanh_c * tanh_c
+        xp.subtract(one, gct, out=gct)
+        gct *= o
+        gct *= gh
+        gct += gc[:batch]
+
+        gpg = xp.empty(act.shape, p.dtype)
+        g = layout.gate(gpg, layout.a)
+        xp.multiply(a, a, out=g)
+        xp.subtract(one, g, out=g)
+        g *= i
+        g *= gct
+        g = layout.gate(gpg, layout.i)
+        xp.subtract(one, i, out=g)
+        g *= i
+        g *= a
+        g *= gct
+        g = layout.gate(gpg, layout.o)
+        xp.subtract(one, o, out=g)
+        g *= o
+        g *= tanh_c
+        g *= gh
+        gcs = []
+        for k, ck in zip(layout.f, cs):
+            f = layout.gate(act, k)
+            g = layout.gate(gpg, k)
+            xp.subtract(one, f, out=g)
+            g *= f
+            g *= ck[:batch]
+            g *= gct
+            if len(ck) == batch:
+                gcs.append(gct * f)
+            else:
+                gck = xp.empty(ck.shape, p.dtype)
+                xp.multiply(gct, f, out=gck[:batch])
+                gck[batch:] = gc[batch:]
+                gcs.append(gck)
+        return (*gcs, gpg.reshape(p.shape))
+
+    def backward(self, indexes, grad_outputs):
+        # The gradients of L = sum_k <ggc_k, gc_k> + <ggP, gP> with respect to every input,
+        # written with differentiable functions so that any order works. c is an input of
+        # its own here: what flows into it reaches c_k and P through the cell's backward.
+        layout = self.layout
+        inputs = self.get_retained_inputs()
+        n = len(inputs) - 4
+        cs = inputs[:n]
+        p, c, gc, gh = inputs[n:]
+        ggcs, ggp = grad_outputs[:n], grad_outputs[n]
+        batch = p.shape[0]
+        extra = c.shape[0] - batch
+
+        def head(v):
+            return ops.get_item(v, slice(None, batch)) if extra and v is not None else v
+
+        pre = layout.split_variable(p)
+        a = tanh(pre[layout.a])
+        i = sigmoid(pre[layout.i])
+        o = sigmoid(pre[layout.o])
+        fs = [sigmoid(pre[k]) for k in layout.f]
+        tc = tanh(head(c))
+        dtc = 1.0 - tc * tc
+        da = 1.0 - a * a
+        di = i * (1.0 - i)
+        do = o * (1.0 - o)
+        dfs = [f * (1.0 - f) for f in fs]
+        gct = gh * o * dtc + head(gc)
+        csb = [head(ck) for ck in cs]
+        ggcsb = [head(g) for g in ggcs]
+        if ggp is None:
+            gga = ggi = ggo = None
+            ggfs = [None] * n
+        else:
+            gg = layout.split_variable(ggp)
+            gga, ggi, ggo = gg[layout.a], gg[layout.i], gg[layout.o]
+            ggfs = [gg[k] for k in layout.f]
+
+        # s = dL/d(gc_total)
+        s = _sum(
+            [_mul(gga, i, da), _mul(ggi, a, di)]
+            + [_mul(ggf, ck, df) for ggf, ck, df in zip(ggfs, csb, dfs)]
+            + [_mul(g, f) for g, f in zip(ggcsb, fs)]
+        )
+        ret = []
+        for index in indexes:
+            if index < n:
+                ret.append(_pad(_mul(ggfs[index], gct, dfs[index]), extra))
+            elif index == n:
+                parts = [None] * layout.n_gates
+                parts[layout.a] = _mul(_sum([_mul(ggi, 1.0 - i), _mul(gga, a, -2.0)]), gct, da, i)
+                parts[layout.i] = _mul(_sum([_mul(gga, da), _mul(ggi, a, 1.0 - 2.0 * i)]), gct, di)
+                parts[layout.o] = _mul(_sum([_mul(s, dtc), _mul(ggo, tc, 1.0 - 2.0 * o)]), gh, do)
+                for k, position in enumerate(layout.f):
+                    inner = _sum([_mul(ggfs[k], csb[k], 1.0 - 2.0 * fs[k]), ggcsb[k]])
+                    parts[position] = _mul(inner, gct, dfs[k])
+                ret.append(_merge(layout, parts, a, p.shape))
+            elif index == n + 1:
+                g = _sum([_mul(s, gh, o, tc, -2.0), _mul(ggo, gh, do)])
+                ret.append(_pad(_mul(g, dtc), extra))
+            elif index == n + 2:
+                if extra:
+                    tail = ggcs[0]
+                    if tail is not None:
+                        tail = ops.get_item(tail, slice(batch, None))
+                    if s is None and tail is None:
+                        ret.append(None)
+                        continue
+                    ret.append(concat((_or_zeros(s, tc), _or_zeros(tail, c, extra)), axis=0))
+                else:
+                    ret.append(s)
+            else:
+                ret.append(_sum([_mul(s, o, dtc), _mul(ggo, tc, do)]))
+        return tuple(ret)
+
+
+def _sum(terms):
+    """The sum of the terms that are not None (None if all are)."""
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
+def _mul(first, *factors):
+    """``first * factors[0] * ...``, or None when ``first`` is None."""
+    if first is None:
+        return None
+    for f in factors:
+        first = first * f
+    return first
+
+
+def _or_zeros(v, like, rows=None):
+    """``v``, or a constant Variable of zeros shaped like ``like`` (with ``rows`` rows)."""
+    if v is not None:
+        return v
+    shape = like.shape if rows is None else (rows,) + like.shape[1:]
+    return _new_variable(like.xp.zeros(shape, like.dtype), False)
+
+
+def _merge(layout, parts, like, shape):
+    """The gradient of ``P`` from those of its gates (None for zero; None if all are)."""
+    if all(q is None for q in parts):
+        return None
+    zeros = None
+    for k, q in enumerate(parts):
+        if q is None:
+            if zeros is None:
+                zeros = _or_zeros(None, like)
+            parts[k] = zeros
+    return layout.merge_variable(parts, shape)
+
+
+def _pad(g, extra):
+    """``g`` followed by ``extra`` rows of zeros (None stays None)."""
+    if g is None or not extra:
+        return g
+    return concat((g, _or_zeros(None, g, extra)), axis=0)

@@ -1,0 +1,85 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.array.as_strided import as_strided
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _as_strided_reference(x, shape, strides, offset):
+    flat = x.ravel()
+    out = numpy.empty(shape, x.dtype)
+    for index in numpy.ndindex(*shape):
+        out[index] = flat[offset + sum(i * s for i, s in zip(index, strides))]
+    return out
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "x_shape,shape,strides,offset": [
+                ((4,), (3, 2), (1, 1), 0),
+                ((3, 4), (4, 3), (1, 4), None),
+                ((3, 4), (2, 2, 2), (4, 2, 1), 1),
+                ((6,), (3,), (-2,), 5),
+                ((2, 5), (3, 4), (2, 0), 2),
+                ((2, 3), (), (), 4),
+                ((2, 3), (0, 5), (7, 9), 0),
+                ((10,), (4, 3), (2, 1), 1),
+            ],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestAsStrided(FunctionTestCase):
+    def generate_inputs(self):
+        return (numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype),)
+
+    def forward(self, inputs, device):
+        return (as_strided(inputs[0], self.shape, self.strides, self.offset),)
+
+    def forward_expected(self, inputs):
+        offset = 0 if self.offset is None else self.offset
+        return (_as_strided_reference(inputs[0], self.shape, self.strides, offset),)
+
+
+def test_chainer_documentation_example():
+    x = Variable(numpy.arange(4, dtype=numpy.float32))
+    y = as_strided(x, (3, 2), (1, 1), 0)
+    testing.assert_allclose(y.array, [[0, 1], [1, 2], [2, 3]], atol=0, rtol=0)
+    y.grad = numpy.ones((3, 2), numpy.float32)
+    y.backward()
+    testing.assert_allclose(x.grad, [1, 2, 2, 1], atol=0, rtol=0)
+
+
+def test_output_is_a_copy_and_ignores_the_input_layout():
+    base = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    x = base.T  # not C-contiguous: the elements are read in x's C order
+    y = as_strided(x, (2,), (1,), 1)
+    testing.assert_allclose(y.array, [4, 8], atol=0, rtol=0)
+    y.array[...] = -1
+    assert base.min() == 0
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        as_strided(x, (3, 2), (2, 1), 1)
+    message = str(info.value)
+    assert "AsStrided" in message and "elements 1 to 6" in message and "x.size == 6" in message
+    with pytest.raises(InvalidType) as info:
+        as_strided(x, (3,), (-1,), 1)
+    assert "elements -1 to 1" in str(info.value)
+    with pytest.raises(ValueError, match="as_strided: expected one stride per axis"):
+        as_strided(x, (3, 2), (1,))
+    with pytest.raises(ValueError, match="as_strided: expected non-negative dimensions"):
+        as_strided(x, (-1,), (1,))
+    with pytest.raises(ValueError, match="as_strided: expected storage_offset >= 0, got -2"):
+        as_strided(x, (1,), (1,), -2)
+    with pytest.raises(TypeError, match="as_strided: expected strides to be a tuple of ints"):
+        as_strided(x, (2,), (1.0,))
+    with pytest.raises(TypeError, match="as_strided: expected storage_offset to be an int"):
+        as_strided(x, (2,), (1,), 0.5)

@@ -1,0 +1,57 @@
+import numpy
+import pytest
+
+from dbr.core import testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.array.expand_dims import expand_dims
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def uniform(shape, dtype):
+    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "shape,axis": [
+                ((3,), 0),
+                ((3,), 1),
+                ((3,), -1),
+                ((3,), -2),
+                ((2, 3), 1),
+                ((2, 3), 2),
+                ((2, 3), -3),
+                ((), 0),
+                ((0, 2), 1),
+            ],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestExpandDims(FunctionTestCase):
+    def generate_inputs(self):
+        return (uniform(self.shape, self.dtype),)
+
+    def forward(self, inputs, device):
+        return (expand_dims(inputs[0], self.axis),)
+
+    def forward_expected(self, inputs):
+        shape = list(self.shape)
+        position = self.axis % (len(shape) + 1)
+        shape.insert(position, 1)
+        return (inputs[0].reshape(shape),)
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        expand_dims(x, 3)
+    assert "ExpandDims" in str(info.value) and "x.ndim >= 3" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        expand_dims(x, -4)
+    assert "-x.ndim - 1 <= -4" in str(info.value)
+    with pytest.raises(TypeError, match=r"expand_dims: expected axis to be an int, got \(0,\)"):
+        expand_dims(x, (0,))

@@ -1,0 +1,68 @@
+import numpy
+import pytest
+
+from dbr.core import testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.array.moveaxis import moveaxis
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def uniform(shape, dtype):
+    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "source,destination,expected_order": [
+                (0, 0, (0, 1, 2, 3)),
+                (0, 3, (1, 2, 3, 0)),
+                (0, -1, (1, 2, 3, 0)),
+                (-1, 0, (3, 0, 1, 2)),
+                (1, 2, (0, 2, 1, 3)),
+                ((0, 1), (2, 3), (2, 3, 0, 1)),
+                ((0, 1), (3, 2), (2, 3, 1, 0)),
+                ((3, 0), (0, 1), (3, 0, 1, 2)),
+                ((-1, -4), (1, 0), (0, 3, 1, 2)),
+                ((), (), (0, 1, 2, 3)),
+            ],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestMoveaxis(FunctionTestCase):
+    shape = (2, 3, 4, 5)
+
+    def generate_inputs(self):
+        return (uniform(self.shape, self.dtype),)
+
+    def forward(self, inputs, device):
+        return (moveaxis(inputs[0], self.source, self.destination),)
+
+    def forward_expected(self, inputs):
+        # expected_order lists, for each output axis, the input axis it comes from.
+        return (inputs[0].transpose(self.expected_order),)
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        moveaxis(x, 2, 0)
+    assert "Moveaxis" in str(info.value) and "x.ndim > 2" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        moveaxis(x, 0, -3)
+    assert "-x.ndim <= -3" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        moveaxis(x, (0, -2), (0, 1))
+    assert "distinct axes in source (0, -2)" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        moveaxis(x, (0, 1), (1, 1))
+    assert "distinct axes in destination (1, 1)" in str(info.value)
+    with pytest.raises(ValueError, match="moveaxis: expected source and destination to have"):
+        moveaxis(x, (0, 1), 0)
+    with pytest.raises(TypeError, match="moveaxis: expected source to be an int or a tuple"):
+        moveaxis(x, "0", 1)
+    with pytest.raises(TypeError, match="moveaxis: expected destination to be an int or a tu"):
+        moveaxis(x, 0, 1.0)

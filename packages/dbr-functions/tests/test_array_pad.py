@@ -1,0 +1,136 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.array.pad import PadGrad, pad
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def uniform(shape, dtype):
+    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
+
+
+def source_index(i, n, mode):
+    """The input position that padded position i (relative to the first input element) copies."""
+    if mode == "edge":
+        return min(max(i, 0), n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "symmetric":
+        period = 2 * n
+        j = i % period
+        return j if j < n else period - 1 - j
+    if n == 1:  # reflect
+        return 0
+    period = 2 * (n - 1)
+    j = i % period
+    return j if j < n else period - j
+
+
+def reference_pad(x, pairs, mode, value=0):
+    out_shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
+    y = numpy.empty(out_shape, x.dtype)
+    for index in numpy.ndindex(*out_shape):
+        rel = [i - b for i, (b, _) in zip(index, pairs)]
+        inside = all(0 <= r < n for r, n in zip(rel, x.shape))
+        if mode == "constant":
+            y[index] = x[tuple(rel)] if inside else value
+        else:
+            y[index] = x[tuple(source_index(r, n, mode) for r, n in zip(rel, x.shape))]
+    return y
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "shape,pad_width,pairs": [
+                ((3,), 1, [(1, 1)]),
+                ((3,), (1, 2), [(1, 2)]),
+                ((2, 3), ((1, 0), (2, 3)), [(1, 0), (2, 3)]),
+                ((2, 3), ((0, 1),), [(0, 1), (0, 1)]),
+                ((2, 3), (2,), [(2, 2), (2, 2)]),
+                ((2, 3), 0, [(0, 0), (0, 0)]),
+                ((3, 2), ((7, 5), (4, 0)), [(7, 5), (4, 0)]),
+                ((1, 2, 2), ((1, 2), (0, 0), (3, 1)), [(1, 2), (0, 0), (3, 1)]),
+            ],
+            "mode": ["constant", "edge", "reflect", "symmetric", "wrap"],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestPad(FunctionTestCase):
+    def generate_inputs(self):
+        return (uniform(self.shape, self.dtype),)
+
+    def forward(self, inputs, device):
+        return (pad(inputs[0], self.pad_width, self.mode),)
+
+    def forward_expected(self, inputs):
+        return (reference_pad(inputs[0], self.pairs, self.mode),)
+
+
+@testing.parameterize(
+    *testing.product({"constant_values": [1.5, ((1, 2), (3, 4))], "dtype": FLOATS})
+)
+class TestPadConstantValues(FunctionTestCase):
+    def generate_inputs(self):
+        return (uniform((2, 3), self.dtype),)
+
+    def forward(self, inputs, device):
+        y = pad(inputs[0], ((1, 2), (2, 1)), "constant", constant_values=self.constant_values)
+        return (y,)
+
+    def forward_expected(self, inputs):
+        x = inputs[0]
+        values = numpy.broadcast_to(numpy.asarray(self.constant_values, numpy.float64), (2, 2))
+        y = numpy.empty((5, 6), x.dtype)
+        # As numpy.pad: axis 0's borders are filled first, then axis 1's over the corners.
+        y[:1, :] = values[0, 0]
+        y[3:, :] = values[0, 1]
+        y[:, :2] = values[1, 0]
+        y[:, 5:] = values[1, 1]
+        y[1:3, 2:5] = x
+        return (y,)
+
+
+def test_constant_mode_on_an_empty_axis():
+    y = pad(numpy.zeros((0, 2), numpy.float32), 1, "constant", constant_values=2)
+    numpy.testing.assert_array_equal(y.array, numpy.full((2, 4), 2, numpy.float32))
+
+
+def test_copying_mode_gradient_adds_every_copy():
+    x = Variable(numpy.zeros(3, numpy.float32))
+    y = pad(x, (2, 1), "edge")
+    y.grad = numpy.array([1, 2, 4, 8, 16, 32], numpy.float32)
+    y.backward(enable_double_backprop=True)
+    numpy.testing.assert_array_equal(x.grad, [1 + 2 + 4, 8, 16 + 32])
+    assert isinstance(x.grad_var.creator, PadGrad)
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        pad(numpy.zeros((2, 3), numpy.int32), 1, "constant")
+    assert "Pad" in str(info.value) and "x.dtype.kind == 'f'" in str(info.value)
+    with pytest.raises(InvalidType) as info:
+        pad(numpy.zeros((0, 3), numpy.float32), 1, "edge")
+    assert "x.shape[0] > 0" in str(info.value)
+    with pytest.raises(ValueError, match="pad: expected mode to be one of"):
+        pad(x, 1, "mean")
+    with pytest.raises(ValueError, match=r"pad: expected pad_width to be broadcastable to"):
+        pad(x, (1, 2, 3), "constant")
+    with pytest.raises(ValueError, match="pad: expected pad_width to be non-negative"):
+        pad(x, -1, "constant")
+    with pytest.raises(TypeError, match="pad: expected pad_width to hold ints"):
+        pad(x, 1.5, "constant")
+    with pytest.raises(ValueError, match="pad: expected constant_values to be broadcastable"):
+        pad(x, 1, "constant", constant_values=(1, 2, 3))
+    with pytest.raises(TypeError, match="pad: unexpected keyword argument 'constant_values'"):
+        pad(x, 1, "edge", constant_values=1)
+    with pytest.raises(TypeError, match="pad: unexpected keyword argument 'reflect_type'"):
+        pad(x, 1, "constant", reflect_type="even")
+    with pytest.raises(ValueError, match="pad: expected reflect_type to be 'even'"):
+        pad(x, 1, "reflect", reflect_type="odd")

@@ -1,0 +1,276 @@
+import itertools
+import re
+
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.connection.convolution_2d import convolution_2d
+from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
+from dbr.functions.connection.deconvolution_nd import DeconvolutionND
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _n_windows(size, k, s, p, d, cover_all):
+    # Windows wholly inside the padded input; with cover_all, one more when the
+    # last of them stops short of its end.
+    length = size + 2 * p
+    extent = (k - 1) * d + 1
+    count = 0
+    while count * s + extent <= length:
+        count += 1
+    if cover_all and (count - 1) * s + extent < length:
+        count += 1
+    return count
+
+
+def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
+    """Direct convolution by loops over output positions and filter taps, in float64."""
+    x = x.astype(numpy.float64)
+    W = W.astype(numpy.float64)
+    n, c_in = x.shape[:2]
+    c_out = W.shape[0]
+    ksize = W.shape[2:]
+    spatial = x.shape[2:]
+    nd = len(spatial)
+    outs = tuple(
+        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
+        for i in range(nd)
+    )
+    y = numpy.zeros((n, c_out) + outs)
+    cg = c_in // groups
+    og = c_out // groups
+    for o in range(c_out):
+        g = o // og
+        for out in itertools.product(*[range(v) for v in outs]):
+            for tap in itertools.product(*[range(v) for v in ksize]):
+                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
+                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
+                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
+                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
+    if b is not None:
+        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
+    return y
+
+
+def _pair(v):
+    return v if isinstance(v, tuple) else (v, v)
+
+
+@testing.parameterize(
+    *testing.product_dict(
+        [
+            # x shape, W shape, stride, pad, dilate, groups, cover_all
+            {"x_shape": (2, 3, 4, 5), "w_shape": (2, 3, 3, 2), "stride": 1, "pad": 0},
+            {"x_shape": (2, 3, 7, 6), "w_shape": (4, 3, 3, 3), "stride": (2, 3), "pad": (1, 2)},
+            {"x_shape": (1, 2, 7, 6), "w_shape": (3, 2, 2, 3), "stride": 2, "pad": 0},
+            {
+                "x_shape": (1, 2, 7, 6),
+                "w_shape": (3, 2, 2, 3),
+                "stride": 2,
+                "pad": 0,
+                "cover_all": True,
+            },
+            {
+                "x_shape": (2, 2, 7, 5),
+                "w_shape": (2, 2, 3, 2),
+                "stride": (3, 2),
+                "pad": (1, 0),
+                "cover_all": True,
+            },
+            {"x_shape": (2, 2, 7, 6), "w_shape": (3, 2, 3, 2), "pad": 1, "dilate": (2, 3)},
+            {"x_shape": (2, 4, 5, 5), "w_shape": (6, 2, 3, 3), "pad": 1, "groups": 2},
+            {
+                "x_shape": (1, 6, 8, 7),
+                "w_shape": (3, 2, 2, 3),
+                "stride": (2, 1),
+                "pad": (0, 1),
+                "dilate": (2, 1),
+                "groups": 3,
+                "cover_all": True,
+            },
+            {"x_shape": (2, 3, 1, 1), "w_shape": (2, 3, 1, 1), "stride": 1, "pad": 0},
+        ],
+        [{"nobias": False}, {"nobias": True}],
+        [{"dtype": d} for d in FLOATS],
+    )
+)
+class TestConvolution2D(FunctionTestCase):
+    stride = 1
+    pad = 0
+    dilate = 1
+    groups = 1
+    cover_all = False
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
+        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
+        if self.nobias:
+            return x, W
+        return x, W, numpy.random.uniform(-1, 1, self.w_shape[0]).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        return (
+            convolution_2d(
+                x,
+                W,
+                b,
+                stride=self.stride,
+                pad=self.pad,
+                cover_all=self.cover_all,
+                dilate=self.dilate,
+                groups=self.groups,
+            ),
+        )
+
+    def forward_expected(self, inputs):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        y = _convolution_loop(
+            x,
+            W,
+            b,
+            _pair(self.stride),
+            _pair(self.pad),
+            _pair(self.dilate),
+            self.groups,
+            self.cover_all,
+        )
+        return (y.astype(self.dtype),)
+
+
+@testing.parameterize(
+    *testing.product({"x_dtype,w_dtype": [("float32", "float16"), ("float16", "float64")]})
+)
+class TestConvolution2DMixedDtypes(FunctionTestCase):
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, (2, 3, 4, 4)).astype(self.x_dtype)
+        W = numpy.random.uniform(-1, 1, (2, 3, 2, 2)).astype(self.w_dtype)
+        return x, W
+
+    def forward(self, inputs, device):
+        return (convolution_2d(*inputs, pad=1),)
+
+    def forward_expected(self, inputs):
+        x, W = inputs
+        y = _convolution_loop(x, W, None, (1, 1), (1, 1), (1, 1), 1, False)
+        return (y.astype(self.x_dtype),)
+
+
+def test_gradients_are_deconvolution_and_grad_w_nodes():
+    x = Variable(numpy.random.uniform(-1, 1, (2, 3, 5, 5)).astype(numpy.float32))
+    W = Variable(numpy.random.uniform(-1, 1, (4, 3, 3, 3)).astype(numpy.float32))
+    y = convolution_2d(x, W, stride=2, pad=1)
+    assert type(y.creator) is ConvolutionND
+    gx, gW = grad([y], [x, W], enable_double_backprop=True)
+    assert type(gx.creator) is DeconvolutionND
+    assert type(gW.creator) is ConvolutionNDGradW
+    assert gx.shape == x.shape and gW.shape == W.shape
+    assert gx.dtype == numpy.float32 and gW.dtype == numpy.float32
+
+
+def test_empty_batch():
+    x = numpy.zeros((0, 3, 5, 5), numpy.float32)
+    W = Variable(numpy.ones((2, 3, 3, 3), numpy.float32))
+    b = Variable(numpy.ones(2, numpy.float32))
+    y = convolution_2d(x, W, b, pad=1)
+    assert y.shape == (0, 2, 5, 5)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    testing.assert_allclose(W.grad, numpy.zeros(W.shape), atol=0, rtol=0)
+    testing.assert_allclose(b.grad, numpy.zeros(2), atol=0, rtol=0)
+
+
+def test_large_batch_spans_several_blocks():
+    # More images than one cache block holds: the blocked loop must cover them all.
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(-1, 1, (37, 8, 24, 24))
+    W = rng.uniform(-1, 1, (16, 8, 3, 3))
+    y = convolution_2d(x, W, pad=1)
+    expected = numpy.zeros((37, 16, 24, 24))
+    xpad = numpy.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    for i in range(3):
+        for j in range(3):
+            expected += numpy.einsum(
+                "nchw,oc->nohw", xpad[:, :, i : i + 24, j : j + 24], W[:, :, i, j]
+            )
+    testing.assert_allclose(y, expected, atol=1e-10, rtol=1e-10)
+    gy = rng.uniform(-1, 1, y.shape)
+    xv, Wv = Variable(x), Variable(W)
+    yv = convolution_2d(xv, Wv, pad=1)
+    yv.grad = gy
+    yv.backward()
+    expected_gw = numpy.zeros(W.shape)
+    for i in range(3):
+        for j in range(3):
+            expected_gw[:, :, i, j] = numpy.einsum(
+                "nchw,nohw->oc", xpad[:, :, i : i + 24, j : j + 24], gy
+            )
+    testing.assert_allclose(Wv.grad, expected_gw, atol=1e-9, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "b_shape", "kwargs", "expect"),
+    [
+        ((2, 3, 4), (1, 3, 2, 2), None, {}, "x.ndim == 4"),
+        ((2, 3, 4, 4), (1, 3, 2), None, {}, "W.ndim == 4"),
+        ((2, 3, 4, 4), (1, 2, 2, 2), None, {}, "x.shape[1] == W.shape[1] * 1"),
+        ((2, 4, 4, 4), (3, 2, 2, 2), None, {"groups": 2}, "W.shape[0] % 2 == 0"),
+        ((2, 3, 4, 4), (2, 3, 2, 2), (3,), {}, "b.shape[0] == W.shape[0]"),
+        ((2, 3, 4, 4), (2, 3, 2, 2), (2, 1), {}, "b.ndim == 1"),
+        ((2, 3, 4, 4), (2, 3, 5, 5), None, {}, "a positive output size"),
+        ((2, 3, 4, 4), (2, 3, 3, 3), None, {"dilate": 2}, "output size (0, 0)"),
+    ],
+)
+def test_bad_shapes(x_shape, w_shape, b_shape, kwargs, expect):
+    x = numpy.ones(x_shape, numpy.float32)
+    W = numpy.ones(w_shape, numpy.float32)
+    b = None if b_shape is None else numpy.ones(b_shape, numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        convolution_2d(x, W, b, **kwargs)
+    message = str(info.value)
+    assert "Convolution2D" in message and expect in message
+
+
+def test_bad_dtypes():
+    x = numpy.ones((1, 1, 3, 3), numpy.float32)
+    with pytest.raises(InvalidType, match=r"x.dtype.kind == 'f'"):
+        convolution_2d(x.astype(numpy.int32), x)
+    with pytest.raises(InvalidType, match=r"W.dtype.kind == 'f'"):
+        convolution_2d(x, x.astype(numpy.int64))
+    with pytest.raises(InvalidType, match=r"b.dtype == x.dtype"):
+        convolution_2d(x, x, numpy.ones(1, numpy.float64))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"stride": 0}, ValueError, "convolution_2d: stride must be >= 1, got 0"),
+        (
+            {"stride": (1, 2, 3)},
+            ValueError,
+            "convolution_2d: stride must be an int or a sequence of 2",
+        ),
+        ({"pad": -1}, ValueError, "convolution_2d: pad must be >= 0, got -1"),
+        ({"pad": 1.5}, TypeError, "convolution_2d: pad must be an int or a sequence of ints"),
+        ({"dilate": 0}, ValueError, "convolution_2d: dilate must be >= 1, got 0"),
+        ({"groups": 0}, ValueError, "convolution_2d: groups must be >= 1, got 0"),
+        ({"groups": 1.0}, TypeError, "convolution_2d: groups must be an int, got 1.0"),
+    ],
+)
+def test_bad_options(kwargs, error, message):
+    x = numpy.ones((1, 2, 3, 3), numpy.float32)
+    W = numpy.ones((2, 2, 2, 2), numpy.float32)
+    with pytest.raises(error, match=re.escape(message)):
+        convolution_2d(x, W, **kwargs)
+
+
+def test_options_are_keyword_only():
+    x = numpy.ones((1, 1, 3, 3), numpy.float32)
+    with pytest.raises(TypeError):
+        convolution_2d(x, x, None, 1, 0, False, 1)

@@ -1,0 +1,242 @@
+import itertools
+import re
+
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.connection.convolution_2d import convolution_2d
+from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
+from dbr.functions.connection.deconvolution_2d import deconvolution_2d
+from dbr.functions.connection.deconvolution_nd import DeconvolutionND
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
+    """Deconvolution by scattering every input element through every filter tap, in float64."""
+    x = x.astype(numpy.float64)
+    W = W.astype(numpy.float64)
+    n, c_in = x.shape[:2]
+    og = W.shape[1]
+    ksize = W.shape[2:]
+    in_size = x.shape[2:]
+    nd = len(in_size)
+    if outsize is None:
+        outsize = tuple(
+            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
+            for i in range(nd)
+        )
+    y = numpy.zeros((n, og * groups) + tuple(outsize))
+    cg = c_in // groups
+    for c in range(c_in):
+        g = c // cg
+        for pos in itertools.product(*[range(v) for v in in_size]):
+            for tap in itertools.product(*[range(v) for v in ksize]):
+                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
+                if all(0 <= out[i] < outsize[i] for i in range(nd)):
+                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
+                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
+    if b is not None:
+        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
+    return y
+
+
+def _pair(v):
+    return v if isinstance(v, tuple) else (v, v)
+
+
+@testing.parameterize(
+    *testing.product_dict(
+        [
+            {"x_shape": (2, 3, 3, 4), "w_shape": (3, 2, 3, 2)},
+            {"x_shape": (2, 2, 3, 2), "w_shape": (2, 3, 3, 3), "stride": (2, 3), "pad": (1, 0)},
+            {"x_shape": (1, 2, 3, 3), "w_shape": (2, 3, 3, 3), "stride": 2, "outsize": (8, 7)},
+            {
+                "x_shape": (1, 2, 3, 2),
+                "w_shape": (2, 2, 2, 3),
+                "stride": (3, 2),
+                "pad": 1,
+                "outsize": (6, 4),
+            },
+            {"x_shape": (2, 2, 3, 3), "w_shape": (2, 2, 2, 3), "pad": 1, "dilate": (2, 1)},
+            {"x_shape": (2, 4, 3, 3), "w_shape": (4, 3, 2, 2), "groups": 2},
+            {
+                "x_shape": (1, 6, 3, 2),
+                "w_shape": (6, 1, 2, 3),
+                "stride": 2,
+                "pad": (0, 1),
+                "dilate": (1, 2),
+                "groups": 3,
+                "outsize": (7, 5),
+            },
+        ],
+        [{"nobias": False}, {"nobias": True}],
+        [{"dtype": d} for d in FLOATS],
+    )
+)
+class TestDeconvolution2D(FunctionTestCase):
+    stride = 1
+    pad = 0
+    dilate = 1
+    groups = 1
+    outsize = None
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
+        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
+        if self.nobias:
+            return x, W
+        c_out = self.w_shape[1] * self.groups
+        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        y = deconvolution_2d(
+            x,
+            W,
+            b,
+            stride=self.stride,
+            pad=self.pad,
+            outsize=self.outsize,
+            dilate=self.dilate,
+            groups=self.groups,
+        )
+        return (y,)
+
+    def forward_expected(self, inputs):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        y = _deconvolution_loop(
+            x,
+            W,
+            b,
+            _pair(self.stride),
+            _pair(self.pad),
+            _pair(self.dilate),
+            self.groups,
+            self.outsize,
+        )
+        return (y.astype(self.dtype),)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "options"),
+    [
+        ((2, 3, 5, 6), (4, 3, 3, 2), {}),
+        ((2, 3, 7, 6), (4, 3, 3, 3), {"stride": (2, 3), "pad": (1, 2)}),
+        ((1, 2, 7, 6), (3, 2, 2, 3), {"stride": 2, "cover_all": True}),
+        ((2, 2, 8, 7), (3, 2, 3, 2), {"stride": 3, "pad": 1, "cover_all": True, "dilate": 2}),
+        ((2, 4, 5, 5), (6, 2, 3, 3), {"pad": 1, "groups": 2}),
+    ],
+)
+def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options):
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(-1, 1, x_shape)
+    W = rng.uniform(-1, 1, w_shape)
+    y = convolution_2d(x, W, **options).array
+    gy = rng.uniform(-1, 1, y.shape)
+    deconv_options = {k: v for k, v in options.items() if k != "cover_all"}
+    gx = deconvolution_2d(gy, W, outsize=x_shape[2:], **deconv_options).array
+    testing.assert_allclose((y * gy).sum(), (x * gx).sum(), atol=1e-12, rtol=1e-12)
+
+
+def test_gradients_are_convolution_and_grad_w_nodes():
+    x = Variable(numpy.random.uniform(-1, 1, (2, 3, 3, 3)).astype(numpy.float32))
+    W = Variable(numpy.random.uniform(-1, 1, (3, 2, 3, 3)).astype(numpy.float32))
+    y = deconvolution_2d(x, W, stride=2, pad=1, outsize=(6, 5))
+    assert type(y.creator) is DeconvolutionND
+    assert y.shape == (2, 2, 6, 5)
+    gx, gW = grad([y], [x, W], enable_double_backprop=True)
+    assert type(gx.creator) is ConvolutionND
+    assert type(gW.creator) is ConvolutionNDGradW
+    assert gx.shape == x.shape and gW.shape == W.shape
+
+
+def test_empty_batch():
+    x = numpy.zeros((0, 2, 3, 3), numpy.float32)
+    W = Variable(numpy.ones((2, 3, 2, 2), numpy.float32))
+    y = deconvolution_2d(x, W, stride=2)
+    assert y.shape == (0, 3, 6, 6)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    testing.assert_allclose(W.grad, numpy.zeros(W.shape), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "b_shape", "kwargs", "expect"),
+    [
+        ((2, 3, 4), (3, 1, 2, 2), None, {}, "x.ndim == 4"),
+        ((2, 3, 4, 4), (3, 1, 2), None, {}, "W.ndim == 4"),
+        ((2, 3, 4, 4), (2, 1, 2, 2), None, {}, "x.shape[1] == W.shape[0]"),
+        ((2, 3, 4, 4), (3, 1, 2, 2), None, {"groups": 2}, "W.shape[0] % 2 == 0"),
+        ((2, 4, 4, 4), (4, 2, 2, 2), (2,), {"groups": 2}, "b.shape[0] == W.shape[1] * 2"),
+        ((2, 3, 4, 4), (3, 1, 2, 2), (1, 1), {}, "b.ndim == 1"),
+        ((2, 3, 1, 1), (3, 1, 1, 1), None, {"pad": 1}, "a positive output size"),
+        (
+            (2, 3, 3, 3),
+            (3, 1, 3, 3),
+            None,
+            {"stride": 2, "outsize": (9, 7)},
+            "4 <= x.shape[2] <= 4",
+        ),
+        (
+            (2, 3, 3, 3),
+            (3, 1, 3, 3),
+            None,
+            {"stride": 2, "outsize": (7, 5)},
+            "2 <= x.shape[3] <= 2",
+        ),
+    ],
+)
+def test_bad_shapes(x_shape, w_shape, b_shape, kwargs, expect):
+    x = numpy.ones(x_shape, numpy.float32)
+    W = numpy.ones(w_shape, numpy.float32)
+    b = None if b_shape is None else numpy.ones(b_shape, numpy.float32)
+    with pytest.raises(InvalidType) as info:
+        deconvolution_2d(x, W, b, **kwargs)
+    message = str(info.value)
+    assert "Deconvolution2D" in message and expect in message
+
+
+def test_outsize_accepts_every_size_a_convolution_maps_back():
+    x = numpy.ones((1, 1, 3, 3), numpy.float32)
+    W = numpy.ones((1, 1, 3, 3), numpy.float32)
+    for outsize in ((7, 7), (7, 8), (8, 7), (8, 8)):
+        assert deconvolution_2d(x, W, stride=2, outsize=outsize).shape == (1, 1) + outsize
+
+
+def test_bad_dtypes():
+    x = numpy.ones((1, 1, 3, 3), numpy.float32)
+    with pytest.raises(InvalidType, match=r"x.dtype.kind == 'f'"):
+        deconvolution_2d(x.astype(numpy.int32), x)
+    with pytest.raises(InvalidType, match=r"b.dtype == x.dtype"):
+        deconvolution_2d(x, x, numpy.ones(1, numpy.float16))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"stride": 0}, ValueError, "deconvolution_2d: stride must be >= 1, got 0"),
+        (
+            {"pad": (1,)},
+            ValueError,
+            "deconvolution_2d: pad must be an int or a sequence of 2 ints",
+        ),
+        ({"outsize": (0, 3)}, ValueError, "deconvolution_2d: outsize must be >= 1, got (0, 3)"),
+        (
+            {"outsize": (3.0, 3)},
+            TypeError,
+            "deconvolution_2d: outsize must be an int or a sequence",
+        ),
+        ({"groups": None}, TypeError, "deconvolution_2d: groups must be an int, got None"),
+    ],
+)
+def test_bad_options(kwargs, error, message):
+    x = numpy.ones((1, 2, 3, 3), numpy.float32)
+    W = numpy.ones((2, 2, 2, 2), numpy.float32)
+    with pytest.raises(error, match=re.escape(message)):
+        deconvolution_2d(x, W, **kwargs)

@@ -1,0 +1,119 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, grad, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.normalization.group_normalization import group_normalization
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def uniform(low, high, shape, dtype):
+    return numpy.asarray(numpy.random.uniform(low, high, shape)).astype(dtype)
+
+
+def reference(x, groups, gamma, beta, eps):
+    """Loop over samples and groups, normalizing each group's elements."""
+    x64 = x.astype(numpy.float64)
+    y = numpy.empty_like(x64)
+    size = x.shape[1] // groups
+    for n in range(x.shape[0]):
+        for g in range(groups):
+            block = x64[n, g * size : (g + 1) * size]
+            y[n, g * size : (g + 1) * size] = (block - block.mean()) / numpy.sqrt(
+                block.var() + eps
+            )
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return y * gamma.astype(numpy.float64).reshape(shape) + beta.reshape(shape)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "x_shape,groups": [
+                ((2, 6, 3, 2), 1),
+                ((2, 6, 3, 2), 2),
+                ((2, 6, 3, 2), 3),
+                ((2, 6, 3, 2), 6),
+                ((3, 4), 2),
+                ((2, 4, 5), 4),
+                ((1, 3, 2, 2, 2), 3),
+            ],
+            "dtype": FLOATS,
+            "eps": [1e-5, 0.5],
+        }
+    )
+)
+class TestGroupNormalization(FunctionTestCase):
+    def generate_inputs(self):
+        channels = self.x_shape[1]
+        return (
+            uniform(-1, 1, self.x_shape, self.dtype) + self.dtype(0.5),
+            uniform(0.5, 1.5, (channels,), self.dtype),
+            uniform(-1, 1, (channels,), self.dtype),
+        )
+
+    def forward(self, inputs, device):
+        x, gamma, beta = inputs
+        return (group_normalization(x, self.groups, gamma, beta, eps=self.eps),)
+
+    def forward_expected(self, inputs):
+        x, gamma, beta = inputs
+        return (reference(x, self.groups, gamma, beta, self.eps).astype(self.dtype),)
+
+
+def test_each_group_has_zero_mean_and_unit_variance():
+    numpy.random.seed(0)
+    x = numpy.random.uniform(-3, 5, (4, 8, 5, 5)).astype(numpy.float32)
+    y = group_normalization(x, 4, numpy.ones(8, numpy.float32), numpy.zeros(8, numpy.float32))
+    groups = y.array.astype(numpy.float64).reshape(4, 4, -1)
+    testing.assert_allclose(groups.mean(axis=2), 0.0, atol=1e-5)
+    testing.assert_allclose(groups.var(axis=2), 1.0, atol=1e-4)
+
+
+def test_empty_batch():
+    p = numpy.ones(4, numpy.float32)
+    x = Variable(numpy.zeros((0, 4, 3), numpy.float32))
+    y = group_normalization(x, 2, p, p)
+    assert y.shape == (0, 4, 3)
+    (gx,) = grad([y], [x])
+    assert gx.shape == (0, 4, 3)
+
+
+def test_float16_is_computed_in_float32():
+    numpy.random.seed(1)
+    x = (500 + numpy.random.uniform(-4, 4, (2, 2, 64, 64))).astype(numpy.float16)
+    p = numpy.ones(2, numpy.float16)
+    y = group_normalization(x, 1, p, numpy.zeros(2, numpy.float16))
+    assert y.dtype == numpy.float16 and numpy.isfinite(y.array).all()
+    testing.assert_allclose(y.array, reference(x, 1, p, numpy.zeros(2), 1e-5), atol=0.05)
+
+
+def test_arguments_are_checked():
+    x = numpy.zeros((2, 4), numpy.float32)
+    p = numpy.ones(4, numpy.float32)
+    with pytest.raises(TypeError, match="group_normalization: expected groups to be an int"):
+        group_normalization(x, 2.0, p, p)
+    with pytest.raises(ValueError, match=r"group_normalization: expected groups >= 1, got 0"):
+        group_normalization(x, 0, p, p)
+    with pytest.raises(ValueError, match="group_normalization: expected eps >= 0"):
+        group_normalization(x, 2, p, p, eps=-1.0)
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 6), numpy.float32)
+    p = numpy.ones(6, numpy.float32)
+    cases = [
+        ((x, 4, p, p), "x.shape[1] % 4 == 0"),
+        ((x, 2, numpy.ones(5, numpy.float32), numpy.ones(5, numpy.float32)), "x.shape[1] =="),
+        ((x, 2, p, p.astype(numpy.float64)), "beta.dtype == x.dtype"),
+        ((x.astype(numpy.int32), 2, p, p), "x.dtype.kind == 'f'"),
+        ((numpy.zeros(6, numpy.float32), 2, p, p), "x.ndim >= 2"),
+        ((numpy.zeros((2, 6, 0), numpy.float32), 2, p, p), "each group has at least one"),
+    ]
+    for args, expected in cases:
+        with pytest.raises(InvalidType) as info:
+            group_normalization(*args)
+        message = str(info.value)
+        assert "GroupNormalization" in message and expected in message, message

@@ -1,0 +1,158 @@
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.pooling.max_pooling_2d import max_pooling_2d
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def distinct(shape, dtype):
+    """Values without ties, 1.6 / size apart (finite differences never reorder them)."""
+    size = int(numpy.prod(shape))
+    values = (numpy.random.permutation(size) - size / 2) * (1.6 / max(size, 1))
+    return values.reshape(shape).astype(dtype)
+
+
+def pair(v):
+    return tuple(v) if isinstance(v, tuple) else (v, v)
+
+
+def max_pool_2d_reference(x, ksize, stride, pad, cover_all):
+    """Direct loops over rows and columns; the padding reads as -inf; the first maximum wins."""
+    (kh, kw), (sy, sx), (ph, pw) = ksize, stride, pad
+    n, c, h, w = x.shape
+    extra_h = sy - 1 if cover_all else 0
+    extra_w = sx - 1 if cover_all else 0
+    out_h = (h + 2 * ph - kh + extra_h) // sy + 1
+    out_w = (w + 2 * pw - kw + extra_w) // sx + 1
+    y = numpy.empty((n, c, out_h, out_w), x.dtype)
+    idx = numpy.empty((n, c, out_h, out_w), numpy.int32)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(out_h):
+                for j in range(out_w):
+                    best, best_k = -numpy.inf, 0
+                    for di in range(kh):
+                        for dj in range(kw):
+                            r, q = i * sy - ph + di, j * sx - pw + dj
+                            if 0 <= r < h and 0 <= q < w and x[b, ch, r, q] > best:
+                                best, best_k = x[b, ch, r, q], di * kw + dj
+                    y[b, ch, i, j] = best
+                    idx[b, ch, i, j] = best_k
+    return y, idx
+
+
+CASES = [
+    # (x_shape, ksize, stride, pad, cover_all)
+    ((2, 3, 6, 6), 2, None, 0, True),
+    ((2, 3, 7, 5), 2, None, 0, True),
+    ((2, 3, 7, 5), 2, None, 0, False),
+    ((2, 2, 7, 7), 3, 2, 1, True),
+    ((2, 2, 7, 7), 3, 2, 1, False),
+    ((1, 3, 5, 8), (3, 2), (1, 3), (1, 0), True),
+    ((1, 3, 5, 8), (3, 2), (1, 3), (1, 0), False),
+    ((2, 1, 9, 6), (4, 3), (3, 2), (2, 1), True),
+    ((1, 2, 3, 3), 3, 1, 1, False),
+    ((1, 2, 1, 1), 1, 1, 0, False),
+]
+
+
+@testing.parameterize(
+    *testing.product({"x_shape,ksize,stride,pad,cover_all": CASES, "dtype": FLOATS})
+)
+class TestMaxPooling2D(FunctionTestCase):
+    def generate_inputs(self):
+        return (distinct(self.x_shape, self.dtype),)
+
+    def forward(self, inputs, device):
+        return (max_pooling_2d(inputs[0], self.ksize, self.stride, self.pad, self.cover_all),)
+
+    def forward_expected(self, inputs):
+        ksize = pair(self.ksize)
+        stride = ksize if self.stride is None else pair(self.stride)
+        return (
+            max_pool_2d_reference(inputs[0], ksize, stride, pair(self.pad), self.cover_all)[0],
+        )
+
+
+@pytest.mark.parametrize("x_shape,ksize,stride,pad,cover_all", CASES)
+def test_return_indices(x_shape, ksize, stride, pad, cover_all):
+    x = distinct(x_shape, numpy.float32)
+    y, indexes = max_pooling_2d(x, ksize, stride, pad, cover_all, return_indices=True)
+    k = pair(ksize)
+    s = k if stride is None else pair(stride)
+    y_ref, idx_ref = max_pool_2d_reference(x, k, s, pair(pad), cover_all)
+    numpy.testing.assert_array_equal(y.array, y_ref)
+    assert indexes.dtype == numpy.int32
+    numpy.testing.assert_array_equal(indexes, idx_ref)
+
+
+def test_cover_all_adds_the_last_window():
+    x = distinct((1, 1, 5, 5), numpy.float32)
+    assert max_pooling_2d(x, 2).shape == (1, 1, 3, 3)
+    assert max_pooling_2d(x, 2, cover_all=False).shape == (1, 1, 2, 2)
+    numpy.testing.assert_array_equal(max_pooling_2d(x, 2).array[0, 0, 2, 2], x[0, 0, 4, 4])
+
+
+def test_gradient_goes_to_the_maxima():
+    x = Variable(numpy.array([[[[1.0, 4.0, 2.0, 0.0], [3.0, 0.0, 0.0, 5.0]]]]))
+    y = max_pooling_2d(x, 2)
+    y.grad = numpy.array([[[[10.0, 20.0]]]])
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, [[[[0.0, 10.0, 0.0, 0.0], [0.0, 0.0, 0.0, 20.0]]]])
+
+
+def test_accepts_arrays_and_keeps_the_input():
+    x = distinct((1, 2, 4, 4), numpy.float16)
+    original = x.copy()
+    y = max_pooling_2d(x, 2)
+    assert isinstance(y, Variable) and y.dtype == numpy.float16
+    numpy.testing.assert_array_equal(x, original)
+
+
+def test_empty_batch():
+    x = Variable(numpy.zeros((0, 2, 4, 4), numpy.float64))
+    y = max_pooling_2d(x, 3, 2, 1)
+    assert y.shape == (0, 2, 3, 3)
+    y.grad = numpy.zeros(y.shape)
+    y.backward()
+    assert x.grad.shape == (0, 2, 4, 4)
+
+
+@pytest.mark.parametrize("x_shape", [(2, 3, 4), (1, 2, 3, 4, 5)])
+def test_wrong_ndim(x_shape):
+    with pytest.raises(InvalidType) as e:
+        max_pooling_2d(numpy.zeros(x_shape, numpy.float32), 2)
+    assert "MaxPooling2D" in str(e.value) and "x.ndim == 4" in str(e.value)
+
+
+def test_non_float_input():
+    with pytest.raises(InvalidType) as e:
+        max_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.int64), 2)
+    assert "MaxPooling2D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
+
+
+def test_window_larger_than_the_input():
+    with pytest.raises(InvalidType) as e:
+        max_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.float32), (2, 6), cover_all=False)
+    assert "MaxPooling2D" in str(e.value) and "at least one window" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,words",
+    [
+        ({"ksize": (2, 0)}, ValueError, ["max_pooling_2d", "ksize", ">= 1"]),
+        ({"ksize": "2"}, TypeError, ["max_pooling_2d", "ksize"]),
+        ({"ksize": (2, 2, 2)}, ValueError, ["max_pooling_2d", "ksize", "2 ints"]),
+        ({"ksize": 2, "stride": (1,)}, ValueError, ["max_pooling_2d", "stride", "2 ints"]),
+        ({"ksize": 2, "pad": (0, -2)}, ValueError, ["max_pooling_2d", "pad", ">= 0"]),
+    ],
+)
+def test_bad_options(kwargs, error, words):
+    with pytest.raises(error) as e:
+        max_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.float32), **kwargs)
+    for word in words:
+        assert word in str(e.value)

@@ -1,0 +1,132 @@
+import math
+
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# (y_min, x_min, y_max, x_max): inside, over the border, wholly outside
+# (every bin empty), thinner than a pixel, inverted, the whole map.
+ROIS = numpy.array(
+    [
+        [1.2, 0.3, 9.7, 11.1],
+        [-3.1, 6.4, 4.2, 16.9],
+        [14.2, 15.3, 19.4, 22.1],
+        [3.1, 2.2, 3.3, 2.4],
+        [8.3, 9.1, 2.2, 1.4],
+        [0.0, 0.0, 12.0, 14.0],
+    ]
+)
+ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
+
+
+def round_half_away(v):
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def reference(x, rois, roi_indices, outsize, spatial_scale):
+    """Loop-based ROI average pooling: each bin's mean, 0 for an empty bin."""
+    x = x.astype(numpy.float64)
+    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
+    _, channels, height, width = x.shape
+    y = numpy.zeros((len(rois), channels, outh, outw))
+    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
+        y0, x0, y1, x1 = [round_half_away(float(v) * spatial_scale) for v in roi]
+        bin_h = max(y1 - y0, 1) / outh
+        bin_w = max(x1 - x0, 1) / outw
+        for p in range(outh):
+            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
+            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
+            for q in range(outw):
+                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
+                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
+                if h_hi <= h_lo or w_hi <= w_lo:
+                    continue
+                for c in range(channels):
+                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].mean()
+    return y
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "outsize,spatial_scale": [(2, 0.6), ((3, 4), 0.5), ((1, 2), 1.0), (4, 0.55)],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestROIAveragePooling2D(FunctionTestCase):
+    check_backward_options = {"no_grads": [False, True, True]}
+    check_double_backward_options = {"no_grads": [False, True, True]}
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
+        return x, ROIS.astype(self.dtype), ROI_INDICES
+
+    def generate_grad_grad_inputs(self, inputs_template):
+        x = inputs_template[0]
+        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
+
+    def forward(self, inputs, device):
+        x, rois, roi_indices = inputs
+        return (roi_average_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale),)
+
+    def forward_expected(self, inputs):
+        x, rois, roi_indices = inputs
+        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale)
+        return (y.astype(self.dtype),)
+
+
+def test_gradient_spreads_evenly_over_each_bin():
+    x = Variable(numpy.zeros((1, 1, 3, 4)))
+    rois = numpy.array([[0.0, 0.0, 3.0, 4.0], [7.0, 7.0, 9.0, 9.0]])
+    y = roi_average_pooling_2d(x, rois, numpy.array([0, 0], numpy.int32), (1, 2), 1.0)
+    y.grad = numpy.array([[[[6.0, 12.0]]], [[[5.0, 5.0]]]])
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad[0, 0], [[1.0, 1.0, 2.0, 2.0]] * 3)
+
+
+def test_float16_accumulates_in_float32():
+    x = numpy.full((1, 1, 64, 64), 1.0009765625, numpy.float16)
+    x[0, 0, 0, 0] = 8.0
+    rois = numpy.array([[0.0, 0.0, 64.0, 64.0]], numpy.float32)
+    y = roi_average_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0)
+    expected = (x.astype(numpy.float64).sum() / x.size).astype(numpy.float16)
+    assert y.dtype == numpy.float16 and y.array[0, 0, 0, 0] == expected
+
+
+def test_no_regions():
+    x = Variable(numpy.ones((2, 3, 4, 4), numpy.float32))
+    y = roi_average_pooling_2d(
+        x, numpy.zeros((0, 4), numpy.float32), numpy.zeros(0, numpy.int32), 2, 1.0
+    )
+    assert y.shape == (0, 3, 2, 2)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
+    rois = numpy.zeros((1, 4), numpy.float32)
+    index = numpy.zeros(1, numpy.int32)
+    for args, condition in [
+        ((x[0], rois, index), "x.ndim == 4"),
+        ((x, rois[:, :3], index), "rois.shape[1] == 4"),
+        ((x, rois, index.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
+        ((x, rois, numpy.zeros(2, numpy.int32)), "roi_indices.shape[0] == rois.shape[0]"),
+    ]:
+        with pytest.raises(InvalidType) as e:
+            roi_average_pooling_2d(*args, 2, 1.0)
+        assert "ROIAveragePooling2D" in str(e.value) and condition in str(e.value)
+    with pytest.raises(ValueError, match=r"roi_average_pooling_2d: expected outsize to be pos"):
+        roi_average_pooling_2d(x, rois, index, 0, 1.0)
+    with pytest.raises(TypeError, match=r"roi_average_pooling_2d: expected spatial_scale to be"):
+        roi_average_pooling_2d(x, rois, index, 2, None)
+    with pytest.raises(ValueError, match=r"0 <= roi_indices < x.shape\[0\] == 2.*got 5"):
+        roi_average_pooling_2d(x, rois, numpy.array([5], numpy.int32), 2, 1.0)

@@ -1,0 +1,220 @@
+import math
+
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# (y_min, x_min, y_max, x_max) in image coordinates: inside, overlapping the
+# border, wholly outside (every bin empty), thinner than a pixel, inverted.
+ROIS = numpy.array(
+    [
+        [1.2, 0.3, 9.7, 11.1],
+        [-3.1, 6.4, 4.2, 16.9],
+        [14.2, 15.3, 19.4, 22.1],
+        [3.1, 2.2, 3.3, 2.4],
+        [8.3, 9.1, 2.2, 1.4],
+        [0.0, 0.0, 12.0, 14.0],
+    ]
+)
+ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
+
+
+def distinct(shape, dtype):
+    """Well-separated values in random order, so that no bin has a near tie."""
+    values = numpy.random.permutation(numpy.prod(shape)) * (2.0 / numpy.prod(shape)) - 1.0
+    return numpy.asarray(values.reshape(shape)).astype(dtype)
+
+
+def round_half_away(v):
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def reference(x, rois, roi_indices, outsize, spatial_scale):
+    """Loop-based ROI max pooling: each bin's maximum, 0 for an empty bin."""
+    x = x.astype(numpy.float64)
+    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
+    _, channels, height, width = x.shape
+    y = numpy.zeros((len(rois), channels, outh, outw))
+    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
+        y0, x0, y1, x1 = [round_half_away(float(v) * spatial_scale) for v in roi]
+        bin_h = max(y1 - y0, 1) / outh
+        bin_w = max(x1 - x0, 1) / outw
+        for p in range(outh):
+            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
+            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
+            for q in range(outw):
+                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
+                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
+                if h_hi <= h_lo or w_hi <= w_lo:
+                    continue
+                for c in range(channels):
+                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].max()
+    return y
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "outsize,spatial_scale": [(2, 0.6), ((3, 4), 0.5), ((1, 2), 1.0), (4, 0.55)],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestROIMaxPooling2D(FunctionTestCase):
+    check_backward_options = {"no_grads": [False, True, True]}
+    check_double_backward_options = {"no_grads": [False, True, True]}
+
+    def generate_inputs(self):
+        x = distinct((2, 3, 6, 7), self.dtype)
+        return x, ROIS.astype(self.dtype), ROI_INDICES
+
+    def generate_grad_grad_inputs(self, inputs_template):
+        x = inputs_template[0]
+        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
+
+    def forward(self, inputs, device):
+        x, rois, roi_indices = inputs
+        return (roi_max_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale),)
+
+    def forward_expected(self, inputs):
+        x, rois, roi_indices = inputs
+        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale)
+        return (y.astype(self.dtype),)
+
+
+def test_gradient_goes_to_the_first_maximum_and_skips_empty_bins():
+    x = Variable(numpy.array([[[[1.0, 3.0, 3.0], [0.0, 2.0, 1.0]]]], numpy.float32))
+    rois = numpy.array([[0.0, 0.0, 2.0, 3.0], [5.0, 5.0, 9.0, 9.0]], numpy.float32)
+    y = roi_max_pooling_2d(x, rois, numpy.array([0, 0], numpy.int32), 1, 1.0)
+    numpy.testing.assert_array_equal(y.array, [[[[3.0]]], [[[0.0]]]])
+    y.grad = numpy.array([[[[5.0]]], [[[7.0]]]], numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, [[[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]]])
+
+
+def test_overlapping_bins_and_regions_add_their_gradients():
+    x = Variable(numpy.arange(9, dtype=numpy.float64).reshape(1, 1, 3, 3))
+    rois = numpy.array([[0.0, 0.0, 3.0, 3.0], [1.0, 1.0, 3.0, 3.0]])
+    y = roi_max_pooling_2d(x, rois, numpy.array([0, 0], numpy.int32), 2, 1.0)
+    # Three rows split in two bins share the middle row: [0, 2) and [1, 3).
+    numpy.testing.assert_array_equal(y.array[0, 0], [[4.0, 5.0], [7.0, 8.0]])
+    y.grad = numpy.ones(y.shape)
+    y.backward()
+    expected = numpy.zeros((3, 3))
+    expected[1, 1] = 1 + 1
+    expected[1, 2] = 1 + 1
+    expected[2, 1] = 1 + 1
+    expected[2, 2] = 1 + 1
+    numpy.testing.assert_array_equal(x.grad[0, 0], expected)
+
+
+def test_corners_round_half_away_from_zero():
+    x = numpy.arange(36, dtype=numpy.float32).reshape(1, 1, 6, 6)
+    # 1.25 * 2 = 2.5 rounds to 3, and 4.75 * 2 = 9.5 to 10 (clipped to the map).
+    rois = numpy.array([[1.25, 1.25, 4.75, 4.75]], numpy.float32)
+    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 2.0)
+    assert y.array[0, 0, 0, 0] == 35.0
+    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), (7, 7), 2.0)
+    assert y.array[0, 0, 0, 0] == x[0, 0, 3, 3]
+
+
+def test_regions_are_not_differentiated_and_accept_variables():
+    x = Variable(numpy.random.uniform(-1, 1, (1, 2, 4, 5)).astype(numpy.float32))
+    rois = Variable(numpy.array([[0.5, 0.5, 3.5, 4.5]], numpy.float32))
+    roi_indices = Variable(numpy.array([0], numpy.int32))
+    y = roi_max_pooling_2d(x, rois, roi_indices, (2, 3), 1.0)
+    assert y.shape == (1, 2, 2, 3) and y.dtype == numpy.float32
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward()
+    assert x.grad.shape == x.shape and rois.grad is None
+
+
+def test_only_the_regions_require_grad():
+    x = numpy.random.uniform(-1, 1, (1, 2, 4, 5)).astype(numpy.float32)
+    rois = Variable(numpy.array([[0.5, 0.5, 3.5, 4.5]], numpy.float32))
+    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 2, 1.0)
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward()
+    assert rois.grad is None
+
+
+def test_float16_maps_with_float32_regions():
+    x = distinct((1, 2, 5, 5), numpy.float16)
+    rois = numpy.array([[0.4, 1.2, 4.6, 3.9]], numpy.float32)
+    y = roi_max_pooling_2d(x, rois, numpy.array([0]), 2, 1.0)
+    assert y.dtype == numpy.float16
+    expected = reference(x, rois, [0], 2, 1.0)
+    numpy.testing.assert_array_equal(y.array, expected.astype(numpy.float16))
+
+
+def test_no_regions():
+    x = Variable(numpy.ones((2, 3, 4, 4), numpy.float32))
+    y = roi_max_pooling_2d(
+        x, numpy.zeros((0, 4), numpy.float32), numpy.zeros(0, numpy.int32), (2, 3), 1.0
+    )
+    assert y.shape == (0, 3, 2, 3)
+    y.grad = numpy.zeros(y.shape, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
+
+
+@pytest.mark.parametrize(
+    "x,rois,roi_indices,condition",
+    [
+        ((2, 3, 4), (1, 4), (1,), "x.ndim == 4"),
+        ((1, 1, 4, 4), (1, 5), (1,), "rois.shape[1] == 4"),
+        ((1, 1, 4, 4), (2, 4), (1,), "roi_indices.shape[0] == rois.shape[0]"),
+        ((1, 1, 4, 4), (4,), (1,), "rois.ndim == 2"),
+        ((1, 1, 4, 4), (1, 4), (1, 1), "roi_indices.ndim == 1"),
+    ],
+)
+def test_bad_shapes(x, rois, roi_indices, condition):
+    with pytest.raises(InvalidType) as e:
+        roi_max_pooling_2d(
+            numpy.zeros(x, numpy.float32),
+            numpy.zeros(rois, numpy.float32),
+            numpy.zeros(roi_indices, numpy.int32),
+            2,
+            1.0,
+        )
+    assert "ROIMaxPooling2D" in str(e.value) and condition in str(e.value)
+
+
+def test_bad_dtypes():
+    x = numpy.zeros((1, 1, 4, 4), numpy.float32)
+    rois = numpy.zeros((1, 4), numpy.float32)
+    index = numpy.zeros(1, numpy.int32)
+    for args, condition in [
+        ((x.astype(numpy.int32), rois, index), "x.dtype.kind == 'f'"),
+        ((x, rois.astype(numpy.int32), index), "rois.dtype.kind == 'f'"),
+        ((x, rois, index.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
+    ]:
+        with pytest.raises(InvalidType) as e:
+            roi_max_pooling_2d(*args, 2, 1.0)
+        assert "ROIMaxPooling2D" in str(e.value) and condition in str(e.value)
+
+
+def test_bad_arguments():
+    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
+    rois = numpy.zeros((1, 4), numpy.float32)
+    index = numpy.zeros(1, numpy.int32)
+    with pytest.raises(ValueError, match=r"roi_max_pooling_2d: expected outsize to be positive"):
+        roi_max_pooling_2d(x, rois, index, (2, 0), 1.0)
+    with pytest.raises(TypeError, match=r"roi_max_pooling_2d: expected outsize to be an int or"):
+        roi_max_pooling_2d(x, rois, index, 2.0, 1.0)
+    with pytest.raises(TypeError, match=r"expected outsize to be an int or a pair of ints"):
+        roi_max_pooling_2d(x, rois, index, (1, 2, 3), 1.0)
+    with pytest.raises(ValueError, match=r"expected spatial_scale to be finite and > 0, got -1"):
+        roi_max_pooling_2d(x, rois, index, 2, -1.0)
+    with pytest.raises(TypeError, match=r"expected spatial_scale to be a float, got '1'"):
+        roi_max_pooling_2d(x, rois, index, 2, "1")
+    with pytest.raises(ValueError, match=r"0 <= roi_indices < x.shape\[0\] == 2.*got 2"):
+        roi_max_pooling_2d(x, rois, numpy.array([2], numpy.int32), 2, 1.0)
+    with pytest.raises(ValueError, match=r"got -1"):
+        roi_max_pooling_2d(x, rois, numpy.array([-1], numpy.int32), 2, 1.0)

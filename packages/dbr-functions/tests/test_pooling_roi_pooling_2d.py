@@ -1,0 +1,147 @@
+import math
+
+import numpy
+import pytest
+
+from dbr.core import Variable, testing
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.pooling.roi_pooling_2d import roi_pooling_2d
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# (batch_index, x_min, y_min, x_max, y_max): inside, over the border, wholly
+# outside (every bin empty), a single pixel, inverted.
+ROIS = numpy.array(
+    [
+        [0, 0.3, 1.2, 11.1, 9.7],
+        [1, 6.4, -3.1, 16.9, 4.2],
+        [1, 15.3, 14.2, 22.1, 19.4],
+        [0, 2.2, 3.1, 2.4, 3.3],
+        [1, 9.1, 8.3, 1.4, 2.2],
+        [0, 0.0, 0.0, 10.0, 9.0],
+    ]
+)
+
+
+def distinct(shape, dtype):
+    """Well-separated values in random order, so that no bin has a near tie."""
+    values = numpy.random.permutation(numpy.prod(shape)) * (2.0 / numpy.prod(shape)) - 1.0
+    return numpy.asarray(values.reshape(shape)).astype(dtype)
+
+
+def round_half_away(v):
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def reference(x, rois, outh, outw, spatial_scale):
+    """Loop-based Fast R-CNN ROI pooling: inclusive ends, each bin's maximum, 0 when empty."""
+    x = x.astype(numpy.float64)
+    _, channels, height, width = x.shape
+    y = numpy.zeros((len(rois), channels, outh, outw))
+    for r, roi in enumerate(rois):
+        n = int(roi[0])
+        x0, y0, x1, y1 = [round_half_away(float(v) * spatial_scale) for v in roi[1:]]
+        bin_h = max(y1 - y0 + 1, 1) / outh
+        bin_w = max(x1 - x0 + 1, 1) / outw
+        for p in range(outh):
+            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
+            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
+            for q in range(outw):
+                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
+                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
+                if h_hi <= h_lo or w_hi <= w_lo:
+                    continue
+                for c in range(channels):
+                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].max()
+    return y
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "outh,outw,spatial_scale": [(2, 2, 0.6), (3, 4, 0.5), (1, 2, 1.0), (4, 3, 0.55)],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestROIPooling2D(FunctionTestCase):
+    check_backward_options = {"no_grads": [False, True]}
+    check_double_backward_options = {"no_grads": [False, True]}
+
+    def generate_inputs(self):
+        x = distinct((2, 3, 6, 7), self.dtype)
+        return x, ROIS.astype(self.dtype)
+
+    def generate_grad_grad_inputs(self, inputs_template):
+        x = inputs_template[0]
+        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
+
+    def forward(self, inputs, device):
+        x, rois = inputs
+        return (roi_pooling_2d(x, rois, self.outh, self.outw, self.spatial_scale),)
+
+    def forward_expected(self, inputs):
+        x, rois = inputs
+        y = reference(x, rois, self.outh, self.outw, self.spatial_scale)
+        return (y.astype(self.dtype),)
+
+
+def test_ends_are_inclusive():
+    x = numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4)
+    rois = numpy.array([[0, 0, 0, 1, 1], [0, 2, 2, 2, 2]], numpy.float32)
+    y = roi_pooling_2d(x, rois, 2, 2, 1.0)
+    numpy.testing.assert_array_equal(y.array[0, 0], [[0.0, 1.0], [4.0, 5.0]])
+    numpy.testing.assert_array_equal(y.array[1, 0], numpy.full((2, 2), 10.0))
+
+
+def test_gradient_goes_to_the_first_maximum_and_skips_empty_bins():
+    x = Variable(numpy.array([[[[1.0, 3.0, 3.0], [0.0, 2.0, 1.0]]]], numpy.float32))
+    rois = numpy.array([[0, 0, 0, 2, 1], [0, 5, 5, 9, 9]], numpy.float32)
+    y = roi_pooling_2d(x, rois, 1, 1, 1.0)
+    numpy.testing.assert_array_equal(y.array, [[[[3.0]]], [[[0.0]]]])
+    y.grad = numpy.array([[[[5.0]]], [[[7.0]]]], numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, [[[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]]])
+
+
+def test_regions_are_not_differentiated_and_accept_variables():
+    x = Variable(numpy.random.uniform(-1, 1, (2, 2, 4, 5)).astype(numpy.float32))
+    rois = Variable(numpy.array([[1, 0.5, 0.5, 4.5, 3.5]], numpy.float32))
+    y = roi_pooling_2d(x, rois, 2, 3, 1.0)
+    assert y.shape == (1, 2, 2, 3) and y.dtype == numpy.float32
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    y.backward()
+    assert not x.grad[0].any() and x.grad[1].any() and rois.grad is None
+
+
+def test_no_regions():
+    x = Variable(numpy.ones((2, 3, 4, 4), numpy.float64))
+    y = roi_pooling_2d(x, numpy.zeros((0, 5)), 2, 3, 1.0)
+    assert y.shape == (0, 3, 2, 3)
+    y.grad = numpy.zeros(y.shape)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
+
+
+def test_bad_input():
+    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
+    rois = numpy.zeros((1, 5), numpy.float32)
+    for args, condition in [
+        ((x[0], rois), "x.ndim == 4"),
+        ((x, rois[:, :4]), "rois.shape[1] == 5"),
+        ((x.astype(numpy.int32), rois), "x.dtype.kind == 'f'"),
+        ((x, rois.astype(numpy.int32)), "rois.dtype.kind == 'f'"),
+    ]:
+        with pytest.raises(InvalidType) as e:
+            roi_pooling_2d(*args, 2, 2, 1.0)
+        assert "ROIPooling2D" in str(e.value) and condition in str(e.value)
+    with pytest.raises(ValueError, match=r"roi_pooling_2d: expected outh > 0, got 0"):
+        roi_pooling_2d(x, rois, 0, 2, 1.0)
+    with pytest.raises(TypeError, match=r"roi_pooling_2d: expected outw to be an int, got 2.0"):
+        roi_pooling_2d(x, rois, 2, 2.0, 1.0)
+    with pytest.raises(ValueError, match=r"expected spatial_scale to be finite and > 0, got 0.0"):
+        roi_pooling_2d(x, rois, 2, 2, 0.0)
+    bad = numpy.array([[2, 0, 0, 1, 1]], numpy.float32)
+    with pytest.raises(ValueError, match=r"0 <= rois\[:, 0\] < x.shape\[0\] == 2.*got 2"):
+        roi_pooling_2d(x, bad, 2, 2, 1.0)
