@@ -1,20 +1,15 @@
 """expm1: ``exp(x) - 1``, accurate for small ``x``."""
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode
 from dbr.core.utils import force_array, force_type
+from dbr.functions.math._elementwise import UnaryElementwise
 
 
-class Expm1(FunctionNode):
+class Expm1(UnaryElementwise):
     """Elementwise ``exp(x) - 1``; backward uses the output (``exp(x) = y + 1``)."""
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).expm1(x)),)
+    ufunc = "expm1"
+    retains_output = True
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]

@@ -2,25 +2,14 @@
 
 import math
 
-from dbr.core import FunctionNode, backend, type_check
-from dbr.core.utils import force_array
+from dbr.functions.math._elementwise import UnaryElementwise
 
 
-def _check_float_input(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
-
-class Exp(FunctionNode):
+class Exp(UnaryElementwise):
     """Elementwise ``exp(x)``; backward uses the output, which is its own derivative."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).exp(x)),)
+    ufunc = "exp"
+    retains_output = True
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]
@@ -44,19 +33,10 @@ def exp(x):
     return Exp().apply((x,))[0]
 
 
-class _LogBase(FunctionNode):
+class _LogBase(UnaryElementwise):
     """Elementwise logarithm to a fixed base; subclasses name the ufunc and ``ln(base)``."""
 
-    ufunc = None
     log_of_base = None
-
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(getattr(backend.get_array_module(x), self.ufunc)(x)),)
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]

@@ -1,24 +1,12 @@
 """Hyperbolic functions: sinh, cosh and the inverse hyperbolic tangent arctanh."""
 
-from dbr.core import FunctionNode, backend, type_check
-from dbr.core.utils import force_array
+from dbr.functions.math._elementwise import UnaryElementwise
 
 
-def _check_float_input(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
-
-class Sinh(FunctionNode):
+class Sinh(UnaryElementwise):
     """Elementwise ``sinh(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).sinh(x)),)
+    ufunc = "sinh"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
@@ -42,16 +30,10 @@ def sinh(x):
     return Sinh().apply((x,))[0]
 
 
-class Cosh(FunctionNode):
+class Cosh(UnaryElementwise):
     """Elementwise ``cosh(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).cosh(x)),)
+    ufunc = "cosh"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
@@ -74,16 +56,10 @@ def cosh(x):
     return Cosh().apply((x,))[0]
 
 
-class Arctanh(FunctionNode):
+class Arctanh(UnaryElementwise):
     """Elementwise ``arctanh(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).arctanh(x)),)
+    ufunc = "arctanh"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]

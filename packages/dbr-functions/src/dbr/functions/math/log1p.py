@@ -1,20 +1,14 @@
 """log1p: ``log(1 + x)``, accurate for small ``x``."""
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode, backend
 from dbr.core.utils import force_array, force_type
+from dbr.functions.math._elementwise import UnaryElementwise
 
 
-class Log1p(FunctionNode):
+class Log1p(UnaryElementwise):
     """Elementwise ``log(1 + x)``."""
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).log1p(x)),)
+    ufunc = "log1p"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]

@@ -1,24 +1,15 @@
 """sqrt and rsqrt (the reciprocal square root); both differentiate through their output."""
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode, backend
 from dbr.core.utils import force_array, force_type
+from dbr.functions.math._elementwise import UnaryElementwise, check_float_input
 
 
-def _check_float_input(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
-
-class Sqrt(FunctionNode):
+class Sqrt(UnaryElementwise):
     """Elementwise ``sqrt(x)``; backward uses the output (``1 / (2 y)``)."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).sqrt(x)),)
+    ufunc = "sqrt"
+    retains_output = True
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]
@@ -70,7 +61,7 @@ class Rsqrt(FunctionNode):
     """Elementwise ``1 / sqrt(x)``; backward uses the output (``-y**3 / 2``)."""
 
     def check_type_forward(self, in_types):
-        _check_float_input(in_types)
+        check_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_outputs((0,))

@@ -1,15 +1,15 @@
 """square: the elementwise square."""
 
-from dbr.core import FunctionNode, type_check
+from dbr.core import FunctionNode
 from dbr.core.utils import force_array
+from dbr.functions.math._elementwise import check_float_input
 
 
 class Square(FunctionNode):
     """Elementwise ``x * x``."""
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+        check_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_inputs((0,))

@@ -8,23 +8,13 @@ every function here is differentiable any number of times.
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.ops import sum_to
 from dbr.core.utils import force_array, force_type
+from dbr.functions.math._elementwise import UnaryElementwise
 
 
-def _check_float_input(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
-
-class Sin(FunctionNode):
+class Sin(UnaryElementwise):
     """Elementwise ``sin(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).sin(x)),)
+    ufunc = "sin"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
@@ -66,16 +56,10 @@ def sin(x):
     return Sin().apply((x,))[0]
 
 
-class Cos(FunctionNode):
+class Cos(UnaryElementwise):
     """Elementwise ``cos(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).cos(x)),)
+    ufunc = "cos"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
@@ -118,16 +102,11 @@ def cos(x):
     return Cos().apply((x,))[0]
 
 
-class Tan(FunctionNode):
+class Tan(UnaryElementwise):
     """Elementwise ``tan(x)``; backward uses the output (``1 + y**2``)."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).tan(x)),)
+    ufunc = "tan"
+    retains_output = True
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]
@@ -169,32 +148,20 @@ def tan(x):
     return Tan().apply((x,))[0]
 
 
-class Arcsin(FunctionNode):
+class Arcsin(UnaryElementwise):
     """Elementwise ``arcsin(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).arcsin(x)),)
+    ufunc = "arcsin"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
         return ArcsinGrad(1).apply((x, grad_outputs[0]))
 
 
-class Arccos(FunctionNode):
+class Arccos(UnaryElementwise):
     """Elementwise ``arccos(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).arccos(x)),)
+    ufunc = "arccos"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
@@ -264,16 +231,10 @@ def arccos(x):
     return Arccos().apply((x,))[0]
 
 
-class Arctan(FunctionNode):
+class Arctan(UnaryElementwise):
     """Elementwise ``arctan(x)``."""
 
-    def check_type_forward(self, in_types):
-        _check_float_input(in_types)
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        x = inputs[0]
-        return (force_array(backend.get_array_module(x).arctan(x)),)
+    ufunc = "arctan"
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
