@@ -1,0 +1,78 @@
+"""MNIST: 70,000 handwritten digits, 28x28 grey levels, from the original IDX files."""
+
+import numpy
+
+from dbr.datasets import _loader_utils
+
+_DATASET = "mnist"
+# yann.lecun.com no longer serves the files without authentication; this is the copy
+# that PyTorch's torchvision downloads, byte-identical to the original distribution.
+_BASE_URL = "https://ossci-datasets.s3.amazonaws.com/mnist/"
+_FILES = {
+    "train": (
+        _loader_utils.RemoteFile(
+            "train-images-idx3-ubyte.gz",
+            sha256="440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+        ),
+        _loader_utils.RemoteFile(
+            "train-labels-idx1-ubyte.gz",
+            sha256="3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+        ),
+    ),
+    "test": (
+        _loader_utils.RemoteFile(
+            "t10k-images-idx3-ubyte.gz",
+            sha256="8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+        ),
+        _loader_utils.RemoteFile(
+            "t10k-labels-idx1-ubyte.gz",
+            sha256="f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+        ),
+    ),
+}
+
+
+def get_mnist(
+    withlabel=True, ndim=1, scale=1.0, dtype=None, label_dtype=numpy.int32, rgb_format=False
+):
+    """Get the MNIST dataset of handwritten digits.
+
+    `MNIST <http://yann.lecun.com/exdb/mnist/>`_ holds 60,000 training and 10,000 test
+    images of the digits 0 to 9, each 28x28 pixels of one byte. The four gzip IDX files
+    of the original distribution are downloaded into ``<dataset root>/mnist`` on first
+    use (or fetched from ``DBR_DATASET_MIRROR``), checked against their published SHA-256
+    and parsed once into ``train.npz`` and ``test.npz`` beside them.
+
+    Args:
+        withlabel (bool): Return datasets of (image, label) pairs; otherwise return the
+            image arrays alone.
+        ndim (int): Shape of each image: 1 gives (784,), 2 gives (28, 28) and 3 gives
+            (1, 28, 28) or, with ``rgb_format``, (3, 28, 28).
+        scale (float): Pixels are scaled to the interval ``[0, scale]``.
+        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
+        label_dtype: Dtype of the labels.
+        rgb_format (bool): With ``ndim=3``, repeat the grey channel into three.
+
+    Returns:
+        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
+        ``(image, label)`` when ``withlabel`` is true, else an array of images.
+
+    Raises:
+        ValueError: If ``ndim`` is not 1, 2 or 3, or ``dtype`` is not floating.
+        OSError: If a file cannot be downloaded or fails its checksum.
+    """
+    image_dtype = _loader_utils.check_image_options(ndim, (1, 2, 3), dtype, "get_mnist")
+    return tuple(
+        _loader_utils.image_dataset(
+            *_loader_utils.mnist_like_split(_DATASET, _BASE_URL, _FILES[split], split),
+            withlabel=withlabel,
+            ndim=ndim,
+            scale=scale,
+            dtype=image_dtype,
+            label_dtype=label_dtype,
+            rgb_format=rgb_format,
+            side=28,
+            max_value=255,
+        )
+        for split in ("train", "test")
+    )

@@ -1,0 +1,117 @@
+"""Shared fixtures: a local HTTP server standing in for the dataset hosts.
+
+``dataset_server`` serves a fresh temporary directory on 127.0.0.1 (an ephemeral port,
+in a thread), points ``DBR_DATASET_MIRROR`` at it and ``DBR_DATASET_ROOT`` at another
+temporary directory, and records every request it answers. ``shared_dataset_server``
+does the same, once per test module, for the real files in the ``shared/datasets``
+folder beside the repository checkout, whose layout is the mirror layout the loaders
+expect (``mnist/``, ``fashion-mnist/``, ``ptb/``).
+"""
+
+import contextlib
+import functools
+import http.server
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dbr.datasets import download
+
+SHARED_DATASETS = (Path(__file__).resolve().parents[3] / ".." / "shared" / "datasets").resolve()
+
+
+class DatasetServer:
+    """A running HTTP server: its base ``url``, served ``directory`` and answered requests."""
+
+    def __init__(self, directory, url):
+        self.directory = Path(directory)
+        self.url = url
+        self.delay_s = 0.0
+        self._requests = []
+        self._lock = threading.Lock()
+
+    def record(self, path):
+        with self._lock:
+            self._requests.append(path)
+
+    @property
+    def requests(self):
+        """The paths requested so far, in order."""
+        with self._lock:
+            return list(self._requests)
+
+    def count(self, path):
+        """How many times ``path`` (such as ``"/mnist/x.gz"``) was requested."""
+        return self.requests.count(path)
+
+    def write(self, relative, data):
+        """Serve ``data`` (bytes) at ``relative`` and return its path on disk."""
+        path = self.directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, state, **kwargs):
+        self._state = state
+        super().__init__(*args, directory=str(state.directory), **kwargs)
+
+    def do_GET(self):
+        self._state.record(self.path)
+        if self._state.delay_s:
+            time.sleep(self._state.delay_s)
+        super().do_GET()
+
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory):
+    """Serve ``directory`` over HTTP on 127.0.0.1 while the block runs."""
+    state = DatasetServer(directory, url="")
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Handler, state=state)
+    )
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@contextlib.contextmanager
+def _mirrored(monkeypatch, directory, root):
+    with serve(directory) as server:
+        monkeypatch.setattr(download, "_dataset_root", None)
+        monkeypatch.setenv("DBR_DATASET_MIRROR", server.url)
+        monkeypatch.setenv("DBR_DATASET_ROOT", str(root))
+        yield server
+
+
+@pytest.fixture
+def dataset_server(tmp_path, monkeypatch):
+    """A local mirror serving an empty temporary directory, with a fresh dataset root."""
+    served = tmp_path / "served"
+    served.mkdir()
+    with _mirrored(monkeypatch, served, tmp_path / "root") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shared_dataset_server(tmp_path_factory):
+    """A local mirror serving the real files of ``shared/datasets``, one per test module."""
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"the real datasets are not available at {SHARED_DATASETS}")
+    with (
+        pytest.MonkeyPatch.context() as monkeypatch,
+        _mirrored(monkeypatch, SHARED_DATASETS, tmp_path_factory.mktemp("root")) as server,
+    ):
+        yield server

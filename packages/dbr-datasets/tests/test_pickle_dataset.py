@@ -1,0 +1,152 @@
+import io
+import multiprocessing
+import os
+import pickle
+import sys
+from pathlib import Path
+
+import numpy
+import pytest
+
+from dbr.datasets.pickle_dataset import (
+    PickleDataset,
+    PickleDatasetWriter,
+    open_pickle_dataset,
+    open_pickle_dataset_writer,
+)
+
+EXAMPLES = [(1, 2.0, "hello"), {"x": [1, 2]}, None, "last"]
+
+
+@pytest.fixture
+def path(tmp_path):
+    path = tmp_path / "data.pkl"
+    with open_pickle_dataset_writer(str(path)) as writer:
+        for example in EXAMPLES:
+            writer.write(example)
+    return str(path)
+
+
+def test_round_trip(path):
+    with open_pickle_dataset(path) as dataset:
+        assert len(dataset) == 4
+        assert [dataset[i] for i in range(4)] == EXAMPLES
+        assert dataset[-1] == "last"
+        assert dataset[[2, 0]] == [None, (1, 2.0, "hello")]
+        assert dataset[1:3] == EXAMPLES[1:3]
+        with pytest.raises(IndexError, match="PickleDataset: index 4"):
+            dataset[4]
+
+
+def test_numpy_arrays(tmp_path):
+    path = tmp_path / "arrays.pkl"
+    arrays = [numpy.arange(i, dtype=numpy.float32) for i in range(3)]
+    with open_pickle_dataset_writer(path, protocol=2) as writer:
+        for array in arrays:
+            writer.write(array)
+    with open_pickle_dataset(path) as dataset:
+        for i, array in enumerate(arrays):
+            numpy.testing.assert_array_equal(dataset[i], array)
+
+
+def test_empty_dataset(tmp_path):
+    path = tmp_path / "empty.pkl"
+    open_pickle_dataset_writer(path).close()
+    with open_pickle_dataset(path) as dataset:
+        assert len(dataset) == 0
+        assert dataset[:] == []
+
+
+def test_in_memory_reader_and_writer():
+    buffer = io.BytesIO()
+    writer = PickleDatasetWriter(buffer)
+    writer.write("a")
+    writer.write("b")
+    writer.flush()
+    dataset = PickleDataset(io.BytesIO(buffer.getvalue()))
+    assert dataset[:] == ["a", "b"]
+    with pytest.raises(TypeError, match="cannot pickle a dataset whose reader has no file name"):
+        pickle.dumps(dataset)
+
+
+def test_writer_closes_its_file():
+    buffer = io.BytesIO()
+    with PickleDatasetWriter(buffer) as writer:
+        writer.write(1)
+    assert buffer.closed
+
+
+def test_write_is_atomic(tmp_path, path):
+    before = Path(path).read_bytes()
+    writer = open_pickle_dataset_writer(path)
+    writer.write("new")
+    writer.flush()
+    assert Path(path).read_bytes() == before
+    writer.close()
+    with open_pickle_dataset(path) as dataset:
+        assert dataset[:] == ["new"]
+    assert sorted(os.listdir(tmp_path)) == ["data.pkl"]
+
+
+def test_exception_in_with_block_leaves_the_file_untouched(tmp_path, path):
+    before = Path(path).read_bytes()
+    with pytest.raises(RuntimeError), open_pickle_dataset_writer(path) as writer:
+        writer.write("partial")
+        raise RuntimeError("interrupted")
+    assert Path(path).read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["data.pkl"]
+
+
+def test_unseekable_reader():
+    class Stream(io.RawIOBase):
+        def seekable(self):
+            return False
+
+    with pytest.raises(ValueError, match="PickleDataset: reader must support random access"):
+        PickleDataset(Stream())
+
+
+def test_truncated_file_is_an_error(tmp_path, path):
+    data = Path(path).read_bytes()
+    broken = tmp_path / "broken.pkl"
+    broken.write_bytes(data[:-3])
+    with pytest.raises(pickle.UnpicklingError):
+        open_pickle_dataset(broken)
+
+
+def test_pickle_reopens_by_name(path):
+    with open_pickle_dataset(path) as dataset:
+        clone = pickle.loads(pickle.dumps(dataset))
+        with clone:
+            assert clone[:] == EXAMPLES
+
+
+def _read_reversed(dataset, rounds, queue):
+    out = None
+    for _ in range(rounds):
+        out = [dataset[i] for i in reversed(range(len(dataset)))]
+    queue.put(out)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX only")
+def test_forked_children_read_their_own_copy(tmp_path):
+    path = tmp_path / "many.pkl"
+    examples = [("example", i, "x" * (i % 7)) for i in range(200)]
+    with open_pickle_dataset_writer(path) as writer:
+        for example in examples:
+            writer.write(example)
+    with open_pickle_dataset(path) as dataset:
+        context = multiprocessing.get_context("fork")
+        queue = context.Queue()
+        children = [
+            context.Process(target=_read_reversed, args=(dataset, 20, queue)) for _ in range(3)
+        ]
+        for child in children:
+            child.start()
+        for _ in range(20):
+            assert dataset[:] == examples
+        results = [queue.get(timeout=60) for _ in children]
+        for child in children:
+            child.join(timeout=60)
+            assert child.exitcode == 0
+        assert all(result == examples[::-1] for result in results)
