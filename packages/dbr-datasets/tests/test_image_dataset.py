@@ -78,10 +78,10 @@ class TestImageDataset:
         with pytest.raises(IndexError):
             dataset[3]
 
-    def test_empty(self):
+    def test_empty(self, Image):
         assert len(ImageDataset([])) == 0
 
-    def test_missing_file(self, tmp_path):
+    def test_missing_file(self, tmp_path, Image):
         with pytest.raises(FileNotFoundError):
             ImageDataset(["nope.png"], root=tmp_path)[0]
 
@@ -107,7 +107,7 @@ class TestLabeledImageDataset:
         assert label.dtype == numpy.int64
         assert int(label) == 5
 
-    def test_malformed_pairs_file(self, tmp_path):
+    def test_malformed_pairs_file(self, tmp_path, Image):
         listing = tmp_path / "pairs.txt"
         listing.write_text("a.png 0\nb.png\n")
         with pytest.raises(ValueError, match="line 2 of .*pairs.txt must hold a path and an"):
