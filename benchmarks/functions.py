@@ -10,9 +10,10 @@ Run: ``python benchmarks/functions.py [--repeat 50] [--torch-threads N]``.
 """
 
 import argparse
-import time
+import functools
 
 import numpy
+from _timing import best_ms
 
 import dbr.functions as F
 from dbr.core import Variable
@@ -92,17 +93,6 @@ def torch_cases(torch):
     }
 
 
-def best_ms(fn, x, t, repeat):
-    """Best-of-``repeat`` milliseconds of ``fn(x, t)``."""
-    fn(x, t)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(x, t)
-        best = min(best, time.perf_counter() - start)
-    return best * 1e3
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=50)
@@ -133,10 +123,10 @@ def main():
     print(f"forward + backward on {SHAPE} float32, best of {args.repeat} (ms)")
     print(f"{'function':<24}{'dbr':>9}{'torch':>9}{'ratio':>8}")
     for name, run in dbr_cases().items():
-        ours = best_ms(run, x, t, args.repeat)
+        ours = best_ms(functools.partial(run, x, t), args.repeat)
         line = f"{name:<24}{ours:9.3f}"
         if name in reference:
-            theirs = best_ms(reference[name], x, t, args.repeat)
+            theirs = best_ms(functools.partial(reference[name], x, t), args.repeat)
             line += f"{theirs:9.3f}{ours / theirs:7.2f}x"
         print(line)
 

@@ -12,9 +12,9 @@ Run: ``python benchmarks/layers.py [--repeat 10] [--torch-threads N]``.
 """
 
 import argparse
-import time
 
 import numpy
+from _timing import best_ms
 
 import dbr.functions as F
 from dbr.core import Variable
@@ -106,17 +106,6 @@ def torch_cases(torch):
         "batch_normalization": bn,
         "n_step_lstm": lstm,
     }
-
-
-def best_ms(fn, repeat):
-    """Best-of-``repeat`` milliseconds of ``fn()``, after one warm-up call."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1e3
 
 
 def main():

@@ -136,3 +136,28 @@ def image_dataset(
     if not withlabel:
         return images
     return TupleDataset(images, labels.astype(label_dtype))
+
+
+def load_mnist_like(
+    who, dataset, base_url, files, withlabel, ndim, scale, dtype, label_dtype, rgb_format
+):
+    """The (train, test) pair of a loader whose files have MNIST's format and sizes.
+
+    ``files`` maps ``'train'``/``'test'`` to the split's file table; the other
+    arguments are the loader's own (see :func:`dbr.datasets.get_mnist`).
+    """
+    image_dtype = check_image_options(ndim, (1, 2, 3), dtype, who)
+    return tuple(
+        image_dataset(
+            *mnist_like_split(dataset, base_url, files[split], split),
+            withlabel=withlabel,
+            ndim=ndim,
+            scale=scale,
+            dtype=image_dtype,
+            label_dtype=label_dtype,
+            rgb_format=rgb_format,
+            side=28,
+            max_value=255,
+        )
+        for split in ("train", "test")
+    )

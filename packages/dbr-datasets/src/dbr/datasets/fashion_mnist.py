@@ -81,18 +81,15 @@ def get_fashion_mnist(
         ValueError: If ``ndim`` is not 1, 2 or 3, or ``dtype`` is not floating.
         OSError: If a file cannot be downloaded or fails its checksum.
     """
-    image_dtype = _loader_utils.check_image_options(ndim, (1, 2, 3), dtype, "get_fashion_mnist")
-    return tuple(
-        _loader_utils.image_dataset(
-            *_loader_utils.mnist_like_split(_DATASET, _BASE_URL, _FILES[split], split),
-            withlabel=withlabel,
-            ndim=ndim,
-            scale=scale,
-            dtype=image_dtype,
-            label_dtype=label_dtype,
-            rgb_format=rgb_format,
-            side=28,
-            max_value=255,
-        )
-        for split in ("train", "test")
+    return _loader_utils.load_mnist_like(
+        "get_fashion_mnist",
+        _DATASET,
+        _BASE_URL,
+        _FILES,
+        withlabel,
+        ndim,
+        scale,
+        dtype,
+        label_dtype,
+        rgb_format,
     )
