@@ -33,6 +33,18 @@ def _check_unary(in_types, float_only=False):
         type_check.expect(in_types[0].dtype.kind == "f")
 
 
+class _ConstantOp(FunctionNode):
+    """Base of the ops between one input and a scalar ``value``."""
+
+    float_only = False
+
+    def __init__(self, value):
+        self.value = value
+
+    def check_type_forward(self, in_types):
+        _check_unary(in_types, self.float_only)
+
+
 class _Binary(FunctionNode):
     """Base of broadcasting binary ops: records input shapes when they differ."""
 
@@ -63,14 +75,8 @@ class Add(_Binary):
         return tuple([self._reduce(gy, i) for i in indexes])
 
 
-class AddConstant(FunctionNode):
+class AddConstant(_ConstantOp):
     """``x + c`` for a scalar ``c``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types)
 
     def forward(self, inputs):
         x = inputs[0]
@@ -119,14 +125,8 @@ class Sub(_Binary):
         return tuple([self._reduce(gy, 0) if i == 0 else self._reduce(-gy, 1) for i in indexes])
 
 
-class SubFromConstant(FunctionNode):
+class SubFromConstant(_ConstantOp):
     """``c - x`` for a scalar ``c``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types)
 
     def forward(self, inputs):
         x = inputs[0]
@@ -156,14 +156,8 @@ class Mul(_Binary):
         )
 
 
-class MulConstant(FunctionNode):
+class MulConstant(_ConstantOp):
     """``x * c`` for a scalar ``c``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types)
 
     def forward(self, inputs):
         x = inputs[0]
@@ -237,14 +231,10 @@ def _sum_terms(terms):
     return total
 
 
-class DivFromConstant(FunctionNode):
+class DivFromConstant(_ConstantOp):
     """``c / x`` for a scalar ``c`` (floating dtypes)."""
 
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types, float_only=True)
+    float_only = True
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -282,14 +272,10 @@ class PowVarVar(_Binary):
         return tuple(ret)
 
 
-class PowVarConst(FunctionNode):
+class PowVarConst(_ConstantOp):
     """``x ** c`` for a scalar ``c`` (floating dtypes)."""
 
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types, float_only=True)
+    float_only = True
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -333,14 +319,10 @@ class PowVarConstGrad(FunctionNode):
         return tuple(ret)
 
 
-class PowConstVar(FunctionNode):
+class PowConstVar(_ConstantOp):
     """``c ** x`` for a scalar ``c`` (floating dtypes)."""
 
-    def __init__(self, value):
-        self.value = value
-
-    def check_type_forward(self, in_types):
-        _check_unary(in_types, float_only=True)
+    float_only = True
 
     def forward(self, inputs):
         self.retain_outputs((0,))
