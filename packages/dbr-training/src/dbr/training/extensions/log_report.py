@@ -1,0 +1,132 @@
+"""LogReport: accumulate the reported values and write their means to a JSON log."""
+
+import json
+import os
+import tempfile
+
+from dbr.core import DictSummary
+from dbr.core.serializers import Serializer
+from dbr.training import extension
+from dbr.training.triggers import get_trigger
+
+
+def _write_text_atomically(directory, filename, text):
+    """Write ``text`` to ``directory/filename`` through a temporary file and a rename."""
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, filename)
+    fd, temp_path = tempfile.mkstemp(prefix=f".{os.path.basename(filename)}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(temp_path, path)
+    except BaseException:
+        if os.path.exists(temp_path):
+            os.remove(temp_path)
+        raise
+    return path
+
+
+class LogReport(extension.Extension):
+    """Trainer extension accumulating observations and writing their means to a log file.
+
+    It is called at every iteration (its own trigger stays ``(1,
+    'iteration')``) and adds the trainer's observation to a
+    :class:`~dbr.core.DictSummary`. When ``trigger`` fires, it appends a dict
+    of the mean of every accumulated key, plus ``'epoch'`` (int),
+    ``'iteration'`` (int) and ``'elapsed_time'`` (float, seconds,
+    :attr:`Trainer.elapsed_time`), to :attr:`log`, writes the whole log to
+    ``trainer.out/filename`` as a JSON list (indent 4, written atomically) and
+    starts a fresh summary.
+
+    Args:
+        keys (iterable of str): the observation keys to accumulate; None
+            (default) accumulates every scalar entry.
+        trigger: when to emit a log line (a trigger or a ``(period, unit)``
+            tuple); ``(1, 'epoch')`` by default.
+        postprocess: callable receiving each new log dict before it is
+            stored and written; it may modify the dict in place.
+        filename (str): name of the log file in ``trainer.out``; a format
+            string receiving the new log dict (``'log_{iteration}'``). None
+            (default) means ``log_name``.
+        log_name (str): the older name of ``filename`` (keyword only),
+            ``'log'`` by default; None with ``filename`` None writes no file.
+    """
+
+    def __init__(
+        self, keys=None, trigger=(1, "epoch"), postprocess=None, filename=None, *, log_name="log"
+    ):
+        if isinstance(keys, str):
+            raise TypeError(
+                f"LogReport: expected keys to be an iterable of str or None, got the str {keys!r}"
+            )
+        if keys is not None:
+            keys = list(keys)
+            for key in keys:
+                if not isinstance(key, str):
+                    raise TypeError(
+                        f"LogReport: expected every key to be a str, got {key!r} "
+                        f"({type(key).__name__})"
+                    )
+        if postprocess is not None and not callable(postprocess):
+            raise TypeError(
+                f"LogReport: expected postprocess to be callable or None, got "
+                f"{type(postprocess).__name__}"
+            )
+        if filename is None:
+            filename = log_name
+        if filename is not None and not isinstance(filename, str):
+            raise TypeError(
+                f"LogReport: expected filename to be a str or None, got {type(filename).__name__}"
+            )
+        self._keys = keys
+        self._trigger = get_trigger(trigger)
+        self._postprocess = postprocess
+        self._log_name = filename
+        self._log = []
+        self._summary = DictSummary()
+
+    def __call__(self, trainer):
+        """Accumulate ``trainer.observation``; emit a log line when the trigger fires."""
+        observation = trainer.observation
+        if self._keys is None:
+            self._summary.add(observation)
+        else:
+            self._summary.add({k: observation[k] for k in self._keys if k in observation})
+
+        if not self._trigger(trainer):
+            return
+        entry = {name: float(value) for name, value in self._summary.compute_mean().items()}
+        updater = trainer.updater
+        entry["epoch"] = updater.epoch
+        entry["iteration"] = updater.iteration
+        entry["elapsed_time"] = trainer.elapsed_time
+        if self._postprocess is not None:
+            self._postprocess(entry)
+        self._log.append(entry)
+        if self._log_name is not None:
+            _write_text_atomically(
+                trainer.out, self._log_name.format(**entry), json.dumps(self._log, indent=4)
+            )
+        self._summary = DictSummary()
+
+    @property
+    def log(self):
+        """The list of log dicts emitted so far (the same list object every time)."""
+        return self._log
+
+    def serialize(self, serializer):
+        """Save or load the trigger state, the running summary and the log.
+
+        The log is stored as JSON text under ``_log``, the summary under
+        ``_summary/`` and the trigger under ``_trigger/`` (Chainer's keys), so
+        a resumed run continues the same log file.
+        """
+        if hasattr(self._trigger, "serialize"):
+            self._trigger.serialize(serializer["_trigger"])
+        self._summary.serialize(serializer["_summary"])
+        if isinstance(serializer, Serializer):
+            serializer("_log", json.dumps(self._log))
+        else:
+            text = serializer("_log", "")
+            if text:
+                self._log[:] = json.loads(text)

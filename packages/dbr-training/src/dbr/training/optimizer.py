@@ -1,0 +1,617 @@
+"""Optimizer machinery: hyperparameters, per-parameter update rules, optimizer base classes.
+
+The API follows Chainer v7's ``chainer.optimizer``: a :class:`GradientMethod`
+gives each parameter of its target link an :class:`UpdateRule` whose
+:class:`Hyperparameter` falls back to the optimizer's, so that a learning rate
+can be changed for the whole model or for one parameter. Mixed precision is
+supported through :meth:`UpdateRule.use_fp32_update` (a float32 master copy of
+a float16 parameter) and :meth:`Optimizer.loss_scaling` (static or dynamic).
+"""
+
+import collections
+import math
+import warnings
+
+import numpy
+
+from dbr.core import Link, Variable, backend
+from dbr.core.serializers import Deserializer
+
+_ndarray = numpy.ndarray
+_float16 = numpy.dtype(numpy.float16)
+
+
+class Hyperparameter:
+    """A set of hyperparameters whose missing entries are looked up in a parent.
+
+    An update rule's hyperparameter has the optimizer's as its parent: setting
+    ``optimizer.hyperparam.lr`` changes every rule, setting
+    ``param.update_rule.hyperparam.lr`` overrides it for one parameter.
+
+    Args:
+        parent (Hyperparameter): where entries not set here are read from
+            (default None: no fallback).
+    """
+
+    def __init__(self, parent=None):
+        self._parent = parent
+
+    def __getattr__(self, name):
+        if "_parent" not in self.__dict__:
+            raise AttributeError(f"Hyperparameter: {name!r} is not set")
+        parent = self._parent
+        if parent is None:
+            raise AttributeError(f"Hyperparameter: {name!r} is not set")
+        return getattr(parent, name)
+
+    def __repr__(self):
+        items = sorted(self.get_dict().items())
+        return "Hyperparameter({})".format(", ".join(f"{k}={v}" for k, v in items))
+
+    @property
+    def parent(self):
+        """The parent Hyperparameter (or None)."""
+        return self._parent
+
+    def get_dict(self):
+        """Return a dict of every entry visible here (the parent's, overridden by this one's)."""
+        d = {} if self._parent is None else self._parent.get_dict()
+        for k, v in self.__dict__.items():
+            if k != "_parent":
+                d[k] = v
+        return d
+
+
+class HyperparameterProxy:
+    """A property of an optimizer aliasing one entry of its ``hyperparam`` (``optimizer.lr``).
+
+    Args:
+        attr_name (str): the hyperparameter entry it reads and writes.
+    """
+
+    def __init__(self, attr_name):
+        self._attr_name = attr_name
+        self.__doc__ = f"Alias of ``self.hyperparam.{attr_name}``."
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return getattr(obj.hyperparam, self._attr_name)
+
+    def __set__(self, obj, value):
+        setattr(obj.hyperparam, self._attr_name, value)
+
+
+def _check_timing(who, timing, allowed=("pre", "post", "auto")):
+    if timing not in allowed:
+        raise ValueError(f"{who}: timing must be one of {allowed}, got {timing!r}")
+
+
+def _hook_name(who, hook, name):
+    if name is None:
+        name = getattr(hook, "name", None) or getattr(hook, "__name__", None)
+        if name is None:
+            raise ValueError(f"{who}: the hook {hook!r} has no name; pass name=")
+    return name
+
+
+class UpdateRule:
+    """The rule updating one parameter from its gradient (base of every optimizer's rule).
+
+    A rule keeps its own :class:`Hyperparameter` (whose parent is the
+    optimizer's), an ``enabled`` flag, the number ``t`` of updates it made,
+    and its ``state`` (a dict of arrays such as moment estimates), created by
+    :meth:`init_state` on the parameter's device at the first update.
+    Subclasses implement :meth:`init_state` and :meth:`update_core_cpu` /
+    :meth:`update_core_gpu` (the built-in rules write one array-module-generic
+    update used for both), updating ``param.array`` and the state in place.
+
+    Args:
+        parent_hyperparam (Hyperparameter): the defaults (default None).
+
+    Attributes:
+        enabled (bool): when False, :meth:`update` does nothing.
+        hyperparam (Hyperparameter): this rule's hyperparameters.
+        t (int): the number of updates made.
+    """
+
+    def __init__(self, parent_hyperparam=None):
+        self._pre_update_hooks = collections.OrderedDict()
+        self._post_update_hooks = collections.OrderedDict()
+        self._state = None
+        self._state_needs_send = False
+        self.enabled = True
+        self.hyperparam = Hyperparameter(parent_hyperparam)
+        self.t = 0
+        self._use_fp32_update = False
+        self._fp32_param = None
+
+    @property
+    def state(self):
+        """The state dict (None until the first update or a load)."""
+        return self._state
+
+    def add_hook(self, hook, name=None, timing="auto"):
+        """Register ``hook(rule, param)``, called before or after each update of the parameter.
+
+        Args:
+            hook (callable): the hook.
+            name (str): its name (default: ``hook.name`` or ``hook.__name__``).
+            timing (str): 'pre', 'post' or 'auto' (default; ``hook.timing``,
+                else 'pre').
+        """
+        who = f"{type(self).__name__}.add_hook"
+        if not callable(hook):
+            raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
+        _check_timing(who, timing)
+        if timing == "auto":
+            timing = getattr(hook, "timing", "pre")
+            _check_timing(who + " (hook.timing)", timing, ("pre", "post"))
+        name = _hook_name(who, hook, name)
+        if name in self._pre_update_hooks or name in self._post_update_hooks:
+            raise ValueError(f"{who}: a hook named {name!r} already exists")
+        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
+        hooks[name] = hook
+
+    def remove_hook(self, name):
+        """Remove the hook registered as ``name`` (KeyError if there is none)."""
+        if name in self._pre_update_hooks:
+            del self._pre_update_hooks[name]
+        elif name in self._post_update_hooks:
+            del self._post_update_hooks[name]
+        else:
+            raise KeyError(f"{type(self).__name__}.remove_hook: no hook named {name!r}")
+
+    def update(self, param):
+        """Update ``param`` from its gradient: loss-scale division, hooks, :meth:`update_core`.
+
+        Does nothing when the rule is disabled; ``t`` is counted (as Chainer
+        does) even when the parameter has no gradient, which is then skipped.
+        """
+        if not self.enabled:
+            return
+        self.t += 1
+        if self._use_fp32_update and param.dtype == _float16:
+            self._update_fp32(param)
+            return
+        grad = param.grad
+        if grad is None:
+            return
+        self._prepare(param)
+        loss_scale = param._loss_scale
+        if loss_scale is not None:
+            grad /= loss_scale
+        if self._pre_update_hooks:
+            for hook in self._pre_update_hooks.values():
+                hook(self, param)
+        self.update_core(param)
+        if self._post_update_hooks:
+            for hook in self._post_update_hooks.values():
+                hook(self, param)
+
+    def _update_fp32(self, param):
+        grad = param.grad
+        if grad is None:
+            return
+        master = self._fp32_param
+        if master is None:
+            master = Variable(param.array.astype(numpy.float32), name=param.name)
+            self._fp32_param = master
+        master.grad = grad.astype(numpy.float32)
+        self._prepare(master)
+        if param._loss_scale is not None:
+            master.grad /= param._loss_scale
+        for hook in self._pre_update_hooks.values():
+            hook(self, master)
+        self.update_core(master)
+        for hook in self._post_update_hooks.values():
+            hook(self, master)
+        backend.get_array_module(param.array).copyto(
+            param.array, master.array, casting="same_kind"
+        )
+        master.grad = None
+
+    def _prepare(self, param):
+        if self._state is None:
+            self._state = {}
+            with param.device:
+                self.init_state(param)
+        elif self._state_needs_send:
+            device = param.device
+            state = self._state
+            for key, value in state.items():
+                if isinstance(value, backend.get_array_types()):
+                    state[key] = device.send(value)
+            self._state_needs_send = False
+
+    def update_core(self, param):
+        """Update ``param`` in place through :meth:`update_core_cpu` or :meth:`update_core_gpu`."""
+        if type(param.array) is _ndarray:
+            self.update_core_cpu(param)
+        else:
+            with param.device:
+                self.update_core_gpu(param)
+
+    def update_core_cpu(self, param):
+        """Update a parameter held in a NumPy array (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement update_core_cpu")
+
+    def update_core_gpu(self, param):
+        """Update a parameter held in a GPU array (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement update_core_gpu")
+
+    def init_state(self, param):
+        """Fill :attr:`state` with the arrays this rule keeps for ``param`` (none by default)."""
+
+    def _state_keys(self):
+        saved = self._state
+        self._state = {}
+        try:
+            arr = numpy.empty(1, dtype=numpy.float32)
+            self.init_state(Variable(arr, grad=arr))
+            return list(self._state)
+        finally:
+            self._state = saved
+
+    def serialize(self, serializer):
+        """Save or load ``t`` and every state array.
+
+        Loading into a rule whose state does not exist yet creates it from
+        the stored arrays (moved to the parameter's device at the next
+        update), so that a fresh optimizer continues a saved one.
+        """
+        self.t = serializer("t", self.t)
+        state = self._state
+        if state is not None:
+            for key in state:
+                state[key] = serializer(key, state[key])
+            if isinstance(serializer, Deserializer) and not serializer.dry_run:
+                self._state_needs_send = True
+            return
+        if not isinstance(serializer, Deserializer):
+            return
+        loaded = {key: serializer(key, None) for key in self._state_keys()}
+        if serializer.dry_run or any(value is None for value in loaded.values()):
+            return
+        self._state = loaded
+        self._state_needs_send = True
+
+    def _serialize_master(self, serializer, param):
+        # The float32 master copy is saved beside the rule's own state keys so
+        # that a resumed float16 run continues bit for bit.
+        if not (self._use_fp32_update and param.array is not None and param.dtype == _float16):
+            return
+        master = self._fp32_param
+        if master is not None:
+            master.array = serializer("master", master.array)
+            return
+        if isinstance(serializer, Deserializer):
+            value = serializer("master", None)
+            if value is not None and not serializer.dry_run:
+                value = param.device.send(numpy.asarray(value, dtype=numpy.float32))
+                self._fp32_param = Variable(value, name=param.name)
+
+    def use_fp32_update(self, flag=True):
+        """Update float16 parameters through a float32 master copy (default True).
+
+        The gradient is cast to float32, the update is done on the master
+        copy (whose state is float32 too), and the result is cast back into
+        the float16 parameter.
+        """
+        self._use_fp32_update = flag
+
+
+class Optimizer:
+    """Base class of optimizers: the target link, the counters, hooks and loss scaling.
+
+    Attributes:
+        target (dbr.core.Link): the link being optimized (set by :meth:`setup`).
+        t (int): the number of update steps.
+        epoch (int): the current epoch (incremented by :meth:`new_epoch`).
+        use_auto_new_epoch (bool): True when an updater calls
+            :meth:`new_epoch` itself.
+    """
+
+    target = None
+    t = 0
+    epoch = 0
+    _pre_update_hooks = None
+    _post_update_hooks = None
+    _loss_scale = None
+    _loss_scale_max = 65504
+    _loss_scaling_is_dynamic = False
+    _loss_scaling_isnan = False
+    _loss_scaling_isnan_ever = False
+    _loss_scaling_multiplier = None
+    use_auto_new_epoch = False
+
+    def _require_setup(self, method):
+        if self.target is None:
+            raise RuntimeError(
+                f"{type(self).__name__}.{method}: the optimizer has no target; "
+                "call setup(link) first"
+            )
+
+    @property
+    def _hooks(self):
+        hooks = collections.OrderedDict()
+        if self._pre_update_hooks is not None:
+            hooks.update(self._pre_update_hooks)
+            hooks.update(self._post_update_hooks)
+        return hooks
+
+    def setup(self, link):
+        """Make ``link`` the target, reset ``t``, ``epoch`` and hooks; return the optimizer."""
+        if not isinstance(link, Link):
+            raise TypeError(
+                f"{type(self).__name__}.setup: expected a dbr.core.Link, got {type(link).__name__}"
+            )
+        self.target = link
+        self.t = 0
+        self.epoch = 0
+        self._pre_update_hooks = collections.OrderedDict()
+        self._post_update_hooks = collections.OrderedDict()
+        return self
+
+    def update(self, lossfun=None, *args, **kwds):
+        """Update the parameters (gradients from ``lossfun(*args, **kwds)`` if given)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement update")
+
+    def new_epoch(self, auto=False):
+        """Increment :attr:`epoch`.
+
+        Args:
+            auto (bool): True when called by an updater, which must have set
+                :attr:`use_auto_new_epoch`; calling it both ways is an error.
+        """
+        name = type(self).__name__
+        if auto and not self.use_auto_new_epoch:
+            raise RuntimeError(
+                f"{name}.new_epoch: invalid call with auto=True; the updater must set "
+                "optimizer.use_auto_new_epoch = True"
+            )
+        if not auto and self.use_auto_new_epoch:
+            raise RuntimeError(
+                f"{name}.new_epoch: duplicated new_epoch with the updater; pass "
+                "auto_new_epoch=False to the updater or stop calling new_epoch yourself"
+            )
+        self.epoch += 1
+
+    def add_hook(self, hook, name=None, timing="auto"):
+        """Register a hook called at every update.
+
+        Args:
+            hook (callable): called as ``hook(optimizer)``, or, when
+                ``hook.call_for_each_param`` is true, as ``hook(rule, param)``
+                for every parameter.
+            name (str): the registration name (default ``hook.name``); a
+                name already registered is a KeyError.
+            timing (str): 'pre' (before the update), 'post' (after it) or
+                'auto' (default: ``hook.timing``, else 'pre' with a warning).
+        """
+        who = f"{type(self).__name__}.add_hook"
+        if not callable(hook):
+            raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
+        _check_timing(who, timing)
+        self._require_setup("add_hook")
+        if timing == "auto":
+            timing = getattr(hook, "timing", None)
+            if timing not in ("pre", "post"):
+                warnings.warn(
+                    f"{who}: the hook's timing attribute is {timing!r}, not 'pre' or 'post'; "
+                    "using 'pre'",
+                    stacklevel=2,
+                )
+                timing = "pre"
+        name = _hook_name(who, hook, name)
+        if name in self._pre_update_hooks or name in self._post_update_hooks:
+            raise KeyError(f"{who}: a hook named {name!r} already exists")
+        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
+        hooks[name] = hook
+
+    def remove_hook(self, name):
+        """Remove the hook registered as ``name`` (KeyError if there is none)."""
+        self._require_setup("remove_hook")
+        if name in self._pre_update_hooks:
+            del self._pre_update_hooks[name]
+        elif name in self._post_update_hooks:
+            del self._post_update_hooks[name]
+        else:
+            raise KeyError(f"{type(self).__name__}.remove_hook: no hook named {name!r}")
+
+    def call_hooks(self, timing="pre"):
+        """Call the hooks registered for ``timing`` ('pre' or 'post') in registration order."""
+        _check_timing(f"{type(self).__name__}.call_hooks", timing, ("pre", "post"))
+        self._require_setup("call_hooks")
+        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
+        for hook in list(hooks.values()):
+            self._call_hook(hook)
+
+    def _call_hook(self, hook):
+        if getattr(hook, "call_for_each_param", False):
+            for param in self.target.params():
+                hook(param.update_rule, param)
+        else:
+            hook(self)
+
+    def serialize(self, serializer):
+        """Save or load ``t``, ``epoch``, each parameter's update rule and serializable hooks.
+
+        Each rule is stored under its parameter's path (``'l1/W/...'``). The
+        target's parameters themselves are not stored here.
+        """
+        self._require_setup("serialize")
+        self.t = serializer("t", self.t)
+        self.epoch = serializer("epoch", self.epoch)
+        for name, param in self.target.namedparams():
+            rule = param.update_rule
+            if rule is not None:
+                child = serializer[name]
+                rule.serialize(child)
+                rule._serialize_master(child, param)
+        for name, hook in self._hooks.items():
+            serialize = getattr(hook, "serialize", None)
+            if serialize is not None:
+                serialize(serializer["hooks"][name])
+
+    def loss_scaling(self, interval=1000, scale=None):
+        """Configure loss scaling.
+
+        Args:
+            interval (int): dynamic scaling only: after the first overflow,
+                the scale grows by ``2 ** (1 / interval)`` per clean step, so
+                it doubles every ``interval`` clean steps (before the first
+                overflow it doubles every step). Default 1000.
+            scale (float): a static scale; None (default) selects dynamic
+                scaling, which starts at 1, halves and skips the step when a
+                gradient is not finite, and stays within [1, 65504].
+        """
+        who = f"{type(self).__name__}.loss_scaling"
+        if scale is None:
+            if interval < 1:
+                raise ValueError(f"{who}: interval must be >= 1, got {interval!r}")
+            self._loss_scaling_is_dynamic = True
+            self._loss_scale = 1.0
+            self._loss_scaling_multiplier = math.pow(2.0, 1.0 / interval)
+            self._loss_scaling_isnan_ever = False
+        else:
+            if not scale > 0:
+                raise ValueError(f"{who}: scale must be a positive number, got {scale!r}")
+            self._loss_scaling_is_dynamic = False
+            self._loss_scale = scale
+
+    def set_loss_scale(self, loss_scale):
+        """Use the static loss scale ``loss_scale``."""
+        self.loss_scaling(scale=loss_scale)
+
+    def check_nan_in_grads(self):
+        """Record (and warn) whether any gradient is not finite; only with dynamic scaling."""
+        self._loss_scaling_isnan = False
+        if not self._loss_scaling_is_dynamic:
+            return
+        for name, param in self.target.namedparams(False):
+            grad = param.grad
+            if grad is None:
+                continue
+            xp = backend.get_array_module(grad)
+            if not xp.isfinite(grad).all():
+                self._loss_scaling_isnan = True
+                self._loss_scaling_isnan_ever = True
+                warnings.warn(
+                    f"{type(self).__name__}: non-finite value in the gradient of {name} "
+                    f"(iteration {self.t}, loss scale {self._loss_scale})",
+                    stacklevel=2,
+                )
+
+    def is_safe_to_update(self):
+        """Whether the last :meth:`check_nan_in_grads` found only finite gradients."""
+        return not self._loss_scaling_isnan
+
+    def update_loss_scale(self):
+        """Adjust the dynamic loss scale after a step (halve on overflow, grow otherwise)."""
+        if not self._loss_scaling_is_dynamic:
+            return
+        if self._loss_scaling_isnan:
+            multiplier = 0.5
+        elif self._loss_scaling_isnan_ever:
+            multiplier = self._loss_scaling_multiplier
+        else:
+            multiplier = 2.0
+        self._loss_scale = max(1, min(self._loss_scale_max, self._loss_scale * multiplier))
+
+
+class GradientMethod(Optimizer):
+    """Base class of first-order optimizers, updating each parameter through its own rule.
+
+    Subclasses implement :meth:`create_update_rule`; their hyperparameters
+    live in :attr:`hyperparam` (the parent of every rule's).
+
+    Attributes:
+        hyperparam (Hyperparameter): the optimizer-wide hyperparameters.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.hyperparam = Hyperparameter()
+        self._use_fp32_update = False
+
+    def setup(self, link):
+        """Set the target and give every parameter (initialised or not) a new update rule."""
+        super().setup(link)
+        fp32 = self._use_fp32_update
+        for param in link.params():
+            rule = self.create_update_rule()
+            if fp32:
+                rule.use_fp32_update()
+            param.update_rule = rule
+        return self
+
+    def create_update_rule(self):
+        """Return a new update rule for one parameter (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement create_update_rule")
+
+    def reallocate_cleared_grads(self):
+        """Give every initialised parameter whose gradient is None a zero gradient."""
+        for param in self.target.params(False):
+            if param.grad is None:
+                with param.device:
+                    param.grad = param.xp.zeros_like(param.array)
+
+    def call_hooks(self, timing="pre"):
+        """Call the hooks for ``timing``, reallocating cleared gradients after each."""
+        _check_timing(f"{type(self).__name__}.call_hooks", timing, ("pre", "post"))
+        self._require_setup("call_hooks")
+        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
+        for hook in list(hooks.values()):
+            self._call_hook(hook)
+            self.reallocate_cleared_grads()
+
+    def update(self, lossfun=None, *args, **kwds):
+        """Update every parameter from its gradient.
+
+        With ``lossfun``, the loss ``lossfun(*args, **kwds)`` is computed, the
+        gradients cleared, and ``loss.backward(loss_scale=...)`` run first.
+        Then: cleared gradients are reallocated, 'pre' hooks run, ``t`` is
+        incremented, each parameter is updated (skipped when dynamic loss
+        scaling found a non-finite gradient), 'post' hooks run and the loss
+        scale is adjusted.
+        """
+        self._require_setup("update")
+        if lossfun is not None:
+            loss = lossfun(*args, **kwds)
+            if getattr(self, "_use_cleargrads", True):
+                self.target.cleargrads()
+            else:
+                self.target.zerograds()
+            loss.backward(loss_scale=self._loss_scale)
+            del loss
+        self.reallocate_cleared_grads()
+        self.check_nan_in_grads()
+        if self._pre_update_hooks:
+            self.call_hooks("pre")
+        self.t += 1
+        if not self._loss_scaling_isnan:
+            for param in self.target.params():
+                rule = param.update_rule
+                if rule is not None:
+                    rule.update(param)
+        self.reallocate_cleared_grads()
+        if self._post_update_hooks:
+            self.call_hooks("post")
+        if self._loss_scaling_is_dynamic:
+            self.update_loss_scale()
+
+    def use_cleargrads(self, use=True):
+        """Deprecated: use ``cleargrads`` (True, default) or ``zerograds`` in :meth:`update`."""
+        warnings.warn(
+            f"{type(self).__name__}.use_cleargrads is deprecated", DeprecationWarning, stacklevel=2
+        )
+        self._use_cleargrads = use
+
+    def use_fp32_update(self, flag=True):
+        """Update float16 parameters through float32 master copies (every rule; default True)."""
+        self._use_fp32_update = flag
+        if self.target is not None:
+            for param in self.target.params():
+                if param.update_rule is not None:
+                    param.update_rule.use_fp32_update(flag)

@@ -1,0 +1,55 @@
+"""GradientLARS: layer-wise adaptive rate scaling of the gradients."""
+
+from dbr.core import backend
+from dbr.training.optimizer_hooks._util import check_real
+
+
+class GradientLARS:
+    """Optimizer/UpdateRule hook for layer-wise adaptive rate scaling (LARS).
+
+    See You et al., "Large Batch Training of Convolutional Networks"
+    (arXiv:1708.03888). For each parameter ``w`` with gradient ``g``, when
+    ``||w|| > threshold`` the gradient becomes::
+
+        g <- clip_rate * (g + weight_decay * w)
+        clip_rate = ||w|| / (eps + ||g|| + weight_decay * ||w||)
+
+    and otherwise ``g <- g + weight_decay * w``. ``clip_rate`` is the paper's
+    local learning rate without the LARS coefficient, which the optimizer's
+    ``lr`` absorbs.
+
+    Args:
+        threshold (float): parameters whose L2 norm is at most this keep an
+            unscaled gradient.
+        weight_decay (float): coefficient of the weight decay.
+        eps (float): small non-negative value for numerical stability.
+
+    Attributes:
+        threshold (float), weight_decay (float), eps (float): as above.
+        timing (str): ``'pre'`` (the default) or ``'post'``.
+        call_for_each_param (bool): True: called as ``hook(rule, param)``.
+        name (str): ``'GradientLARS'``.
+    """
+
+    name = "GradientLARS"
+    call_for_each_param = True
+    timing = "pre"
+
+    def __init__(self, threshold=0.01, weight_decay=0.0, eps=1e-9):
+        who = "GradientLARS"
+        self.threshold = check_real(who, "threshold", threshold)
+        self.weight_decay = check_real(who, "weight_decay", weight_decay)
+        self.eps = check_real(who, "eps", eps, minimum=0.0)
+
+    def __call__(self, rule, param):
+        """Scale ``param.grad`` in place as described in the class docstring."""
+        p, g = param.array, param.grad
+        if p is None or g is None:
+            return
+        xp = backend.get_array_module(p)
+        p_norm = xp.linalg.norm(p)
+        g_norm = xp.linalg.norm(g)
+        local_rate = p_norm / (self.eps + g_norm + self.weight_decay * p_norm)
+        rate = xp.where(p_norm > self.threshold, local_rate, 1.0)
+        g += self.weight_decay * p
+        g *= rate.astype(g.dtype, copy=False)

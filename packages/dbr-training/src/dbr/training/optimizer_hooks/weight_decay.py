@@ -1,0 +1,38 @@
+"""WeightDecay: L2 regularization applied to the gradients."""
+
+from dbr.training.optimizer_hooks._util import check_real
+
+
+class WeightDecay:
+    """Optimizer/UpdateRule hook adding ``rate * param`` to each parameter's gradient.
+
+    This is the gradient of the L2 penalty ``rate / 2 * ||param||^2``. The
+    gradient is updated in place; a parameter without array or gradient is
+    left alone.
+
+    Args:
+        rate (float): coefficient of the weight decay.
+
+    Attributes:
+        rate (float): coefficient of the weight decay.
+        timing (str): ``'pre'`` (the default: before the update rule) or
+            ``'post'`` (after it).
+        call_for_each_param (bool): True: the optimizer calls the hook as
+            ``hook(rule, param)`` for each parameter.
+        name (str): ``'WeightDecay'``, the default name under which the hook
+            is registered.
+    """
+
+    name = "WeightDecay"
+    call_for_each_param = True
+    timing = "pre"
+
+    def __init__(self, rate):
+        self.rate = check_real("WeightDecay", "rate", rate)
+
+    def __call__(self, rule, param):
+        """Add ``rate * param.array`` to ``param.grad`` in place."""
+        p, g = param.array, param.grad
+        if p is None or g is None:
+            return
+        g += self.rate * p

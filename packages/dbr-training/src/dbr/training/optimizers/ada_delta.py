@@ -1,0 +1,85 @@
+"""AdaDelta (Chainer's ``chainer.optimizers.AdaDelta``)."""
+
+from dbr.training import optimizer
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.rho = 0.95
+_default_hyperparam.eps = 1e-6
+
+
+class AdaDeltaRule(optimizer.UpdateRule):
+    """Update rule of Zeiler's AdaDelta.
+
+    ``msg = rho * msg + (1 - rho) * grad**2;
+    dx = sqrt((msdx + eps) / (msg + eps)) * grad;
+    msdx = rho * msdx + (1 - rho) * dx**2; param -= dx``.
+
+    Args:
+        parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
+            defaults (default: AdaDelta's).
+        rho (float): decay rate of the moving averages (default None: the
+            parent's).
+        eps (float): small value for numerical stability (default None:
+            the parent's).
+    """
+
+    def __init__(self, parent_hyperparam=None, rho=None, eps=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if rho is not None:
+            self.hyperparam.rho = rho
+        if eps is not None:
+            self.hyperparam.eps = eps
+
+    def init_state(self, param):
+        """Create the mean squares of gradients ``msg`` and of steps ``msdx`` (zeros)."""
+        xp = param.xp
+        self.state["msg"] = xp.zeros_like(param.array)
+        self.state["msdx"] = xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param):
+        """Apply the update in place (NumPy or CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        rho, eps = hp.rho, hp.eps
+        xp = param.xp
+        state = self.state
+        msg, msdx = state["msg"], state["msdx"]
+        tmp = grad * (1 - rho)
+        tmp *= grad
+        msg *= rho
+        msg += tmp
+        dx = msdx + eps
+        xp.add(msg, eps, out=tmp)
+        dx /= tmp
+        xp.sqrt(dx, out=dx)
+        dx *= grad
+        msdx *= rho
+        xp.multiply(dx, 1 - rho, out=tmp)
+        tmp *= dx
+        msdx += tmp
+        param.array -= dx
+
+    update_core_gpu = update_core_cpu
+
+
+class AdaDelta(optimizer.GradientMethod):
+    """Zeiler's AdaDelta.
+
+    Args:
+        rho (float): decay rate of the moving averages (default 0.95).
+        eps (float): small value for numerical stability (default 1e-6).
+    """
+
+    def __init__(self, rho=_default_hyperparam.rho, eps=_default_hyperparam.eps):
+        super().__init__()
+        self.hyperparam.rho = rho
+        self.hyperparam.eps = eps
+
+    rho = optimizer.HyperparameterProxy("rho")
+    eps = optimizer.HyperparameterProxy("eps")
+
+    def create_update_rule(self):
+        """Return an :class:`AdaDeltaRule` reading this optimizer's hyperparameters."""
+        return AdaDeltaRule(self.hyperparam)

@@ -1,0 +1,335 @@
+"""Adam and its variants AdamW, AMSGrad, AdaBound, AMSBound (Chainer's ``optimizers.adam``)."""
+
+import math
+
+import numpy
+
+from dbr.training import optimizer
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.alpha = 0.001
+_default_hyperparam.beta1 = 0.9
+_default_hyperparam.beta2 = 0.999
+_default_hyperparam.eps = 1e-8
+_default_hyperparam.eta = 1.0
+_default_hyperparam.weight_decay_rate = 0
+_default_hyperparam.amsgrad = False
+_default_hyperparam.adabound = False
+_default_hyperparam.final_lr = 0.1
+_default_hyperparam.gamma = 1e-3
+
+
+def _learning_rate(who, hp, t):
+    if t == 0:
+        raise RuntimeError(
+            f"{who}: the learning rate of Adam is undefined before the first update (t == 0)"
+        )
+    return hp.alpha * math.sqrt(1.0 - math.pow(hp.beta2, t)) / (1.0 - math.pow(hp.beta1, t))
+
+
+class AdamRule(optimizer.UpdateRule):
+    """Update rule of Adam, with decoupled weight decay, AMSGrad and AdaBound options.
+
+    With ``alpha_t = alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``:
+    ``m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad**2 - v);
+    vhat = max(vhat, v) if amsgrad else v;
+    step = alpha_t / (sqrt(vhat) + eps)``, clipped to AdaBound's bounds when
+    ``adabound``; then ``param = (1 - weight_decay_rate) * param - eta * step * m``.
+    float16 parameters are computed in float32 intermediates.
+
+    Args:
+        parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
+            defaults (default: Adam's).
+        alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound,
+            final_lr, gamma: as for :class:`Adam` (default None: the
+            parent's).
+    """
+
+    def __init__(
+        self,
+        parent_hyperparam=None,
+        alpha=None,
+        beta1=None,
+        beta2=None,
+        eps=None,
+        eta=None,
+        weight_decay_rate=None,
+        amsgrad=None,
+        adabound=None,
+        final_lr=None,
+        gamma=None,
+    ):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        hp = self.hyperparam
+        for name, value in (
+            ("alpha", alpha),
+            ("beta1", beta1),
+            ("beta2", beta2),
+            ("eps", eps),
+            ("eta", eta),
+            ("weight_decay_rate", weight_decay_rate),
+            ("amsgrad", amsgrad),
+            ("adabound", adabound),
+            ("final_lr", final_lr),
+            ("gamma", gamma),
+        ):
+            if value is not None:
+                setattr(hp, name, value)
+        # AdaBound's final_lr follows later changes of alpha (e.g. by a shift extension).
+        self.initial_alpha = hp.alpha
+
+    def init_state(self, param):
+        """Create ``m`` and ``v`` (and ``vhat`` with amsgrad), zeros like the parameter."""
+        xp = param.xp
+        self.state["m"] = xp.zeros_like(param.array)
+        self.state["v"] = xp.zeros_like(param.array)
+        if self.hyperparam.amsgrad:
+            self.state["vhat"] = xp.zeros_like(param.array)
+
+    @property
+    def alpha_t(self):
+        """The bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
+        return _learning_rate(type(self).__name__, self.hyperparam, self.t)
+
+    lr = alpha_t
+
+    @property
+    def bounds(self):
+        """AdaBound's ``(lower, upper)`` step bounds at the current ``t``."""
+        if self.t == 0:
+            raise RuntimeError(
+                f"{type(self).__name__}: AdaBound's bounds are undefined before the first update"
+            )
+        hp = self.hyperparam
+        final_lr = hp.final_lr * hp.alpha / self.initial_alpha
+        lower = final_lr * (1.0 - 1.0 / (hp.gamma * self.t + 1))
+        upper = final_lr * (1.0 + 1.0 / (hp.gamma * self.t))
+        return lower, upper
+
+    def update_core_cpu(self, param):
+        """Apply the update in place (NumPy or CuPy arrays).
+
+        Raises:
+            ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
+        """
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
+        t = self.t
+        data = param.array
+        if data.dtype == numpy.float16:
+            grad = grad.astype(numpy.float32)
+        if eps != 0 and grad.dtype.type(eps) == 0:
+            raise ValueError(
+                f"{type(self).__name__}: eps={eps!r} is too small for {grad.dtype.name}"
+            )
+        alpha_t = hp.alpha * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
+        xp = param.xp
+        state = self.state
+        m, v = state["m"], state["v"]
+        tmp = grad - m
+        tmp *= 1 - beta1
+        m += tmp
+        xp.multiply(grad, grad, out=tmp)
+        tmp -= v
+        tmp *= 1 - beta2
+        v += tmp
+        if hp.amsgrad:
+            vhat = state["vhat"]
+            xp.maximum(vhat, v, out=vhat)
+        else:
+            vhat = v
+        if vhat.dtype != tmp.dtype:
+            vhat = vhat.astype(tmp.dtype)
+        xp.sqrt(vhat, out=tmp)
+        tmp += eps
+        xp.divide(alpha_t, tmp, out=tmp)
+        if hp.adabound:
+            lower, upper = self.bounds
+            xp.clip(tmp, lower, upper, out=tmp)
+        tmp *= m
+        tmp *= -hp.eta
+        weight_decay_rate = hp.weight_decay_rate
+        if weight_decay_rate != 0:
+            data *= 1 - weight_decay_rate
+        data += tmp
+
+    update_core_gpu = update_core_cpu
+
+
+class Adam(optimizer.GradientMethod):
+    """Adam (Kingma and Ba), with the AdamW, AMSGrad and AdaBound/AMSBound variants as flags.
+
+    Args:
+        alpha (float): step size coefficient (default 0.001).
+        beta1 (float): decay rate of the first moment (default 0.9).
+        beta2 (float): decay rate of the second moment (default 0.999).
+        eps (float): small value for numerical stability (default 1e-8).
+        eta (float): schedule multiplier of the step (default 1.0).
+        weight_decay_rate (float): decoupled weight decay (default 0).
+        amsgrad (bool): use AMSGrad's running maximum of ``v`` (default False).
+        adabound (bool): clip the step to AdaBound's bounds (default False).
+        final_lr (float): AdaBound's final (SGD) learning rate (default 0.1).
+        gamma (float): AdaBound's convergence speed of the bounds (default 1e-3).
+    """
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+        weight_decay_rate=_default_hyperparam.weight_decay_rate,
+        amsgrad=_default_hyperparam.amsgrad,
+        adabound=_default_hyperparam.adabound,
+        final_lr=_default_hyperparam.final_lr,
+        gamma=_default_hyperparam.gamma,
+    ):
+        super().__init__()
+        hp = self.hyperparam
+        hp.alpha = alpha
+        hp.beta1 = beta1
+        hp.beta2 = beta2
+        hp.eps = eps
+        hp.eta = eta
+        hp.weight_decay_rate = weight_decay_rate
+        hp.amsgrad = amsgrad
+        hp.adabound = adabound
+        hp.final_lr = final_lr
+        hp.gamma = gamma
+
+    alpha = optimizer.HyperparameterProxy("alpha")
+    beta1 = optimizer.HyperparameterProxy("beta1")
+    beta2 = optimizer.HyperparameterProxy("beta2")
+    eps = optimizer.HyperparameterProxy("eps")
+    eta = optimizer.HyperparameterProxy("eta")
+    weight_decay_rate = optimizer.HyperparameterProxy("weight_decay_rate")
+    amsgrad = optimizer.HyperparameterProxy("amsgrad")
+    adabound = optimizer.HyperparameterProxy("adabound")
+    final_lr = optimizer.HyperparameterProxy("final_lr")
+    gamma = optimizer.HyperparameterProxy("gamma")
+
+    def create_update_rule(self):
+        """Return an :class:`AdamRule` reading this optimizer's hyperparameters."""
+        return AdamRule(self.hyperparam)
+
+    @property
+    def alpha_t(self):
+        """The bias-corrected step size at the optimizer's ``t`` (RuntimeError while t == 0)."""
+        return _learning_rate(type(self).__name__, self.hyperparam, self.t)
+
+    lr = alpha_t
+
+
+class AdamW(Adam):
+    """AdamW: Adam with decoupled weight decay (Loshchilov and Hutter).
+
+    Args:
+        alpha, beta1, beta2, eps, eta: as for :class:`Adam`.
+        weight_decay_rate (float): decoupled weight decay (default 0).
+    """
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+        weight_decay_rate=_default_hyperparam.weight_decay_rate,
+    ):
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            weight_decay_rate=weight_decay_rate,
+        )
+
+
+class AMSGrad(Adam):
+    """AMSGrad: Adam with the running maximum of the second moment (Reddi et al.).
+
+    Args:
+        alpha, beta1, beta2, eps, eta: as for :class:`Adam`.
+    """
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+    ):
+        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta, amsgrad=True)
+
+
+class AdaBound(Adam):
+    """AdaBound: Adam with the step clipped to bounds converging to SGD (Luo et al.).
+
+    Args:
+        alpha, beta1, beta2: as for :class:`Adam`.
+        final_lr (float): the final (SGD) learning rate (default 0.1).
+        gamma (float): convergence speed of the bounds (default 1e-3).
+        eps, eta: as for :class:`Adam`.
+    """
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        final_lr=_default_hyperparam.final_lr,
+        gamma=_default_hyperparam.gamma,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+    ):
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            amsgrad=False,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
+
+
+class AMSBound(Adam):
+    """AMSBound: AdaBound with AMSGrad's running maximum (Luo et al.).
+
+    Args:
+        alpha, beta1, beta2: as for :class:`Adam`.
+        final_lr (float): the final (SGD) learning rate (default 0.1).
+        gamma (float): convergence speed of the bounds (default 1e-3).
+        eps, eta: as for :class:`Adam`.
+    """
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        final_lr=_default_hyperparam.final_lr,
+        gamma=_default_hyperparam.gamma,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+    ):
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            amsgrad=True,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )

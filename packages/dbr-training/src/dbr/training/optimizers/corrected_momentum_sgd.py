@@ -1,0 +1,67 @@
+"""Momentum SGD with momentum correction (Chainer's ``optimizers.CorrectedMomentumSGD``)."""
+
+from dbr.training import optimizer
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+_default_hyperparam.momentum = 0.9
+
+
+class CorrectedMomentumSGDRule(optimizer.UpdateRule):
+    """Update rule of corrected momentum SGD: ``v = momentum * v - grad; param += lr * v``.
+
+    The learning rate scales the accumulated velocity rather than each
+    gradient, so that changing ``lr`` does not distort the momentum (eq. 9 of
+    Goyal et al., "Accurate, Large Minibatch SGD").
+
+    Args:
+        parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
+            defaults (default: CorrectedMomentumSGD's).
+        lr (float): learning rate (default None: the parent's).
+        momentum (float): momentum coefficient (default None: the parent's).
+    """
+
+    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+        if momentum is not None:
+            self.hyperparam.momentum = momentum
+
+    def init_state(self, param):
+        """Create the velocity ``v`` (zeros like the parameter)."""
+        self.state["v"] = param.xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param):
+        """Apply the update in place (NumPy or CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        v = self.state["v"]
+        v *= hp.momentum
+        v -= grad
+        param.array += v * hp.lr
+
+    update_core_gpu = update_core_cpu
+
+
+class CorrectedMomentumSGD(optimizer.GradientMethod):
+    """Momentum SGD with momentum correction.
+
+    Args:
+        lr (float): learning rate (default 0.01).
+        momentum (float): momentum coefficient (default 0.9).
+    """
+
+    def __init__(self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum):
+        super().__init__()
+        self.hyperparam.lr = lr
+        self.hyperparam.momentum = momentum
+
+    lr = optimizer.HyperparameterProxy("lr")
+    momentum = optimizer.HyperparameterProxy("momentum")
+
+    def create_update_rule(self):
+        """Return a :class:`CorrectedMomentumSGDRule` reading this optimizer's hyperparameters."""
+        return CorrectedMomentumSGDRule(self.hyperparam)

@@ -1,0 +1,48 @@
+"""Stochastic gradient descent (Chainer's ``chainer.optimizers.SGD``)."""
+
+from dbr.training import optimizer
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+
+
+class SGDRule(optimizer.UpdateRule):
+    """Update rule of vanilla SGD: ``param -= lr * grad``.
+
+    Args:
+        parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
+            defaults (default: SGD's).
+        lr (float): learning rate (default None: the parent's).
+    """
+
+    def __init__(self, parent_hyperparam=None, lr=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+
+    def update_core_cpu(self, param):
+        """Apply the update in place (NumPy or CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        param.array -= grad * self.hyperparam.lr
+
+    update_core_gpu = update_core_cpu
+
+
+class SGD(optimizer.GradientMethod):
+    """Vanilla stochastic gradient descent.
+
+    Args:
+        lr (float): learning rate (default 0.01).
+    """
+
+    def __init__(self, lr=_default_hyperparam.lr):
+        super().__init__()
+        self.hyperparam.lr = lr
+
+    lr = optimizer.HyperparameterProxy("lr")
+
+    def create_update_rule(self):
+        """Return an :class:`SGDRule` reading this optimizer's hyperparameters."""
+        return SGDRule(self.hyperparam)

@@ -1,0 +1,91 @@
+"""SMORMS3 (Chainer's ``chainer.optimizers.SMORMS3``)."""
+
+from dbr.training import optimizer
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.001
+_default_hyperparam.eps = 1e-16
+
+
+class SMORMS3Rule(optimizer.UpdateRule):
+    """Update rule of Simon Funk's SMORMS3.
+
+    ``r = 1 / (mem + 1); g = (1 - r) * g + r * grad;
+    g2 = (1 - r) * g2 + r * grad**2; x = g**2 / (g2 + eps);
+    param -= grad * min(lr, x) / (sqrt(g2) + eps); mem = 1 + mem * (1 - x)``.
+
+    Args:
+        parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
+            defaults (default: SMORMS3's).
+        lr (float): learning rate (default None: the parent's).
+        eps (float): small value for numerical stability (default None).
+    """
+
+    def __init__(self, parent_hyperparam=None, lr=None, eps=None):
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+        if eps is not None:
+            self.hyperparam.eps = eps
+
+    def init_state(self, param):
+        """Create ``mem`` (ones), ``g`` and ``g2`` (zeros), shaped like the parameter."""
+        xp = param.xp
+        self.state["mem"] = xp.ones_like(param.array)
+        self.state["g"] = xp.zeros_like(param.array)
+        self.state["g2"] = xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param):
+        """Apply the update in place (NumPy or CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        lr, eps = hp.lr, hp.eps
+        xp = param.xp
+        state = self.state
+        mem, g, g2 = state["mem"], state["g"], state["g2"]
+        r = mem + 1
+        xp.divide(1, r, out=r)
+        x = xp.subtract(1, r)
+        g *= x
+        g2 *= x
+        tmp = r * grad
+        g += tmp
+        tmp *= grad
+        g2 += tmp
+        xp.multiply(g, g, out=x)
+        xp.add(g2, eps, out=tmp)
+        x /= tmp
+        xp.minimum(x, lr, out=tmp)
+        tmp *= grad
+        xp.sqrt(g2, out=r)
+        r += eps
+        tmp /= r
+        param.array -= tmp
+        xp.subtract(1, x, out=x)
+        mem *= x
+        mem += 1
+
+    update_core_gpu = update_core_cpu
+
+
+class SMORMS3(optimizer.GradientMethod):
+    """Simon Funk's SMORMS3.
+
+    Args:
+        lr (float): learning rate (default 0.001).
+        eps (float): small value for numerical stability (default 1e-16).
+    """
+
+    def __init__(self, lr=_default_hyperparam.lr, eps=_default_hyperparam.eps):
+        super().__init__()
+        self.hyperparam.lr = lr
+        self.hyperparam.eps = eps
+
+    lr = optimizer.HyperparameterProxy("lr")
+    eps = optimizer.HyperparameterProxy("eps")
+
+    def create_update_rule(self):
+        """Return an :class:`SMORMS3Rule` reading this optimizer's hyperparameters."""
+        return SMORMS3Rule(self.hyperparam)

@@ -1,0 +1,122 @@
+"""IntervalTrigger: fire every ``period`` iterations or epochs."""
+
+import numbers
+
+_UNITS = ("epoch", "iteration")
+
+
+def _check_unit(who, unit):
+    if unit not in _UNITS:
+        raise ValueError(f"{who}: unit must be 'epoch' or 'iteration', got {unit!r}")
+
+
+def _check_period(who, period, unit):
+    if (
+        not isinstance(period, numbers.Real)
+        or isinstance(period, bool)
+        or not period > 0
+        or period == float("inf")
+    ):
+        raise ValueError(f"{who}: period must be a positive finite number, got {period!r}")
+    if unit == "iteration" and not float(period).is_integer():
+        raise ValueError(
+            f"{who}: an 'iteration' period must be a whole number of iterations, got {period!r}"
+        )
+
+
+def _positions(trigger, updater, unit):
+    """Return ``(previous, now)``: the span of training a position-based trigger looks at.
+
+    ``now`` is the updater's iteration or ``epoch_detail``. ``previous`` is the
+    updater's position one update earlier, or the position ``trigger`` saw at
+    its previous call (``trigger._previous_iteration`` /
+    ``trigger._previous_epoch_detail``, negative when unknown) when that is
+    earlier, so that a trigger not called at every iteration misses nothing,
+    and one called twice in an iteration answers the same both times.
+    """
+    if unit == "epoch":
+        now = updater.epoch_detail
+        previous = updater.previous_epoch_detail
+        if previous is None:
+            previous = now
+        if 0 <= trigger._previous_epoch_detail < previous:
+            previous = trigger._previous_epoch_detail
+    else:
+        now = updater.iteration
+        previous = max(now - 1, 0)
+        if 0 <= trigger._previous_iteration < previous:
+            previous = trigger._previous_iteration
+    return previous, now
+
+
+def _remember_position(trigger, updater):
+    trigger._previous_iteration = updater.iteration
+    epoch_detail = getattr(updater, "epoch_detail", None)
+    if epoch_detail is not None:
+        trigger._previous_epoch_detail = float(epoch_detail)
+
+
+def _serialize_position(trigger, serializer):
+    """Save or load the position seen at the last call (Chainer's keys)."""
+    trigger._previous_iteration = int(
+        serializer("previous_iteration", trigger._previous_iteration)
+    )
+    trigger._previous_epoch_detail = float(
+        serializer("previous_epoch_detail", trigger._previous_epoch_detail)
+    )
+
+
+class IntervalTrigger:
+    """Trigger that fires each time training crosses a multiple of ``period``.
+
+    With ``unit='iteration'`` it fires at iterations ``period``, ``2 * period``,
+    ...; with ``unit='epoch'`` it fires at the first iteration whose
+    ``epoch_detail`` reaches or passes a multiple of ``period`` (once per
+    crossing, also when batches straddle epoch boundaries).
+
+    The decision compares the updater's position now with its position one
+    update earlier (``iteration - 1`` and ``updater.previous_epoch_detail``),
+    or with the position seen at this trigger's previous call when that call
+    was earlier still (a trigger not called at every iteration does not miss a
+    crossing). That position is saved by :meth:`serialize`, so a resumed run
+    fires exactly as an uninterrupted one.
+
+    Args:
+        period (int or float): the interval, positive; a whole number for
+            ``'iteration'``, possibly fractional for ``'epoch'``.
+        unit (str): ``'iteration'`` or ``'epoch'``.
+
+    Raises:
+        ValueError: ``unit`` is neither ``'epoch'`` nor ``'iteration'``, or
+            ``period`` is not positive.
+    """
+
+    def __init__(self, period, unit):
+        _check_unit("IntervalTrigger", unit)
+        _check_period("IntervalTrigger", period, unit)
+        self.period = period
+        self.unit = unit
+        # -1 means "not called yet": the updater's previous position is used.
+        self._previous_iteration = -1
+        self._previous_epoch_detail = -1.0
+
+    def __call__(self, trainer):
+        """Return True if training crossed a multiple of the period since the last update."""
+        updater = trainer.updater
+        previous, now = _positions(self, updater, self.unit)
+        _remember_position(self, updater)
+        return previous // self.period != now // self.period
+
+    def get_training_length(self):
+        """Return ``(period, unit)``: the training length when used as a stop trigger."""
+        return self.period, self.unit
+
+    def serialize(self, serializer):
+        """Save or load the position seen at the last call (keys ``previous_iteration``,
+        ``previous_epoch_detail``)."""
+        _serialize_position(self, serializer)
+
+    def __str__(self):
+        return f"{type(self).__name__}({self.period}, {self.unit!r})"
+
+    __repr__ = __str__

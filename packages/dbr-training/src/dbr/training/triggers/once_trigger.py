@@ -1,0 +1,35 @@
+"""OnceTrigger: fire once, at the first call (and optionally once more after a resume)."""
+
+
+class OnceTrigger:
+    """Trigger that fires at its first call only.
+
+    Args:
+        call_on_resume (bool): also fire at the first call after the trainer
+            was resumed from a snapshot (the saved state says it already
+            fired; a new trigger given ``call_on_resume=True`` fires once more).
+
+    Attributes:
+        finished (bool): whether it will never fire again; the trainer does
+            not call the ``initialize`` of an extension with a finished trigger.
+    """
+
+    def __init__(self, call_on_resume=False):
+        self._flag_first = True
+        self._flag_resumed = bool(call_on_resume)
+
+    @property
+    def finished(self):
+        """Whether the trigger will not fire again."""
+        return not (self._flag_first or self._flag_resumed)
+
+    def __call__(self, trainer):
+        """Return True at the first call (and the first after a resume with ``call_on_resume``)."""
+        fire = self._flag_first or self._flag_resumed
+        self._flag_first = False
+        self._flag_resumed = False
+        return fire
+
+    def serialize(self, serializer):
+        """Save or load whether the first call has happened (key ``_flag_first``)."""
+        self._flag_first = bool(serializer("_flag_first", self._flag_first))

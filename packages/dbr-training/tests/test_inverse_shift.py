@@ -1,0 +1,118 @@
+"""Tests of inverse_shift: the value sequence against its formula, resume, bad input."""
+
+import pytest
+
+from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
+from dbr.training.extension import PRIORITY_READER
+from dbr.training.extensions.inverse_shift import InverseShift
+
+
+class _Optimizer:
+    def __init__(self, lr=0.5):
+        self.lr = lr
+
+
+class _Updater:
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.iteration = 0
+
+    def get_optimizer(self, name):
+        assert name == "main"
+        return self.optimizer
+
+
+class _Trainer:
+    def __init__(self, optimizer):
+        self.updater = _Updater(optimizer)
+
+
+def _run(extension, trainer, calls, attr="lr"):
+    """Call ``extension`` ``calls`` times; return the attribute after each call."""
+    optimizer = trainer.updater.optimizer
+    values = []
+    for _ in range(calls):
+        trainer.updater.iteration += 1
+        extension(trainer)
+        values.append(getattr(optimizer, attr))
+    return values
+
+
+def _start(extension, lr=0.5):
+    trainer = _Trainer(_Optimizer(lr))
+    extension.initialize(trainer)
+    return trainer, trainer.updater.optimizer.lr
+
+
+def _resumed(make, total, split, lr=0.5, tmp_path=None):
+    """Run ``split`` calls, snapshot, load into a fresh extension and optimizer, run the rest."""
+    first = make()
+    trainer, initial = _start(first, lr)
+    head = _run(first, trainer, split)
+    if tmp_path is None:
+        target = {}
+        first.serialize(DictionarySerializer(target))
+        second = make()
+        NpzDeserializer(target).load(second)
+    else:
+        path = tmp_path / "ext.npz"
+        save_npz(path, first)
+        second = make()
+        load_npz(path, second)
+    trainer2 = _Trainer(_Optimizer(lr))
+    trainer2.updater.iteration = split
+    second.initialize(trainer2)
+    restored = trainer2.updater.optimizer.lr
+    tail = _run(second, trainer2, total - split)
+    return [initial] + head, restored, tail
+
+
+def _expected(init, gamma, power, t, target=None):
+    value = init / (1.0 + gamma * t) ** power
+    if target is not None:
+        value = min(value, target) if power < 0 else max(value, target)
+    return value
+
+
+def test_defaults_of_the_extension():
+    ext = InverseShift("lr", 0.1, 0.75)
+    assert ext.trigger == (1, "iteration")
+    assert ext.priority == PRIORITY_READER
+
+
+@pytest.mark.parametrize(
+    "init, gamma, power, target",
+    [
+        (0.01, 1e-4, 0.75, None),
+        (1.0, 0.5, 1.0, 0.3),
+        (0.1, 0.2, -1.0, None),
+        (0.1, 0.2, -2.0, 0.5),
+    ],
+)
+def test_sequence_follows_the_formula(init, gamma, power, target):
+    ext = InverseShift("lr", gamma, power, init=init, target=target)
+    trainer, initial = _start(ext)
+    assert initial == init
+    got = _run(ext, trainer, 12)
+    expected = [_expected(init, gamma, power, t, target) for t in range(1, 13)]
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_resume_continues_the_same_sequence(to_file, tmp_path):
+    def make():
+        return InverseShift("lr", 0.3, 0.5, target=0.25)
+
+    head, restored, tail = _resumed(make, 16, 9, tmp_path=tmp_path if to_file else None)
+    expected = [_expected(0.5, 0.3, 0.5, t, 0.25) for t in range(17)]
+    assert head == pytest.approx(expected[:10], rel=1e-12)
+    assert restored == pytest.approx(expected[9], rel=1e-12)
+    assert tail == pytest.approx(expected[10:], rel=1e-12)
+    assert tail[-1] == 0.25
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=r"InverseShift: expected gamma >= 0, got -0\.1"):
+        InverseShift("lr", -0.1, 0.75)
+    with pytest.raises(TypeError, match="InverseShift: expected power to be a real number"):
+        InverseShift("lr", 0.1, None)

@@ -1,0 +1,127 @@
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dbr.core import Link, Parameter, ops
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.updaters import multiprocess_parallel_updater as mpu_module
+from dbr.training.updaters.multiprocess_parallel_updater import MultiprocessParallelUpdater
+
+
+class Linear(Link):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.array([[0.5], [-1.0], [2.0]]))
+
+    def forward(self, x, t):
+        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
+
+
+class PlainSGD:
+    def __init__(self, lr=0.1):
+        self.lr = lr
+        self.target = None
+        self.epoch = 0
+        self.use_auto_new_epoch = False
+
+    def setup(self, link):
+        self.target = link
+        return self
+
+    def update(self, lossfun=None, *args, **kwds):
+        for param in self.target.params():
+            param.array -= self.lr * param.grad
+
+    def new_epoch(self, auto=False):
+        self.epoch += 1
+
+
+def iterators(n=2):
+    rng = np.random.default_rng(0)
+    x, t = rng.standard_normal((8, 3)), rng.standard_normal((8, 1))
+    return [SerialIterator(TupleDataset(x, t), 4, shuffle=False) for _ in range(n)]
+
+
+def test_importing_does_not_import_dbr_gpu():
+    code = (
+        "import sys, dbr.training.updaters.multiprocess_parallel_updater as m;"
+        "assert m.MultiprocessParallelUpdater.available() is False;"
+        "assert not any(k.startswith('dbr.gpu') for k in sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.skipif(
+    mpu_module._nccl_module() is not None, reason="dbr-gpu is installed on this machine"
+)
+def test_without_gpus_construction_says_what_is_needed():
+    assert MultiprocessParallelUpdater.available() is False
+    opt = PlainSGD().setup(Linear())
+    with pytest.raises(RuntimeError) as info:
+        MultiprocessParallelUpdater(iterators(), opt, devices=["@cupy:0", "@cupy:1"])
+    message = str(info.value)
+    assert "needs CUDA GPUs with NCCL" in message
+    assert "dbr-gpu (issue 8)" in message
+    assert opt.lr == 0.1  # nothing was changed
+
+
+class FakeNccl:
+    def __init__(self, available):
+        self._available = available
+
+    def available(self):
+        return self._available
+
+
+def test_nccl_unavailable(monkeypatch):
+    monkeypatch.setattr(mpu_module, "_nccl_module", lambda: FakeNccl(False))
+    assert MultiprocessParallelUpdater.available() is False
+    with pytest.raises(RuntimeError, match="NCCL is not available on this machine"):
+        MultiprocessParallelUpdater(iterators(), PlainSGD().setup(Linear()), devices=[0, 1])
+
+
+def test_single_device_path_runs_without_workers(monkeypatch):
+    # With one device there is no worker and no communicator: the CPU can run it.
+    monkeypatch.setattr(mpu_module, "_nccl_module", lambda: FakeNccl(True))
+    model = Linear()
+    opt = PlainSGD(lr=0.1).setup(model)
+    (it,) = iterators(1)
+    with pytest.warns(UserWarning, match="optimizer.lr is changed to 0.1"):
+        updater = MultiprocessParallelUpdater([it], opt, devices={"main": "@numpy"})
+    xs = np.stack([e[0] for e in it.dataset[0:4]])
+    ts = np.stack([e[1] for e in it.dataset[0:4]])
+    W0 = model.W.array.copy()
+    updater.update()
+    updater.update()
+    expected = W0 - 0.1 * 2 * xs.T @ (xs @ W0 - ts) / 4
+    xs2 = np.stack([e[0] for e in it.dataset[4:8]])
+    ts2 = np.stack([e[1] for e in it.dataset[4:8]])
+    expected = expected - 0.1 * 2 * xs2.T @ (xs2 @ expected - ts2) / 4
+    np.testing.assert_allclose(model.W.array, expected, rtol=1e-12)
+    assert opt.epoch == 1
+    updater.finalize()
+
+
+def test_lr_rescaled_for_several_devices(monkeypatch):
+    monkeypatch.setattr(mpu_module, "_nccl_module", lambda: FakeNccl(True))
+    opt = PlainSGD(lr=0.1).setup(Linear())
+    with pytest.warns(UserWarning, match="optimizer.lr is changed to 0.05"):
+        MultiprocessParallelUpdater(iterators(2), opt, devices=["@numpy", "@numpy"])
+    assert opt.lr == pytest.approx(0.05)
+
+
+def test_bad_arguments():
+    opt = PlainSGD().setup(Linear())
+    with pytest.raises(ValueError, match="iterators must be a non-empty list"):
+        MultiprocessParallelUpdater([], opt, devices=[0])
+    with pytest.raises(ValueError, match="devices must be a list or a dict of GPU devices"):
+        MultiprocessParallelUpdater(iterators(), opt)
+    with pytest.raises(ValueError, match="GPU devices must be specified"):
+        MultiprocessParallelUpdater(iterators(), opt, devices=[0, None])
+    with pytest.raises(ValueError, match="got 2 iterators for 3 devices"):
+        MultiprocessParallelUpdater(iterators(), opt, devices=[0, 1, 2])
+    with pytest.raises(ValueError, match="a dict of devices must have a 'main' entry"):
+        MultiprocessParallelUpdater(iterators(), opt, devices={"a": 0, "b": 1})

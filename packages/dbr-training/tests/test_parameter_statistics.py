@@ -1,0 +1,121 @@
+import numpy as np
+import pytest
+
+from dbr.core import Chain, Parameter, ops, report
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.optimizers.sgd import SGD
+from dbr.training.trainer import Trainer
+from dbr.training.updaters.standard_updater import StandardUpdater
+
+RNG = np.random.RandomState(2)
+X = RNG.randn(8, 3).astype(np.float32)
+T = RNG.randn(8, 1).astype(np.float32)
+
+
+class Regression(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.array([[0.5], [-1.0], [0.0]], np.float32))
+            self.b = Parameter(np.zeros((1,), np.float32))
+
+    def forward(self, x, t):
+        y = ops.matmul(x, self.W) + ops.broadcast_to(self.b, (x.shape[0], 1))
+        loss = ops.sum((y - t) ** 2) / x.shape[0]
+        report({"loss": loss, "correct": int(x.shape[0]) - 1, "total": int(x.shape[0])}, self)
+        return loss
+
+
+def make_trainer(tmp_path, stop=(2, "epoch"), lr=0.01, batch=4):
+    model = Regression()
+    optimizer = SGD(lr=lr).setup(model)
+    updater = StandardUpdater(SerialIterator(TupleDataset(X, T), batch, shuffle=False), optimizer)
+    return Trainer(updater, stop, out=str(tmp_path)), model
+
+
+from dbr.training.extensions.parameter_statistics import ParameterStatistics  # noqa: E402
+
+PERCENTILES = (0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87)
+
+
+def reference_stats(array):
+    a = array.ravel().astype(np.float64)
+    stats = {
+        "mean": a.mean(),
+        "std": a.std(),
+        "min": a.min(),
+        "max": a.max(),
+        "zeros": float(np.sum(a == 0)),
+    }
+    for i, q in enumerate(PERCENTILES):
+        stats[f"percentile/{i}"] = np.percentile(a, q)
+    return stats
+
+
+def test_keys_and_values_over_an_interval(tmp_path):
+    trainer, model = make_trainer(tmp_path, stop=(4, "iteration"))
+    snapshots = []
+    trainer.extend(
+        lambda t: snapshots.append(
+            {
+                "W": (model.W.array.copy(), model.W.grad.copy()),
+                "b": (model.b.array.copy(), model.b.grad.copy()),
+            }
+        ),
+        name="snap",
+        priority=1000,
+    )
+    trainer.extend(ParameterStatistics(model, prefix="stats", trigger=(2, "iteration")))
+    reports = []
+    trainer.extend(lambda t: reports.append(dict(t.observation)), name="rec")
+    trainer.run()
+
+    assert len(reports) == 4
+    assert not any(k.startswith("stats/") for k in reports[0])
+    for report_index, window in ((1, snapshots[0:2]), (3, snapshots[2:4])):
+        observed = {k: v for k, v in reports[report_index].items() if k.startswith("stats/")}
+        expected = {}
+        for pname in ("W", "b"):
+            for attr_index, attr in enumerate(("data", "grad")):
+                per_iter = [reference_stats(s[pname][attr_index]) for s in window]
+                for stat in per_iter[0]:
+                    key = f"stats/None/{pname}/{attr}/{stat}"
+                    expected[key] = np.mean([p[stat] for p in per_iter])
+        assert set(observed) == set(expected)
+        for key, value in expected.items():
+            assert float(observed[key]) == pytest.approx(value, rel=1e-5, abs=1e-7), key
+
+
+def test_options_custom_statistics_and_nan(tmp_path):
+    trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))
+    model.name = "model"
+    ext = ParameterStatistics(
+        [model], statistics={"absmax": lambda x: np.abs(x).max()}, report_grads=False,
+        trigger=(1, "iteration"), skip_nan_params=True,
+    )  # fmt: skip
+    ext.register_statistics("first", lambda x: x[0])
+    reports = []
+    trainer.extend(ext)
+    trainer.extend(lambda t: reports.append(dict(t.observation)), name="rec")
+
+    def poison(t):
+        model.b.array[...] = np.nan
+
+    trainer.extend(poison, name="poison", priority=1000)
+    trainer.run()
+    observed = {k: v for k, v in reports[0].items() if "/data/" in k}
+    assert set(observed) == {
+        "model/W/data/absmax", "model/W/data/first", "model/b/data/absmax", "model/b/data/first"
+    }  # fmt: skip
+    assert observed["model/W/data/absmax"] == pytest.approx(np.abs(model.W.array).max())
+    assert observed["model/W/data/first"] == pytest.approx(model.W.array[0, 0])
+    assert np.isnan(observed["model/b/data/absmax"]) and np.isnan(observed["model/b/data/first"])
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="ParameterStatistics: expected links to be a Link"):
+        ParameterStatistics("model")
+    with pytest.raises(ValueError, match="statistics to be a dict, 'default' or None, got 'all'"):
+        ParameterStatistics(Regression(), statistics="all")
+    with pytest.raises(TypeError, match="statistic 'x' must be callable"):
+        ParameterStatistics(Regression(), statistics={"x": 1})

@@ -1,0 +1,96 @@
+import io
+
+import numpy as np
+import pytest
+
+from dbr.core import Chain, Parameter, ops, report
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.extensions.log_report import LogReport
+from dbr.training.extensions.print_report import PrintReport
+from dbr.training.optimizers.sgd import SGD
+from dbr.training.trainer import Trainer
+from dbr.training.updaters.standard_updater import StandardUpdater
+
+
+class Regression(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.full((3, 1), 0.5, np.float32))
+
+    def forward(self, x, t):
+        loss = ops.sum((ops.matmul(x, self.W) - t) ** 2) / x.shape[0]
+        report({"loss": loss}, self)
+        return loss
+
+
+def make_trainer(tmp_path, stop=(2, "epoch")):
+    rng = np.random.RandomState(0)
+    dataset = TupleDataset(rng.randn(8, 3).astype(np.float32), rng.randn(8, 1).astype(np.float32))
+    optimizer = SGD(lr=0.05).setup(Regression())
+    updater = StandardUpdater(SerialIterator(dataset, 4, shuffle=False), optimizer)
+    return Trainer(updater, stop, out=str(tmp_path))
+
+
+def fixed_log(entry):
+    entry["elapsed_time"] = 12.5
+
+
+def test_printed_table(tmp_path):
+    trainer = make_trainer(tmp_path)
+    losses = []
+    trainer.extend(
+        lambda t: losses.append(float(t.observation["main/loss"].array)),
+        name="rec",
+        priority=1000,
+    )
+    trainer.extend(LogReport(postprocess=fixed_log))
+    out = io.StringIO()
+    entries = ["epoch", "iteration", "main/loss", "validation/main/accuracy", "elapsed_time"]
+    trainer.extend(PrintReport(entries, out=out))
+    trainer.run()
+
+    mean1 = np.mean(losses[0:2])
+    mean2 = np.mean(losses[2:4])
+    header = "epoch       iteration   main/loss   validation/main/accuracy  elapsed_time\n"
+    blank = " " * 24 + "  "
+    row1 = f"\033[J1           2           {mean1:<10g}  {blank}12.5          \n"
+    row2 = f"\033[J2           4           {mean2:<10g}  {blank}12.5          \n"
+    assert out.getvalue() == header + row1 + row2
+
+
+def test_own_log_report_instance_and_serialize(tmp_path):
+    trainer = make_trainer(tmp_path, stop=(4, "iteration"))
+    out = io.StringIO()
+    log_report = LogReport(trigger=(2, "iteration"), log_name=None, postprocess=fixed_log)
+    trainer.extend(PrintReport(["iteration", "elapsed_time"], log_report=log_report, out=out))
+    trainer.run()
+    assert out.getvalue() == (
+        "iteration   elapsed_time\n"
+        "\033[J2           12.5          \n"
+        "\033[J4           12.5          \n"
+    )
+    assert len(log_report.log) == 2
+    calls = []
+
+    class Recorder:
+        def __getitem__(self, key):
+            calls.append(key)
+            return self
+
+        def __call__(self, key, value):
+            return value
+
+    PrintReport(["a"], log_report=log_report).serialize(Recorder())
+    assert calls[0] == "_log_report"
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="PrintReport: expected entries to be a list of str"):
+        PrintReport("epoch")
+    with pytest.raises(TypeError, match="PrintReport: expected every entry to be a str"):
+        PrintReport(["epoch", 1])
+    with pytest.raises(TypeError, match="PrintReport: expected log_report to be a str"):
+        PrintReport(["epoch"], log_report=3)
+    with pytest.raises(TypeError, match="PrintReport: expected out to be a text stream"):
+        PrintReport(["epoch"], out=3)

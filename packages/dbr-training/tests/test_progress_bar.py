@@ -1,0 +1,81 @@
+import io
+import re
+
+import numpy as np
+import pytest
+
+from dbr.core import Chain, Parameter, ops
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.extensions.progress_bar import ProgressBar
+from dbr.training.optimizers.sgd import SGD
+from dbr.training.trainer import Trainer
+from dbr.training.updaters.standard_updater import StandardUpdater
+
+
+class Regression(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.full((3, 1), 0.5, np.float32))
+
+    def forward(self, x, t):
+        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / x.shape[0]
+
+
+def make_trainer(tmp_path, stop):
+    rng = np.random.RandomState(0)
+    dataset = TupleDataset(rng.randn(8, 3).astype(np.float32), rng.randn(8, 1).astype(np.float32))
+    optimizer = SGD(lr=0.05).setup(Regression())
+    updater = StandardUpdater(SerialIterator(dataset, 2, shuffle=False), optimizer)
+    return Trainer(updater, stop, out=str(tmp_path))
+
+
+def lines(text):
+    return [line for line in re.split("[\r\n]", text) if line]
+
+
+def test_epoch_length_progress(tmp_path):
+    trainer = make_trainer(tmp_path, (3, "epoch"))  # 4 iterations per epoch, 12 in all
+    out = io.StringIO()
+    trainer.extend(ProgressBar(update_interval=3, bar_length=20, out=out))
+    trainer.run()
+    text = out.getvalue()
+    assert text.endswith("\n")
+    shown = lines(text)
+    # First draw at iteration 1, then every 3 iterations, then the final state.
+    assert [re.search(r"\| (\d+) iter,", line).group(1) for line in shown] == [
+        "1", "3", "6", "9", "12", "12"
+    ]  # fmt: skip
+    assert shown[0].startswith("total [#...................]   8.33% | this epoch  25.00% |")
+    assert "| 6 iter, 1 epoch / 3 epochs |" in shown[2]
+    assert "this epoch  50.00%" in shown[2]
+    assert shown[-1].startswith("total [####################] 100.00% |")
+    assert "| 12 iter, 3 epoch / 3 epochs |" in shown[-1]
+    speed = re.search(r"\| ([0-9.e+]+) iters/sec \| Estimated time to finish: (\S+)", shown[-1])
+    assert speed is not None and float(speed.group(1)) > 0
+    assert speed.group(2).startswith("0:00:00")
+
+
+def test_iteration_length_from_argument(tmp_path):
+    trainer = make_trainer(tmp_path, (5, "iteration"))
+    out = io.StringIO()
+    trainer.extend(ProgressBar(training_length=(10, "iteration"), update_interval=100, out=out))
+    trainer.run()
+    shown = lines(out.getvalue())
+    assert "| 1 iter, 0 epoch / 10 iterations |" in shown[0]
+    assert shown[0].startswith(
+        "total [#####.............................................]  10.00%"
+    )
+    assert "| 5 iter, 1 epoch / 10 iterations |" in shown[-1]
+    assert " 50.00% | this epoch  25.00% |" in shown[-1]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="ProgressBar: expected training_length to be a"):
+        ProgressBar(training_length=(10, "minute"))
+    with pytest.raises(ValueError, match="ProgressBar: expected update_interval to be a positive"):
+        ProgressBar(update_interval=0)
+    with pytest.raises(ValueError, match="ProgressBar: expected bar_length to be a positive"):
+        ProgressBar(bar_length=-1)
+    with pytest.raises(TypeError, match="ProgressBar: expected out to be a text stream"):
+        ProgressBar(out=None)

@@ -1,0 +1,250 @@
+"""The snapshot extensions: file names, condition, n_retains, autoload, damaged files."""
+
+import os
+import types
+
+import numpy as np
+import pytest
+
+from dbr.core import Link, Parameter
+from dbr.core.serializers import load_npz
+from dbr.training.extensions import snapshot_writers
+from dbr.training.extensions._snapshot import snapshot, snapshot_object
+
+
+class Model(Link):
+    def __init__(self, value=0.0):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.full((2, 3), value, dtype=np.float32))
+
+
+class FakeTrainer:
+    """What a snapshot reads from a trainer: out, updater.iteration, serialize."""
+
+    def __init__(self, out, value=0.0):
+        self.out = str(out)
+        self.updater = types.SimpleNamespace(iteration=0)
+        self.model = Model(value)
+
+    def serialize(self, serializer):
+        self.model.serialize(serializer["model"])
+        self.updater.iteration = serializer("iteration", self.updater.iteration)
+
+
+def take(ext, trainer, iteration, value):
+    trainer.updater.iteration = iteration
+    trainer.model.W.array[...] = value
+    ext(trainer)
+
+
+def loaded_value(path):
+    fresh = FakeTrainer("unused")
+    load_npz(path, fresh)
+    return fresh.updater.iteration, float(fresh.model.W.array[0, 0])
+
+
+def test_defaults_follow_chainer():
+    ext = snapshot()
+    assert ext.trigger == (1, "epoch")
+    assert ext.priority == -100
+    assert ext.filename == "snapshot_iter_{.updater.iteration}"
+    assert isinstance(ext.writer, snapshot_writers.SimpleWriter)
+
+
+def test_file_name_from_template_and_contents(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot()
+    ext.initialize(trainer)
+    take(ext, trainer, 7, 2.5)
+    assert sorted(os.listdir(tmp_path)) == ["snapshot_iter_7"]
+    assert loaded_value(tmp_path / "snapshot_iter_7") == (7, 2.5)
+
+
+def test_callable_filename_and_snapshot_object(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot_object(trainer.model, lambda t: f"model-{t.updater.iteration * 10}.npz")
+    take(ext, trainer, 3, -1.0)
+    assert os.listdir(tmp_path) == ["model-30.npz"]
+    model = Model()
+    load_npz(tmp_path / "model-30.npz", model)
+    np.testing.assert_array_equal(model.W.array, np.full((2, 3), -1.0, np.float32))
+
+
+def test_snapshot_copies_state_when_taken(tmp_path):
+    saved = []
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot(savefun=lambda path, target: saved.append(target) or open(path, "w").close())
+    take(ext, trainer, 1, 4.0)
+    trainer.model.W.array[...] = 9.0
+    assert saved[0]["model/W"][0, 0] == 4.0
+    assert saved[0]["iteration"] == 1
+
+
+def test_condition_is_called_without_arguments(tmp_path):
+    answers = iter([False, True, False])
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot(condition=lambda: next(answers))
+    for it in (1, 2, 3):
+        take(ext, trainer, it, float(it))
+    assert os.listdir(tmp_path) == ["snapshot_iter_2"]
+
+
+def test_n_retains_keeps_the_newest(tmp_path):
+    (tmp_path / "other_1").write_text("not a snapshot")
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot(n_retains=2)
+    ext.initialize(trainer)
+    for it in (1, 2, 9, 10, 11):
+        take(ext, trainer, it, float(it))
+    assert sorted(os.listdir(tmp_path)) == ["other_1", "snapshot_iter_10", "snapshot_iter_11"]
+
+
+def test_n_retains_off_by_default(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot()
+    ext.initialize(trainer)
+    for it in (1, 2, 3):
+        take(ext, trainer, it, float(it))
+    assert len(os.listdir(tmp_path)) == 3
+
+
+def write_snapshots(tmp_path, iterations):
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot()
+    for it in iterations:
+        take(ext, trainer, it, float(it))
+
+
+def test_autoload_picks_the_newest_by_mtime(tmp_path):
+    write_snapshots(tmp_path, [2, 10, 9])
+    for age, name in [
+        (300, "snapshot_iter_2"),
+        (100, "snapshot_iter_10"),
+        (200, "snapshot_iter_9"),
+    ]:
+        t = 1_700_000_000 - age
+        os.utime(tmp_path / name, (t, t))
+    trainer = FakeTrainer(tmp_path)
+    snapshot(autoload=True).initialize(trainer)
+    assert trainer.updater.iteration == 10
+    assert trainer.model.W.array[0, 0] == 10.0
+
+
+def test_autoload_breaks_mtime_ties_by_number(tmp_path):
+    write_snapshots(tmp_path, [10, 9, 100])
+    for name in os.listdir(tmp_path):
+        os.utime(tmp_path / name, (1_700_000_000, 1_700_000_000))
+    trainer = FakeTrainer(tmp_path)
+    snapshot(autoload=True).initialize(trainer)
+    assert trainer.updater.iteration == 100
+
+
+def test_autoload_ignores_partial_writes_and_other_files(tmp_path):
+    write_snapshots(tmp_path, [4])
+    partial = tmp_path / "tmpsnapshot_iter_8abc123"
+    partial.mkdir()
+    (partial / "snapshot_iter_8").write_bytes(b"PK\x03\x04 half a file")
+    (tmp_path / "log").write_text("[]")
+    trainer = FakeTrainer(tmp_path)
+    snapshot(autoload=True).initialize(trainer)
+    assert trainer.updater.iteration == 4
+
+
+def test_autoload_without_snapshots_does_nothing(tmp_path):
+    trainer = FakeTrainer(tmp_path / "missing", value=3.0)
+    snapshot(autoload=True).initialize(trainer)
+    assert trainer.updater.iteration == 0
+    assert trainer.model.W.array[0, 0] == 3.0
+
+
+def test_autoload_into_target(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    ext = snapshot_object(trainer.model, "model_{.updater.iteration}")
+    take(ext, trainer, 5, 6.0)
+    other = FakeTrainer(tmp_path)
+    snapshot_object(other.model, "model_{.updater.iteration}", autoload=True).initialize(other)
+    assert other.model.W.array[0, 0] == 6.0
+    assert other.updater.iteration == 0
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.0])
+def test_truncated_snapshot_gives_clear_error(tmp_path, keep):
+    write_snapshots(tmp_path, [1, 2])
+    path = tmp_path / "snapshot_iter_2"
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    os.utime(path, (2_000_000_000, 2_000_000_000))
+    trainer = FakeTrainer(tmp_path, value=7.0)
+    with pytest.raises(ValueError) as info:
+        snapshot(autoload=True).initialize(trainer)
+    message = str(info.value)
+    assert str(path) in message
+    assert "truncated or corrupt" in message
+    assert trainer.model.W.array[0, 0] == 7.0
+
+
+def test_failed_save_leaves_previous_snapshot(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    snapshot()(trainer)  # snapshot_iter_0
+
+    def crashing_savefun(path, target):
+        with open(path, "wb") as f:
+            f.write(b"PK\x03\x04partial")
+        raise OSError("disk full")
+
+    trainer.updater.iteration = 0
+    with pytest.raises(OSError, match="disk full"):
+        snapshot(savefun=crashing_savefun)(trainer)
+    assert os.listdir(tmp_path) == ["snapshot_iter_0"]
+    assert loaded_value(tmp_path / "snapshot_iter_0") == (0, 0.0)
+
+
+def test_snapshot_on_error(tmp_path):
+    trainer = FakeTrainer(tmp_path)
+    snapshot().on_error(trainer, RuntimeError("x"), None)
+    assert os.listdir(tmp_path) == []
+    snapshot(snapshot_on_error=True).on_error(trainer, RuntimeError("x"), None)
+    assert os.listdir(tmp_path) == ["snapshot_iter_0"]
+
+
+def test_finalize_finalizes_the_writer():
+    calls = []
+
+    class Writer(snapshot_writers.Writer):
+        def __call__(self, filename, outdir, target):
+            pass
+
+        def finalize(self):
+            calls.append("finalize")
+
+    snapshot(writer=Writer()).finalize()
+    assert calls == ["finalize"]
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "words"),
+    [
+        (
+            lambda: snapshot(savefun=lambda p, t: None, writer=snapshot_writers.SimpleWriter()),
+            TypeError,
+            ["snapshot", "savefun", "writer"],
+        ),
+        (lambda: snapshot(condition=True), TypeError, ["snapshot", "condition", "True"]),
+        (lambda: snapshot(n_retains=2.0), TypeError, ["snapshot", "n_retains", "float"]),
+        (lambda: snapshot(filename=3), TypeError, ["snapshot", "filename", "int"]),
+        (
+            lambda: snapshot(filename=lambda t: "x", autoload=True),
+            ValueError,
+            ["snapshot", "autoload", "filename"],
+        ),
+        (lambda: snapshot_object(None, "x"), TypeError, ["snapshot_object", "target", "None"]),
+        (lambda: snapshot_object(Model(), "x", bogus=1), TypeError, ["bogus"]),
+        (lambda: snapshot(target=object()), TypeError, ["snapshot", "target", "serialize"]),
+    ],
+)
+def test_bad_arguments(make, error, words):
+    with pytest.raises(error) as info:
+        make()
+    for word in words:
+        assert word in str(info.value)

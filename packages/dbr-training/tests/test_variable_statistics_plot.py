@@ -1,0 +1,153 @@
+"""Tests of VariableStatisticsPlot: the recorded statistics, the PNG output, bad input."""
+
+import os
+import sys
+
+import numpy
+import pytest
+
+from dbr.core import Chain, Parameter, Variable
+
+matplotlib = pytest.importorskip(
+    "matplotlib", reason="VariableStatisticsPlot needs matplotlib (extra 'plot')"
+)
+
+from dbr.training.extensions.variable_statistics_plot import VariableStatisticsPlot  # noqa: E402
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PERCENTILES = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
+
+
+class _Updater:
+    iteration = 0
+
+
+class _Trainer:
+    def __init__(self, out):
+        self.updater = _Updater()
+        self.out = str(out)
+
+
+class _Model(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(numpy.arange(12, dtype=numpy.float32).reshape(3, 4))
+            self.b = Parameter(numpy.array([-1.0, 5.0], dtype=numpy.float32))
+            self.lazy = Parameter()
+
+
+def _every(n):
+    return lambda trainer: trainer.updater.iteration % n == 0
+
+
+def _check_png(path):
+    content = path.read_bytes()
+    assert content[:8] == PNG_SIGNATURE
+    image = matplotlib.image.imread(path)
+    assert image.ndim == 3 and image.shape[0] > 50 and image.shape[1] > 50
+    return content
+
+
+def _reference_row(values, percentiles=PERCENTILES):
+    values = numpy.asarray(values, dtype=numpy.float64)
+    return numpy.concatenate(
+        [[values.mean(), values.std()], numpy.percentile(values, percentiles)]
+    )
+
+
+def test_defaults_and_signature():
+    ext = VariableStatisticsPlot(Variable(numpy.zeros(3, dtype=numpy.float32)))
+    assert ext.trigger == (1, "iteration")
+    assert ext.default_name == "VariableStatisticsPlot"
+    assert VariableStatisticsPlot.available() is True
+
+
+def test_statistics_of_data_and_grads_of_a_link(tmp_path):
+    model = _Model()
+    ext = VariableStatisticsPlot(model, trigger=_every(2))
+    trainer = _Trainer(tmp_path)
+    rng = numpy.random.default_rng(0)
+    expected = []
+    for it in (1, 2, 3):
+        trainer.updater.iteration = it
+        model.W.grad = rng.standard_normal((3, 4)).astype(numpy.float32)
+        model.b.grad = None if it == 1 else rng.standard_normal(2).astype(numpy.float32)
+        model.W.array += 1.0
+        data = numpy.concatenate([model.W.array.ravel(), model.b.array])
+        grads = [model.W.grad.ravel()] + ([] if model.b.grad is None else [model.b.grad])
+        expected.append([_reference_row(data), _reference_row(numpy.concatenate(grads))])
+        ext(trainer)
+    idxs, rows = ext._samples.get_data()
+    assert idxs.tolist() == [1, 2, 3]
+    numpy.testing.assert_allclose(rows, numpy.array(expected), rtol=1e-5, atol=1e-6)
+    _check_png(tmp_path / "statistics.png")
+    assert os.listdir(tmp_path) == ["statistics.png"]
+
+
+def test_missing_grads_are_nan_and_options_select_columns(tmp_path):
+    v = Variable(numpy.array([1.0, 2.0, 3.0, 10.0], dtype=numpy.float32))
+    ext = VariableStatisticsPlot(
+        [v], plot_mean=False, percentile_sigmas=50, trigger=_every(1), filename="s.png"
+    )
+    trainer = _Trainer(tmp_path)
+    trainer.updater.iteration = 1
+    ext(trainer)
+    _, rows = ext._samples.get_data()
+    assert rows.shape == (1, 2, 2)
+    numpy.testing.assert_allclose(rows[0, 0], [numpy.std([1, 2, 3, 10]), 2.5], rtol=1e-6)
+    assert numpy.isnan(rows[0, 1]).all()
+    _check_png(tmp_path / "s.png")
+
+
+def test_the_image_changes_with_the_data(tmp_path):
+    contents = []
+    for run, scale in enumerate((1.0, 1.0, 3.0)):
+        v = Variable(numpy.linspace(-1, 1, 20).astype(numpy.float32))
+        ext = VariableStatisticsPlot(v, report_grad=False, trigger=_every(3))
+        trainer = _Trainer(tmp_path / str(run))
+        for it in (1, 2, 3):
+            trainer.updater.iteration = it
+            v.array *= scale * it
+            ext(trainer)
+        contents.append(_check_png(tmp_path / str(run) / "statistics.png"))
+    assert contents[0] == contents[1]
+    assert contents[0] != contents[2]
+
+
+def test_reservoir_keeps_at_most_max_sample_size_rows(tmp_path):
+    v = Variable(numpy.ones(4, dtype=numpy.float32))
+    ext = VariableStatisticsPlot(v, max_sample_size=5, report_grad=False, trigger=None)
+    trainer = _Trainer(tmp_path)
+    for it in range(1, 51):
+        trainer.updater.iteration = it
+        v.array[...] = it
+        ext(trainer)
+    idxs, rows = ext._samples.get_data()
+    assert len(idxs) == 5 and len(set(idxs.tolist())) == 5
+    assert idxs.tolist() == sorted(idxs.tolist())
+    numpy.testing.assert_array_equal(rows[:, 0, 0], idxs.astype(numpy.float32))
+    assert os.listdir(tmp_path) == []
+
+
+def test_without_matplotlib(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert VariableStatisticsPlot.available() is False
+    with pytest.raises(ImportError, match=r'pip install "dbr-training\[plot\]"'):
+        VariableStatisticsPlot(Variable(numpy.zeros(2, dtype=numpy.float32)))
+
+
+def test_bad_arguments():
+    v = Variable(numpy.zeros(2, dtype=numpy.float32))
+    with pytest.raises(ValueError, match="VariableStatisticsPlot: expected at least one variable"):
+        VariableStatisticsPlot([])
+    with pytest.raises(TypeError, match="VariableStatisticsPlot: expected targets to be a Var"):
+        VariableStatisticsPlot(numpy.zeros(2))
+    with pytest.raises(ValueError, match="VariableStatisticsPlot: nothing to plot"):
+        VariableStatisticsPlot(v, plot_mean=False, plot_std=False, percentile_sigmas=())
+    with pytest.raises(ValueError, match="VariableStatisticsPlot: nothing to plot"):
+        VariableStatisticsPlot(v, report_data=False, report_grad=False)
+    with pytest.raises(ValueError, match=r"expected percentile_sigmas in \[0, 100\]"):
+        VariableStatisticsPlot(v, percentile_sigmas=(50, 101))
+    with pytest.raises(ValueError, match="expected max_sample_size to be an int >= 1, got 0"):
+        VariableStatisticsPlot(v, max_sample_size=0)
