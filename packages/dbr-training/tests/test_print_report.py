@@ -94,3 +94,12 @@ def test_bad_arguments():
         PrintReport(["epoch"], log_report=3)
     with pytest.raises(TypeError, match="PrintReport: expected out to be a text stream"):
         PrintReport(["epoch"], out=3)
+
+
+def test_default_stream_is_stdout_at_write_time(monkeypatch):
+    import sys
+
+    report = PrintReport(["epoch"])
+    redirected = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", redirected)
+    assert report._out is redirected

@@ -78,4 +78,4 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="ProgressBar: expected bar_length to be a positive"):
         ProgressBar(bar_length=-1)
     with pytest.raises(TypeError, match="ProgressBar: expected out to be a text stream"):
-        ProgressBar(out=None)
+        ProgressBar(out=3)

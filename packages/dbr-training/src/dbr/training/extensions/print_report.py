@@ -26,10 +26,11 @@ class PrintReport(extension.Extension):
         log_report (str or LogReport): the name under which a LogReport is
             registered to the trainer (``'LogReport'`` by default), or a
             LogReport instance that this extension calls itself.
-        out: the text stream to print to (``sys.stdout`` by default).
+        out: the text stream to print to (default None: ``sys.stdout`` as it is when
+            the extension writes, so that a redirected stdout is honoured).
     """
 
-    def __init__(self, entries, log_report="LogReport", out=sys.stdout):
+    def __init__(self, entries, log_report="LogReport", out=None):
         if isinstance(entries, str) or not isinstance(entries, (list, tuple)):
             raise TypeError(f"PrintReport: expected entries to be a list of str, got {entries!r}")
         for entry in entries:
@@ -43,17 +44,21 @@ class PrintReport(extension.Extension):
                 f"PrintReport: expected log_report to be a str (the name of a LogReport "
                 f"extension) or a LogReport, got {type(log_report).__name__}"
             )
-        if not hasattr(out, "write"):
+        if out is not None and not hasattr(out, "write"):
             raise TypeError(
                 f"PrintReport: expected out to be a text stream with write(), got "
                 f"{type(out).__name__}"
             )
         self._entries = list(entries)
         self._log_report = log_report
-        self._out = out
+        self._stream = out
         self._widths = [max(_MIN_WIDTH, len(entry)) for entry in self._entries]
         self._header_printed = False
         self._log_len = 0
+
+    @property
+    def _out(self):
+        return sys.stdout if self._stream is None else self._stream
 
     def __call__(self, trainer):
         """Print the header (first call) and the log lines not printed yet."""

@@ -62,10 +62,11 @@ class ProgressBar(extension.Extension):
             (``get_training_length()``).
         update_interval (int): the number of iterations between redraws (100).
         bar_length (int): the width of the bar in characters (50).
-        out: the text stream to write to (``sys.stdout`` by default).
+        out: the text stream to write to (default None: ``sys.stdout`` as it is when
+            the extension writes, so that a redirected stdout is honoured).
     """
 
-    def __init__(self, training_length=None, update_interval=100, bar_length=50, out=sys.stdout):
+    def __init__(self, training_length=None, update_interval=100, bar_length=50, out=None):
         if training_length is not None:
             _check_training_length("ProgressBar", training_length)
         for argname, value in (("update_interval", update_interval), ("bar_length", bar_length)):
@@ -73,7 +74,7 @@ class ProgressBar(extension.Extension):
                 raise ValueError(
                     f"ProgressBar: expected {argname} to be a positive int, got {value!r}"
                 )
-        if not hasattr(out, "write"):
+        if out is not None and not hasattr(out, "write"):
             raise TypeError(
                 f"ProgressBar: expected out to be a text stream with write(), got "
                 f"{type(out).__name__}"
@@ -81,9 +82,13 @@ class ProgressBar(extension.Extension):
         self._training_length = training_length
         self._update_interval = int(update_interval)
         self._bar_length = int(bar_length)
-        self._out = out
+        self._stream = out
         self._bar = None
         self._updater = None
+
+    @property
+    def _out(self):
+        return sys.stdout if self._stream is None else self._stream
 
     def __call__(self, trainer):
         """Count the iteration; redraw every ``update_interval`` iterations."""
