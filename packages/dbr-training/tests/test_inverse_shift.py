@@ -2,69 +2,8 @@
 
 import pytest
 
-from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.inverse_shift import InverseShift
-
-
-class _Optimizer:
-    def __init__(self, lr=0.5):
-        self.lr = lr
-
-
-class _Updater:
-    def __init__(self, optimizer):
-        self.optimizer = optimizer
-        self.iteration = 0
-
-    def get_optimizer(self, name):
-        assert name == "main"
-        return self.optimizer
-
-
-class _Trainer:
-    def __init__(self, optimizer):
-        self.updater = _Updater(optimizer)
-
-
-def _run(extension, trainer, calls, attr="lr"):
-    """Call ``extension`` ``calls`` times; return the attribute after each call."""
-    optimizer = trainer.updater.optimizer
-    values = []
-    for _ in range(calls):
-        trainer.updater.iteration += 1
-        extension(trainer)
-        values.append(getattr(optimizer, attr))
-    return values
-
-
-def _start(extension, lr=0.5):
-    trainer = _Trainer(_Optimizer(lr))
-    extension.initialize(trainer)
-    return trainer, trainer.updater.optimizer.lr
-
-
-def _resumed(make, total, split, lr=0.5, tmp_path=None):
-    """Run ``split`` calls, snapshot, load into a fresh extension and optimizer, run the rest."""
-    first = make()
-    trainer, initial = _start(first, lr)
-    head = _run(first, trainer, split)
-    if tmp_path is None:
-        target = {}
-        first.serialize(DictionarySerializer(target))
-        second = make()
-        NpzDeserializer(target).load(second)
-    else:
-        path = tmp_path / "ext.npz"
-        save_npz(path, first)
-        second = make()
-        load_npz(path, second)
-    trainer2 = _Trainer(_Optimizer(lr))
-    trainer2.updater.iteration = split
-    second.initialize(trainer2)
-    restored = trainer2.updater.optimizer.lr
-    tail = _run(second, trainer2, total - split)
-    return [initial] + head, restored, tail
 
 
 def _expected(init, gamma, power, t, target=None):
@@ -89,21 +28,21 @@ def test_defaults_of_the_extension():
         (0.1, 0.2, -2.0, 0.5),
     ],
 )
-def test_sequence_follows_the_formula(init, gamma, power, target):
+def test_sequence_follows_the_formula(init, gamma, power, target, shift):
     ext = InverseShift("lr", gamma, power, init=init, target=target)
-    trainer, initial = _start(ext)
+    trainer, initial = shift.start(ext)
     assert initial == init
-    got = _run(ext, trainer, 12)
+    got = shift.run(ext, trainer, 12)
     expected = [_expected(init, gamma, power, t, target) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("to_file", [False, True])
-def test_resume_continues_the_same_sequence(to_file, tmp_path):
+def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return InverseShift("lr", 0.3, 0.5, target=0.25)
 
-    head, restored, tail = _resumed(make, 16, 9, tmp_path=tmp_path if to_file else None)
+    head, restored, tail = shift.resumed(make, 16, 9, tmp_path=tmp_path if to_file else None)
     expected = [_expected(0.5, 0.3, 0.5, t, 0.25) for t in range(17)]
     assert head == pytest.approx(expected[:10], rel=1e-12)
     assert restored == pytest.approx(expected[9], rel=1e-12)

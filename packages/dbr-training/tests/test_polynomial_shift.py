@@ -2,69 +2,8 @@
 
 import pytest
 
-from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.polynomial_shift import PolynomialShift
-
-
-class _Optimizer:
-    def __init__(self, lr=0.5):
-        self.lr = lr
-
-
-class _Updater:
-    def __init__(self, optimizer):
-        self.optimizer = optimizer
-        self.iteration = 0
-
-    def get_optimizer(self, name):
-        assert name == "main"
-        return self.optimizer
-
-
-class _Trainer:
-    def __init__(self, optimizer):
-        self.updater = _Updater(optimizer)
-
-
-def _run(extension, trainer, calls, attr="lr"):
-    """Call ``extension`` ``calls`` times; return the attribute after each call."""
-    optimizer = trainer.updater.optimizer
-    values = []
-    for _ in range(calls):
-        trainer.updater.iteration += 1
-        extension(trainer)
-        values.append(getattr(optimizer, attr))
-    return values
-
-
-def _start(extension, lr=0.5):
-    trainer = _Trainer(_Optimizer(lr))
-    extension.initialize(trainer)
-    return trainer, trainer.updater.optimizer.lr
-
-
-def _resumed(make, total, split, lr=0.5, tmp_path=None):
-    """Run ``split`` calls, snapshot, load into a fresh extension and optimizer, run the rest."""
-    first = make()
-    trainer, initial = _start(first, lr)
-    head = _run(first, trainer, split)
-    if tmp_path is None:
-        target = {}
-        first.serialize(DictionarySerializer(target))
-        second = make()
-        NpzDeserializer(target).load(second)
-    else:
-        path = tmp_path / "ext.npz"
-        save_npz(path, first)
-        second = make()
-        load_npz(path, second)
-    trainer2 = _Trainer(_Optimizer(lr))
-    trainer2.updater.iteration = split
-    second.initialize(trainer2)
-    restored = trainer2.updater.optimizer.lr
-    tail = _run(second, trainer2, total - split)
-    return [initial] + head, restored, tail
 
 
 def _expected(init, rate, max_count, t, target=None):
@@ -84,36 +23,36 @@ def test_defaults_of_the_extension():
     "init, rate, max_count, target",
     [(1.0, 0.9, 10, None), (0.5, 2.0, 8, 0.05), (0.1, 1.0, 5, None), (0.2, 0.5, 6, 0.01)],
 )
-def test_sequence_follows_the_formula(init, rate, max_count, target):
+def test_sequence_follows_the_formula(init, rate, max_count, target, shift):
     ext = PolynomialShift("lr", rate, max_count, init=init, target=target)
-    trainer, initial = _start(ext)
+    trainer, initial = shift.start(ext)
     assert initial == init
-    got = _run(ext, trainer, 12)
+    got = shift.run(ext, trainer, 12)
     expected = [_expected(init, rate, max_count, t, target) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert got[-1] == (0.0 if target is None else target)
 
 
-def test_init_none_reads_the_optimizer_attribute():
+def test_init_none_reads_the_optimizer_attribute(shift):
     ext = PolynomialShift("lr", 1.0, 4)
-    trainer, initial = _start(ext, lr=0.8)
+    trainer, initial = shift.start(ext, lr=0.8)
     assert initial == 0.8
-    assert _run(ext, trainer, 4) == pytest.approx([0.6, 0.4, 0.2, 0.0])
+    assert shift.run(ext, trainer, 4) == pytest.approx([0.6, 0.4, 0.2, 0.0])
 
 
-def test_negative_rate_grows_to_the_target():
+def test_negative_rate_grows_to_the_target(shift):
     ext = PolynomialShift("lr", -1.0, 4, init=0.1, target=0.3)
-    trainer, _ = _start(ext)
+    trainer, _ = shift.start(ext)
     # 0.1 / (1 - t/4): 0.1333, 0.2, 0.4 -> 0.3, then infinite -> 0.3
-    assert _run(ext, trainer, 5) == pytest.approx([0.1 / 0.75, 0.2, 0.3, 0.3, 0.3])
+    assert shift.run(ext, trainer, 5) == pytest.approx([0.1 / 0.75, 0.2, 0.3, 0.3, 0.3])
 
 
 @pytest.mark.parametrize("to_file", [False, True])
-def test_resume_continues_the_same_sequence(to_file, tmp_path):
+def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return PolynomialShift("lr", 0.9, 12)
 
-    head, restored, tail = _resumed(make, 14, 4, tmp_path=tmp_path if to_file else None)
+    head, restored, tail = shift.resumed(make, 14, 4, tmp_path=tmp_path if to_file else None)
     expected = [_expected(0.5, 0.9, 12, t) for t in range(15)]
     assert head == pytest.approx(expected[:5], rel=1e-12)
     assert restored == pytest.approx(expected[4], rel=1e-12)

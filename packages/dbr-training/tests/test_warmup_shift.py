@@ -2,69 +2,9 @@
 
 import pytest
 
-from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
+from dbr.core.serializers import DictionarySerializer
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.warmup_shift import WarmupShift
-
-
-class _Optimizer:
-    def __init__(self, lr=0.5):
-        self.lr = lr
-
-
-class _Updater:
-    def __init__(self, optimizer):
-        self.optimizer = optimizer
-        self.iteration = 0
-
-    def get_optimizer(self, name):
-        assert name == "main"
-        return self.optimizer
-
-
-class _Trainer:
-    def __init__(self, optimizer):
-        self.updater = _Updater(optimizer)
-
-
-def _run(extension, trainer, calls, attr="lr"):
-    """Call ``extension`` ``calls`` times; return the attribute after each call."""
-    optimizer = trainer.updater.optimizer
-    values = []
-    for _ in range(calls):
-        trainer.updater.iteration += 1
-        extension(trainer)
-        values.append(getattr(optimizer, attr))
-    return values
-
-
-def _start(extension, lr=0.5):
-    trainer = _Trainer(_Optimizer(lr))
-    extension.initialize(trainer)
-    return trainer, trainer.updater.optimizer.lr
-
-
-def _resumed(make, total, split, lr=0.5, tmp_path=None):
-    """Run ``split`` calls, snapshot, load into a fresh extension and optimizer, run the rest."""
-    first = make()
-    trainer, initial = _start(first, lr)
-    head = _run(first, trainer, split)
-    if tmp_path is None:
-        target = {}
-        first.serialize(DictionarySerializer(target))
-        second = make()
-        NpzDeserializer(target).load(second)
-    else:
-        path = tmp_path / "ext.npz"
-        save_npz(path, first)
-        second = make()
-        load_npz(path, second)
-    trainer2 = _Trainer(_Optimizer(lr))
-    trainer2.updater.iteration = split
-    second.initialize(trainer2)
-    restored = trainer2.updater.optimizer.lr
-    tail = _run(second, trainer2, total - split)
-    return [initial] + head, restored, tail
 
 
 def _expected(start, end, n, t):
@@ -80,55 +20,57 @@ def test_defaults_of_the_extension():
 
 
 @pytest.mark.parametrize("start, n, end", [(0.0, 5, 0.1), (0.01, 4, 1.0), (1.0, 3, 0.5)])
-def test_sequence_follows_the_formula(start, n, end):
+def test_sequence_follows_the_formula(start, n, end, shift):
     ext = WarmupShift("lr", start, n, end)
-    trainer, initial = _start(ext, lr=7.0)
+    trainer, initial = shift.start(ext, lr=7.0)
     assert initial == start
-    got = _run(ext, trainer, n + 3)
+    got = shift.run(ext, trainer, n + 3)
     expected = [_expected(start, end, n, t) for t in range(1, n + 4)]
     assert got == pytest.approx(expected, rel=1e-12)
     assert got[n - 1] == end
 
 
-def test_leaves_the_attribute_alone_after_the_warm_up():
+def test_leaves_the_attribute_alone_after_the_warm_up(shift):
     ext = WarmupShift("lr", 0.0, 2, 0.4)
-    trainer, _ = _start(ext)
-    _run(ext, trainer, 2)
+    trainer, _ = shift.start(ext)
+    shift.run(ext, trainer, 2)
     trainer.updater.optimizer.lr = 0.123  # another schedule took over
-    _run(ext, trainer, 3)
+    shift.run(ext, trainer, 3)
     assert trainer.updater.optimizer.lr == 0.123
 
 
-def test_init_none_reads_the_optimizer_attribute():
+def test_init_none_reads_the_optimizer_attribute(shift):
     ext = WarmupShift("lr", 0.0, 4)
-    trainer, initial = _start(ext, lr=0.8)
+    trainer, initial = shift.start(ext, lr=0.8)
     assert initial == 0.0
-    assert _run(ext, trainer, 5) == pytest.approx([0.2, 0.4, 0.6, 0.8, 0.8])
+    assert shift.run(ext, trainer, 5) == pytest.approx([0.2, 0.4, 0.6, 0.8, 0.8])
 
 
-def test_warmup_start_none_reads_the_optimizer_attribute():
+def test_warmup_start_none_reads_the_optimizer_attribute(shift):
     ext = WarmupShift("lr", None, 2, 1.0)
-    trainer, initial = _start(ext, lr=0.2)
+    trainer, initial = shift.start(ext, lr=0.2)
     assert initial == 0.2
-    assert _run(ext, trainer, 2) == pytest.approx([0.6, 1.0])
+    assert shift.run(ext, trainer, 2) == pytest.approx([0.6, 1.0])
 
 
 @pytest.mark.parametrize("to_file", [False, True])
-def test_resume_continues_the_same_sequence(to_file, tmp_path):
+def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return WarmupShift("lr", 0.05, 10, 0.5)
 
-    head, restored, tail = _resumed(make, 13, 4, lr=9.0, tmp_path=tmp_path if to_file else None)
+    head, restored, tail = shift.resumed(
+        make, 13, 4, lr=9.0, tmp_path=tmp_path if to_file else None
+    )
     expected = [0.05] + [_expected(0.05, 0.5, 10, t) for t in range(1, 14)]
     assert head == pytest.approx(expected[:5], rel=1e-12)
     assert restored == pytest.approx(expected[4], rel=1e-12)
     assert tail == pytest.approx(expected[5:], rel=1e-12)
 
 
-def test_serialize_keys_match_chainer():
+def test_serialize_keys_match_chainer(shift):
     ext = WarmupShift("lr", 0.0, 3, 1.0)
-    trainer, _ = _start(ext)
-    _run(ext, trainer, 2)
+    trainer, _ = shift.start(ext)
+    shift.run(ext, trainer, 2)
     target = {}
     ext.serialize(DictionarySerializer(target))
     assert set(target) == {"_t"}

@@ -1,22 +1,9 @@
 """InverseShift: Caffe's "inv" policy, ``init * (1 + gamma * t) ** -power``."""
 
-import numbers
-
-import numpy
-
-from dbr.core.serializers import Deserializer
-from dbr.training.extension import Extension
+from dbr.training.extensions._shift import _Shift, check_arguments, clamp
 
 
-def _check_real(name, value, optional=False):
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        expected = "a real number or None" if optional else "a real number"
-        raise TypeError(f"InverseShift: expected {name} to be {expected}, got {value!r}")
-
-
-class InverseShift(Extension):
+class InverseShift(_Shift):
     """Trainer extension that shifts an optimizer attribute by an inverse power law.
 
     After its ``t``-th call the extension sets ``attr`` to
@@ -44,58 +31,20 @@ class InverseShift(Extension):
     """
 
     def __init__(self, attr, gamma, power, init=None, target=None, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"InverseShift: expected attr to be a str, got {attr!r}")
-        _check_real("gamma", gamma)
-        _check_real("power", power)
-        _check_real("init", init, optional=True)
-        _check_real("target", target, optional=True)
+        check_arguments(
+            "InverseShift",
+            attr,
+            {"gamma": gamma, "power": power},
+            {"init": init, "target": target},
+        )
         if gamma < 0:
             raise ValueError(f"InverseShift: expected gamma >= 0, got {gamma!r}")
-        self._attr = attr
+        super().__init__(attr, optimizer)
         self._gamma = gamma
         self._power = power
         self._init = init
         self._target = target
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
 
-    def initialize(self, trainer):
-        """Set the attribute to its initial value, or to the restored one after a resume."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
-
-    def __call__(self, trainer):
-        """Advance the call count and set the attribute to ``init * (1 + gamma * t) ** -power``."""
-        self._t += 1
-        value = self._init * (1 + self._gamma * self._t) ** (-self._power)
-        if self._target is not None:
-            if self._power < 0:
-                if abs(value) > abs(self._target):
-                    value = self._target
-            elif abs(value) < abs(self._target):
-                value = self._target
-        self._update_value(self._get_optimizer(trainer), value)
-
-    def serialize(self, serializer):
-        """Save or load the call count (``_t``) and the last value set (``_last_value``)."""
-        loading = isinstance(serializer, Deserializer)
-        self._t = serializer("_t", self._t)
-        last = serializer("_last_value", None if loading else self._last_value)
-        if loading and not serializer.dry_run:
-            self._last_value = None if last is None else numpy.asarray(last).item()
-
-    def _get_optimizer(self, trainer):
-        if self._optimizer is not None:
-            return self._optimizer
-        return trainer.updater.get_optimizer("main")
-
-    def _update_value(self, optimizer, value):
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
+    def _value(self, t):
+        value = self._init * (1 + self._gamma * t) ** (-self._power)
+        return clamp(value, self._target, grows=self._power < 0)

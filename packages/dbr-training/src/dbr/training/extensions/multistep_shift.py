@@ -2,13 +2,10 @@
 
 import numbers
 
-import numpy
-
-from dbr.core.serializers import Deserializer
-from dbr.training.extension import Extension
+from dbr.training.extensions._shift import _Shift, check_arguments
 
 
-class MultistepShift(Extension):
+class MultistepShift(_Shift):
     """Trainer extension that shifts an optimizer attribute at given milestones.
 
     With ``step_value = (s1, s2, ...)``, the value is ``init`` before the
@@ -37,14 +34,7 @@ class MultistepShift(Extension):
     """
 
     def __init__(self, attr, gamma, step_value, init, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"MultistepShift: expected attr to be a str, got {attr!r}")
-        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
-            raise TypeError(f"MultistepShift: expected gamma to be a real number, got {gamma!r}")
-        if init is not None and (isinstance(init, bool) or not isinstance(init, numbers.Real)):
-            raise TypeError(
-                f"MultistepShift: expected init to be a real number or None, got {init!r}"
-            )
+        check_arguments("MultistepShift", attr, {"gamma": gamma}, {"init": init})
         if not isinstance(step_value, (tuple, list)) or any(
             isinstance(s, bool) or not isinstance(s, numbers.Integral) for s in step_value
         ):
@@ -55,46 +45,18 @@ class MultistepShift(Extension):
             raise ValueError(
                 f"MultistepShift: expected step_value in increasing order, got {step_value!r}"
             )
-        self._attr = attr
+        super().__init__(attr, optimizer)
         self._gamma = gamma
         self._step_value = tuple(int(s) for s in step_value)
         self._init = init
-        self._optimizer = optimizer
         self._current_step = 0
-        self._t = 0
-        self._last_value = None
-
-    def initialize(self, trainer):
-        """Set the attribute to its initial value, or to the restored one after a resume."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
-
-    def __call__(self, trainer):
-        """Advance the call count and set the attribute to ``init * gamma ** k``."""
-        self._t += 1
-        self._current_step = sum(1 for s in self._step_value if s <= self._t)
-        value = self._init * self._gamma**self._current_step
-        self._update_value(self._get_optimizer(trainer), value)
 
     def serialize(self, serializer):
         """Save or load ``_t``, ``_current_step`` (milestones passed) and ``_last_value``."""
-        loading = isinstance(serializer, Deserializer)
-        self._t = serializer("_t", self._t)
+        super().serialize(serializer)
         self._current_step = serializer("_current_step", self._current_step)
-        last = serializer("_last_value", None if loading else self._last_value)
-        if loading and not serializer.dry_run:
-            self._last_value = None if last is None else numpy.asarray(last).item()
 
-    def _get_optimizer(self, trainer):
-        if self._optimizer is not None:
-            return self._optimizer
-        return trainer.updater.get_optimizer("main")
-
-    def _update_value(self, optimizer, value):
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
+    def _value(self, t):
+        # _current_step is state Chainer saves, so it is kept up to date with the calls.
+        self._current_step = sum(1 for s in self._step_value if s <= t)
+        return self._init * self._gamma**self._current_step

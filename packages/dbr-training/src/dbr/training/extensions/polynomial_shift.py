@@ -1,23 +1,11 @@
 """PolynomialShift: decay an optimizer attribute polynomially to zero over ``max_count`` calls."""
 
 import math
-import numbers
 
-import numpy
-
-from dbr.core.serializers import Deserializer
-from dbr.training.extension import Extension
+from dbr.training.extensions._shift import _Shift, check_arguments, check_int, clamp
 
 
-def _check_real(name, value, optional=False):
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        expected = "a real number or None" if optional else "a real number"
-        raise TypeError(f"PolynomialShift: expected {name} to be {expected}, got {value!r}")
-
-
-class PolynomialShift(Extension):
+class PolynomialShift(_Shift):
     """Trainer extension that shifts an optimizer attribute polynomially.
 
     After its ``t``-th call the extension sets ``attr`` to
@@ -49,63 +37,18 @@ class PolynomialShift(Extension):
     """
 
     def __init__(self, attr, rate, max_count, init=None, target=None, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"PolynomialShift: expected attr to be a str, got {attr!r}")
-        _check_real("rate", rate)
-        _check_real("init", init, optional=True)
-        _check_real("target", target, optional=True)
-        if isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral):
-            raise TypeError(f"PolynomialShift: expected max_count to be an int, got {max_count!r}")
-        if max_count < 1:
-            raise ValueError(f"PolynomialShift: expected max_count >= 1, got {max_count!r}")
-        self._attr = attr
+        check_arguments("PolynomialShift", attr, {"rate": rate}, {"init": init, "target": target})
+        check_int("PolynomialShift", "max_count", max_count, 1)
+        super().__init__(attr, optimizer)
         self._rate = rate
         self._max_count = int(max_count)
         self._init = init
         self._target = target
-        self._optimizer = optimizer
-        self._t = 0
-        self._last_value = None
 
-    def initialize(self, trainer):
-        """Set the attribute to its initial value, or to the restored one after a resume."""
-        optimizer = self._get_optimizer(trainer)
-        if self._init is None:
-            self._init = getattr(optimizer, self._attr)
-        if self._last_value is not None:
-            self._update_value(optimizer, self._last_value)
-        else:
-            self._update_value(optimizer, self._init)
-
-    def __call__(self, trainer):
-        """Advance the call count and set the attribute to ``init * decay ** rate``."""
-        self._t += 1
-        decay = max(1 - self._t / self._max_count, 0)
+    def _value(self, t):
+        decay = max(1 - t / self._max_count, 0)
         if decay == 0 and self._rate < 0:
             value = math.copysign(math.inf, self._init) if self._init else 0.0
         else:
             value = self._init * decay**self._rate
-        if self._target is not None:
-            if self._rate > 0:
-                if abs(value) < abs(self._target):
-                    value = self._target
-            elif abs(value) > abs(self._target):
-                value = self._target
-        self._update_value(self._get_optimizer(trainer), value)
-
-    def serialize(self, serializer):
-        """Save or load the call count (``_t``) and the last value set (``_last_value``)."""
-        loading = isinstance(serializer, Deserializer)
-        self._t = serializer("_t", self._t)
-        last = serializer("_last_value", None if loading else self._last_value)
-        if loading and not serializer.dry_run:
-            self._last_value = None if last is None else numpy.asarray(last).item()
-
-    def _get_optimizer(self, trainer):
-        if self._optimizer is not None:
-            return self._optimizer
-        return trainer.updater.get_optimizer("main")
-
-    def _update_value(self, optimizer, value):
-        setattr(optimizer, self._attr, value)
-        self._last_value = value
+        return clamp(value, self._target, grows=not self._rate > 0)

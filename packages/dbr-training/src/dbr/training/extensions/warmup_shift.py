@@ -1,19 +1,9 @@
 """WarmupShift: ramp an optimizer attribute linearly up to its initial value."""
 
-import numbers
-
-from dbr.training.extension import Extension
+from dbr.training.extensions._shift import _Shift, check_arguments, check_int
 
 
-def _check_real(name, value, optional=False):
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        expected = "a real number or None" if optional else "a real number"
-        raise TypeError(f"WarmupShift: expected {name} to be {expected}, got {value!r}")
-
-
-class WarmupShift(Extension):
+class WarmupShift(_Shift):
     """Trainer extension that warms an optimizer attribute up at the start of training.
 
     The attribute moves evenly from ``warmup_start`` to ``init`` over the
@@ -44,20 +34,17 @@ class WarmupShift(Extension):
     """
 
     def __init__(self, attr, warmup_start, warmup_iter, init=None, optimizer=None):
-        if not isinstance(attr, str):
-            raise TypeError(f"WarmupShift: expected attr to be a str, got {attr!r}")
-        _check_real("warmup_start", warmup_start, optional=True)
-        _check_real("init", init, optional=True)
-        if isinstance(warmup_iter, bool) or not isinstance(warmup_iter, numbers.Integral):
-            raise TypeError(f"WarmupShift: expected warmup_iter to be an int, got {warmup_iter!r}")
-        if warmup_iter < 0:
-            raise ValueError(f"WarmupShift: expected warmup_iter >= 0, got {warmup_iter!r}")
-        self._attr = attr
+        check_arguments(
+            "WarmupShift", attr, optional_reals={"warmup_start": warmup_start, "init": init}
+        )
+        check_int("WarmupShift", "warmup_iter", warmup_iter, 0)
+        super().__init__(attr, optimizer)
         self._warmup_start = warmup_start
         self._warmup_iter = int(warmup_iter)
         self._init = init
-        self._optimizer = optimizer
-        self._t = 0
+
+    # Unlike the other shifts, the warm-up keeps and saves no last value: once it is over,
+    # the attribute belongs to whatever else adjusts it, even across a resume.
 
     def initialize(self, trainer):
         """Set the attribute to the warm-up value for the current (or restored) call count."""
@@ -67,25 +54,20 @@ class WarmupShift(Extension):
         if self._warmup_start is None:
             self._warmup_start = getattr(optimizer, self._attr)
         if self._t <= self._warmup_iter:
-            setattr(optimizer, self._attr, self._compute_value())
+            setattr(optimizer, self._attr, self._value(self._t))
 
     def __call__(self, trainer):
         """Advance the call count and, during the warm-up, set the interpolated value."""
         self._t += 1
         if self._t <= self._warmup_iter:
-            setattr(self._get_optimizer(trainer), self._attr, self._compute_value())
+            setattr(self._get_optimizer(trainer), self._attr, self._value(self._t))
 
     def serialize(self, serializer):
         """Save or load the call count (``_t``)."""
         self._t = serializer("_t", self._t)
 
-    def _compute_value(self):
-        if self._t >= self._warmup_iter:
+    def _value(self, t):
+        if t >= self._warmup_iter:
             return self._init
-        t, n = self._t, self._warmup_iter
+        n = self._warmup_iter
         return (t * self._init + (n - t) * self._warmup_start) / n
-
-    def _get_optimizer(self, trainer):
-        if self._optimizer is not None:
-            return self._optimizer
-        return trainer.updater.get_optimizer("main")

@@ -1,0 +1,98 @@
+"""Shared fixtures.
+
+``shift`` gives the tests of the learning-rate shift extensions a stand-in
+trainer (an updater holding one optimizer under ``'main'``) and the drivers
+that run an extension on it, with and without a snapshot in the middle. It is
+a fixture rather than a helper module because the tests run with
+``--import-mode=importlib``, which puts no test folder on ``sys.path``.
+"""
+
+import pytest
+
+from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
+
+
+class FakeOptimizer:
+    """An object with an ``lr`` attribute, as far as the shift extensions look."""
+
+    def __init__(self, lr=0.5):
+        self.lr = lr
+
+
+class FakeUpdater:
+    """Holds ``optimizer`` under the name ``'main'`` and counts ``iteration``."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.iteration = 0
+
+    def get_optimizer(self, name):
+        """Return the optimizer; only ``'main'`` exists."""
+        assert name == "main"
+        return self.optimizer
+
+
+class FakeTrainer:
+    """A trainer with only an ``updater`` (a :class:`FakeUpdater` of ``optimizer``)."""
+
+    def __init__(self, optimizer):
+        self.updater = FakeUpdater(optimizer)
+
+
+class ShiftDriver:
+    """Runs a shift extension on a :class:`FakeTrainer` and reads back the attribute."""
+
+    Optimizer = FakeOptimizer
+    Trainer = FakeTrainer
+
+    @staticmethod
+    def run(extension, trainer, calls, attr="lr"):
+        """Call ``extension`` ``calls`` times; return the attribute after each call."""
+        optimizer = trainer.updater.optimizer
+        values = []
+        for _ in range(calls):
+            trainer.updater.iteration += 1
+            extension(trainer)
+            values.append(getattr(optimizer, attr))
+        return values
+
+    @staticmethod
+    def start(extension, lr=0.5):
+        """Initialize ``extension`` on a fresh trainer; return it and the ``lr`` it set."""
+        trainer = FakeTrainer(FakeOptimizer(lr))
+        extension.initialize(trainer)
+        return trainer, trainer.updater.optimizer.lr
+
+    @classmethod
+    def resumed(cls, make, total, split, lr=0.5, tmp_path=None):
+        """Run ``split`` calls, snapshot, load into a fresh extension and optimizer, run the rest.
+
+        The snapshot goes through a dict, or through an npz file in ``tmp_path``
+        when given. Returns ``[initial value] + the values of the first calls``,
+        the value the resumed extension restored, and the values of the rest.
+        """
+        first = make()
+        trainer, initial = cls.start(first, lr)
+        head = cls.run(first, trainer, split)
+        if tmp_path is None:
+            target = {}
+            first.serialize(DictionarySerializer(target))
+            second = make()
+            NpzDeserializer(target).load(second)
+        else:
+            path = tmp_path / "ext.npz"
+            save_npz(path, first)
+            second = make()
+            load_npz(path, second)
+        trainer2 = FakeTrainer(FakeOptimizer(lr))
+        trainer2.updater.iteration = split
+        second.initialize(trainer2)
+        restored = trainer2.updater.optimizer.lr
+        tail = cls.run(second, trainer2, total - split)
+        return [initial] + head, restored, tail
+
+
+@pytest.fixture
+def shift():
+    """The :class:`ShiftDriver` that the shift-extension tests run their extension with."""
+    return ShiftDriver
