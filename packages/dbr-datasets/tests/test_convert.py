@@ -7,7 +7,7 @@ from dbr.core import backend
 from dbr.datasets.convert import (
     ConcatWithAsyncTransfer,
     Converter,
-    _call_converter,
+    call_converter,
     concat_examples,
     converter,
     to_device,
@@ -139,10 +139,10 @@ def test_converter_protocol():
     assert isinstance(new_style, Converter)
     assert isinstance(concat_examples, Converter)
     assert new_style.__name__ == "new_style"
-    assert _call_converter(new_style, [1], "@numpy") == [1]
-    assert _call_converter(new_style, [1], None) == [1]
-    _call_converter(old_style, [1], backend.cpu)
-    _call_converter(old_style, [1], None)
+    assert call_converter(new_style, [1], "@numpy") == [1]
+    assert call_converter(new_style, [1], None) == [1]
+    call_converter(old_style, [1], backend.cpu)
+    call_converter(old_style, [1], None)
     assert seen == [backend.cpu, None, -1, None]
     with pytest.raises(TypeError, match="converter: expected a callable"):
         converter()(3)

@@ -12,6 +12,7 @@ from dbr.datasets.concatenated_dataset import ConcatenatedDataset
 from dbr.datasets.convert import (
     ConcatWithAsyncTransfer,
     Converter,
+    call_converter,
     concat_examples,
     converter,
     to_device,
@@ -79,7 +80,8 @@ __all__ = [
     "Iterator", "MultiprocessIterator", "MultithreadIterator", "OrderSampler",
     "SerialIterator", "ShuffleOrderSampler",
     # converters
-    "ConcatWithAsyncTransfer", "Converter", "concat_examples", "converter", "to_device",
+    "ConcatWithAsyncTransfer", "Converter", "call_converter", "concat_examples", "converter",
+    "to_device",
     # download and cache
     "cache_or_load_file", "cached_download", "get_dataset_directory", "get_dataset_root",
     "set_dataset_root",

@@ -18,7 +18,7 @@ class Converter:
     Subclasses implement ``__call__(batch, device)``, where ``device`` is a
     :class:`dbr.core.backend.Device` or None (leave the arrays where they
     are). Users of converters (updaters, evaluators) call them through
-    :func:`_call_converter`, which also supports old-style functions.
+    :func:`call_converter`, which also supports old-style functions.
     """
 
     def __call__(self, batch, device):
@@ -65,7 +65,7 @@ def _get_device(device_spec):
     return None if device_spec is None else backend.get_device(device_spec)
 
 
-def _call_converter(converter, batch, device):
+def call_converter(converter, batch, device):
     """Call ``converter`` on ``batch`` for ``device`` (a Device, a specifier or None).
 
     New-style converters (:class:`Converter`) get the Device; old-style
@@ -82,7 +82,7 @@ def _call_converter(converter, batch, device):
     prefix, _, index = device.name.partition(":")
     if prefix != "@cupy":
         raise ValueError(
-            f"_call_converter: an old-style converter takes an integer device id, which "
+            f"call_converter: an old-style converter takes an integer device id, which "
             f"device {device.name} has none of; make it new-style with @converter()"
         )
     return converter(batch, int(index or 0))

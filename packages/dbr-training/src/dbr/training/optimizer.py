@@ -95,6 +95,44 @@ def _hook_name(who, hook, name):
     return name
 
 
+def _register_hook(owner, hook, name, timing, *, fallback, clash_error):
+    """Put ``hook`` into the pre- or post-update table of ``owner`` (a rule or optimizer).
+
+    With timing 'auto' the hook's own ``timing`` decides; when it is missing or
+    invalid, ``fallback`` chooses between 'pre' with a warning (the optimizer's
+    behaviour) and 'pre' / an error (the rule's).
+    """
+    who = f"{type(owner).__name__}.add_hook"
+    pre, post = owner._pre_update_hooks, owner._post_update_hooks
+    if not callable(hook):
+        raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
+    _check_timing(who, timing)
+    if timing == "auto":
+        timing = getattr(hook, "timing", None if fallback else "pre")
+        if fallback and timing not in ("pre", "post"):
+            warnings.warn(
+                f"{who}: the hook's timing attribute is {timing!r}, not 'pre' or 'post'; "
+                "using 'pre'",
+                stacklevel=3,
+            )
+            timing = "pre"
+        _check_timing(who + " (hook.timing)", timing, ("pre", "post"))
+    name = _hook_name(who, hook, name)
+    if name in pre or name in post:
+        raise clash_error(f"{who}: a hook named {name!r} already exists")
+    (pre if timing == "pre" else post)[name] = hook
+
+
+def _unregister_hook(owner, name):
+    pre, post = owner._pre_update_hooks, owner._post_update_hooks
+    if name in pre:
+        del pre[name]
+    elif name in post:
+        del post[name]
+    else:
+        raise KeyError(f"{type(owner).__name__}.remove_hook: no hook named {name!r}")
+
+
 class UpdateRule:
     """The rule updating one parameter from its gradient (base of every optimizer's rule).
 
@@ -126,6 +164,13 @@ class UpdateRule:
         self._use_fp32_update = False
         self._fp32_param = None
 
+    def _set_hyperparams(self, **values):
+        """Override, on this rule only, each hyperparameter given a value other than None."""
+        hp = self.hyperparam
+        for name, value in values.items():
+            if value is not None:
+                setattr(hp, name, value)
+
     @property
     def state(self):
         """The state dict (None until the first update or a load)."""
@@ -140,27 +185,18 @@ class UpdateRule:
             timing (str): 'pre', 'post' or 'auto' (default; ``hook.timing``,
                 else 'pre').
         """
-        who = f"{type(self).__name__}.add_hook"
-        if not callable(hook):
-            raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
-        _check_timing(who, timing)
-        if timing == "auto":
-            timing = getattr(hook, "timing", "pre")
-            _check_timing(who + " (hook.timing)", timing, ("pre", "post"))
-        name = _hook_name(who, hook, name)
-        if name in self._pre_update_hooks or name in self._post_update_hooks:
-            raise ValueError(f"{who}: a hook named {name!r} already exists")
-        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
-        hooks[name] = hook
+        _register_hook(
+            self,
+            hook,
+            name,
+            timing,
+            fallback=False,
+            clash_error=ValueError,
+        )
 
     def remove_hook(self, name):
         """Remove the hook registered as ``name`` (KeyError if there is none)."""
-        if name in self._pre_update_hooks:
-            del self._pre_update_hooks[name]
-        elif name in self._post_update_hooks:
-            del self._post_update_hooks[name]
-        else:
-            raise KeyError(f"{type(self).__name__}.remove_hook: no hook named {name!r}")
+        _unregister_hook(self, name)
 
     def update(self, param):
         """Update ``param`` from its gradient: loss-scale division, hooks, :meth:`update_core`.
@@ -389,35 +425,20 @@ class Optimizer:
             timing (str): 'pre' (before the update), 'post' (after it) or
                 'auto' (default: ``hook.timing``, else 'pre' with a warning).
         """
-        who = f"{type(self).__name__}.add_hook"
-        if not callable(hook):
-            raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
-        _check_timing(who, timing)
         self._require_setup("add_hook")
-        if timing == "auto":
-            timing = getattr(hook, "timing", None)
-            if timing not in ("pre", "post"):
-                warnings.warn(
-                    f"{who}: the hook's timing attribute is {timing!r}, not 'pre' or 'post'; "
-                    "using 'pre'",
-                    stacklevel=2,
-                )
-                timing = "pre"
-        name = _hook_name(who, hook, name)
-        if name in self._pre_update_hooks or name in self._post_update_hooks:
-            raise KeyError(f"{who}: a hook named {name!r} already exists")
-        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
-        hooks[name] = hook
+        _register_hook(
+            self,
+            hook,
+            name,
+            timing,
+            fallback=True,
+            clash_error=KeyError,
+        )
 
     def remove_hook(self, name):
         """Remove the hook registered as ``name`` (KeyError if there is none)."""
         self._require_setup("remove_hook")
-        if name in self._pre_update_hooks:
-            del self._pre_update_hooks[name]
-        elif name in self._post_update_hooks:
-            del self._post_update_hooks[name]
-        else:
-            raise KeyError(f"{type(self).__name__}.remove_hook: no hook named {name!r}")
+        _unregister_hook(self, name)
 
     def call_hooks(self, timing="pre"):
         """Call the hooks registered for ``timing`` ('pre' or 'post') in registration order."""

@@ -11,6 +11,7 @@ from dbr.core.serializers.base import (
     DeserializationError,
     Deserializer,
     Serializer,
+    write_atomically,
 )
 from dbr.core.serializers.hdf5 import HDF5Deserializer, HDF5Serializer, load_hdf5, save_hdf5
 from dbr.core.serializers.npz import DictionarySerializer, NpzDeserializer, load_npz, save_npz
@@ -28,4 +29,5 @@ __all__ = [
     "load_npz",
     "save_hdf5",
     "save_npz",
+    "write_atomically",
 ]

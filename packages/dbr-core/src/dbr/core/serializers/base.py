@@ -343,8 +343,11 @@ class _KeyRecorder(Deserializer):
         return value
 
 
-def _atomic_write(filename, write):
+def write_atomically(filename, write):
     """Write a file through ``write(temporary_path)``, then rename it onto ``filename``.
+
+    The serializers, and the log and plot files of dbr-training, write through
+    it, so that a crash never leaves a half-written file under its final name.
 
     The temporary file lies in the same directory, so the rename is atomic: a
     reader sees the old file or the complete new one, never a partial one; on

@@ -15,13 +15,13 @@ from dbr.core.serializers.base import (
     _NONE_ENTRY,
     Serializer,
     _array_entry,
-    _atomic_write,
     _file_name,
     _ignore_predicate,
     _is_path,
     _normalize_path,
     _refused_entry,
     _StoreDeserializer,
+    write_atomically,
 )
 
 
@@ -100,7 +100,7 @@ def save_hdf5(filename, obj, compression=4):
                 HDF5Serializer(f, compression=compression).save(obj)
 
     if _is_path(filename):
-        _atomic_write(filename, write)
+        write_atomically(filename, write)
     else:
         write(filename)
 

@@ -27,13 +27,13 @@ from dbr.core.serializers.base import (
     _NONE_ENTRY,
     Serializer,
     _array_entry,
-    _atomic_write,
     _file_name,
     _ignore_predicate,
     _is_path,
     _normalize_path,
     _refused_entry,
     _StoreDeserializer,
+    write_atomically,
 )
 
 
@@ -104,7 +104,7 @@ def save_npz(file, obj, compression=True):
         serializer.save(obj)
         target = serializer.target
     if _is_path(file):
-        _atomic_write(file, lambda tmp: _write_npz(tmp, target, compression))
+        write_atomically(file, lambda tmp: _write_npz(tmp, target, compression))
     else:
         _write_npz(file, target, compression)
 

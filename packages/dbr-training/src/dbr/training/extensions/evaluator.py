@@ -16,8 +16,7 @@ from dbr.core import (
     report_scope,
     using_config,
 )
-from dbr.datasets import concat_examples
-from dbr.datasets.convert import _call_converter
+from dbr.datasets import call_converter, concat_examples
 from dbr.training import extension
 
 
@@ -208,7 +207,7 @@ class Evaluator(extension.Extension):
             for batch in it:
                 observation = {}
                 with report_scope(observation):
-                    in_arrays = _call_converter(self.converter, batch, self.device)
+                    in_arrays = call_converter(self.converter, batch, self.device)
                     if isinstance(in_arrays, tuple):
                         eval_func(*in_arrays)
                     elif isinstance(in_arrays, dict):

@@ -2,27 +2,23 @@
 
 import json
 import os
-import tempfile
 
 from dbr.core import DictSummary
-from dbr.core.serializers import Serializer
+from dbr.core.serializers import Serializer, write_atomically
 from dbr.training import extension
 from dbr.training.triggers import get_trigger
 
 
 def _write_text_atomically(directory, filename, text):
-    """Write ``text`` to ``directory/filename`` through a temporary file and a rename."""
+    """Write ``text`` to ``directory/filename`` atomically; return the path."""
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, filename)
-    fd, temp_path = tempfile.mkstemp(prefix=f".{os.path.basename(filename)}.", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
+
+    def write(tmp):
+        with open(tmp, "w") as f:
             f.write(text)
-        os.replace(temp_path, path)
-    except BaseException:
-        if os.path.exists(temp_path):
-            os.remove(temp_path)
-        raise
+
+    write_atomically(path, write)
     return path
 
 

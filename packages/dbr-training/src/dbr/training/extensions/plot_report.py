@@ -1,12 +1,10 @@
 """PlotReport: plot reported values against the iteration or epoch into an image file."""
 
-import contextlib
 import json
 import os
-import secrets
 
 from dbr.core.reporter import DictSummary
-from dbr.core.serializers import Deserializer
+from dbr.core.serializers import Deserializer, write_atomically
 from dbr.training.extension import Extension
 from dbr.training.triggers import get_trigger
 
@@ -16,18 +14,10 @@ _MISSING_MATPLOTLIB = (
 
 
 def _save_figure(figure, path, **savefig_kwargs):
-    """Render ``figure`` into ``path`` through a temporary file renamed over it."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    """Render ``figure`` into ``path`` atomically, in the format its extension names."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fmt = os.path.splitext(path)[1][1:].lower() or "png"
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.tmp")
-    try:
-        figure.savefig(tmp, format=fmt, **savefig_kwargs)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
+    write_atomically(path, lambda tmp: figure.savefig(tmp, format=fmt, **savefig_kwargs))
 
 
 class PlotReport(Extension):

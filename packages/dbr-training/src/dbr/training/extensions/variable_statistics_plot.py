@@ -1,14 +1,13 @@
 """VariableStatisticsPlot: plot running statistics of parameters' data and gradients."""
 
-import contextlib
 import numbers
 import os
-import secrets
 
 import numpy
 
 from dbr.core import Link, Variable, backend
 from dbr.training.extension import Extension
+from dbr.training.extensions.plot_report import _save_figure
 from dbr.training.triggers import get_trigger
 
 _MISSING_MATPLOTLIB = (
@@ -29,21 +28,6 @@ def _collect_variables(targets):
         "VariableStatisticsPlot: expected targets to be a Variable, a Link or a list of them, "
         f"got {type(targets).__name__}"
     )
-
-
-def _save_figure(figure, path):
-    """Render ``figure`` into ``path`` through a temporary file renamed over it."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fmt = os.path.splitext(path)[1][1:].lower() or "png"
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.tmp")
-    try:
-        figure.savefig(tmp, format=fmt)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
 
 
 class _Reservoir:

@@ -25,10 +25,7 @@ class AdaDeltaRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam=None, rho=None, eps=None):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if rho is not None:
-            self.hyperparam.rho = rho
-        if eps is not None:
-            self.hyperparam.eps = eps
+        self._set_hyperparams(rho=rho, eps=eps)
 
     def init_state(self, param):
         """Create the mean squares of gradients ``msg`` and of steps ``msdx`` (zeros)."""

@@ -20,10 +20,7 @@ class AdaGradRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam=None, lr=None, eps=None):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if eps is not None:
-            self.hyperparam.eps = eps
+        self._set_hyperparams(lr=lr, eps=eps)
 
     def init_state(self, param):
         """Create the sum of squared gradients ``h`` (zeros like the parameter)."""

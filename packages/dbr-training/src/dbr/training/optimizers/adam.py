@@ -60,21 +60,19 @@ class AdamRule(optimizer.UpdateRule):
         gamma=None,
     ):
         super().__init__(parent_hyperparam or _default_hyperparam)
+        self._set_hyperparams(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            weight_decay_rate=weight_decay_rate,
+            amsgrad=amsgrad,
+            adabound=adabound,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
         hp = self.hyperparam
-        for name, value in (
-            ("alpha", alpha),
-            ("beta1", beta1),
-            ("beta2", beta2),
-            ("eps", eps),
-            ("eta", eta),
-            ("weight_decay_rate", weight_decay_rate),
-            ("amsgrad", amsgrad),
-            ("adabound", adabound),
-            ("final_lr", final_lr),
-            ("gamma", gamma),
-        ):
-            if value is not None:
-                setattr(hp, name, value)
         # AdaBound's final_lr follows later changes of alpha (e.g. by a shift extension).
         self.initial_alpha = hp.alpha
 
@@ -125,7 +123,7 @@ class AdamRule(optimizer.UpdateRule):
             raise ValueError(
                 f"{type(self).__name__}: eps={eps!r} is too small for {grad.dtype.name}"
             )
-        alpha_t = hp.alpha * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
+        alpha_t = _learning_rate(type(self).__name__, hp, t)
         xp = param.xp
         state = self.state
         m, v = state["m"], state["v"]

@@ -1,13 +1,14 @@
 """Momentum SGD with momentum correction (Chainer's ``optimizers.CorrectedMomentumSGD``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers.momentum_sgd import _VelocityRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
 
-class CorrectedMomentumSGDRule(optimizer.UpdateRule):
+class CorrectedMomentumSGDRule(_VelocityRule):
     """Update rule of corrected momentum SGD: ``v = momentum * v - grad; param += lr * v``.
 
     The learning rate scales the accumulated velocity rather than each
@@ -21,16 +22,7 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
         momentum (float): momentum coefficient (default None: the parent's).
     """
 
-    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-
-    def init_state(self, param):
-        """Create the velocity ``v`` (zeros like the parameter)."""
-        self.state["v"] = param.xp.zeros_like(param.array)
+    _defaults = _default_hyperparam
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy or CuPy arrays)."""

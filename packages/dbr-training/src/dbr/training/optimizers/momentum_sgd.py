@@ -7,7 +7,21 @@ _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
 
-class MomentumSGDRule(optimizer.UpdateRule):
+class _VelocityRule(optimizer.UpdateRule):
+    """Base of the momentum rules: ``lr`` and ``momentum`` hyperparameters and a velocity ``v``."""
+
+    _defaults = _default_hyperparam
+
+    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
+        super().__init__(parent_hyperparam or self._defaults)
+        self._set_hyperparams(lr=lr, momentum=momentum)
+
+    def init_state(self, param):
+        """Create the velocity ``v`` (zeros like the parameter)."""
+        self.state["v"] = param.xp.zeros_like(param.array)
+
+
+class MomentumSGDRule(_VelocityRule):
     """Update rule of momentum SGD: ``v = momentum * v - lr * grad; param += v``.
 
     Args:
@@ -16,17 +30,6 @@ class MomentumSGDRule(optimizer.UpdateRule):
         lr (float): learning rate (default None: the parent's).
         momentum (float): momentum coefficient (default None: the parent's).
     """
-
-    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-
-    def init_state(self, param):
-        """Create the velocity ``v`` (zeros like the parameter)."""
-        self.state["v"] = param.xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy or CuPy arrays)."""

@@ -33,14 +33,7 @@ class MSVAGRule(optimizer.UpdateRule):
         self, parent_hyperparam=None, lr=None, beta=None, eta=None, weight_decay_rate=None
     ):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if beta is not None:
-            self.hyperparam.beta = beta
-        if eta is not None:
-            self.hyperparam.eta = eta
-        if weight_decay_rate is not None:
-            self.hyperparam.weight_decay_rate = weight_decay_rate
+        self._set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
         self.beta_power = self.hyperparam.beta
 
     def init_state(self, param):

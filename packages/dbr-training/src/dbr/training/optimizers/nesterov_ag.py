@@ -1,13 +1,14 @@
 """Nesterov's accelerated gradient (Chainer's ``chainer.optimizers.NesterovAG``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers.momentum_sgd import _VelocityRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
 
-class NesterovAGRule(optimizer.UpdateRule):
+class NesterovAGRule(_VelocityRule):
     """Update rule of Nesterov's accelerated gradient.
 
     ``v = momentum * v - lr * grad;
@@ -20,16 +21,7 @@ class NesterovAGRule(optimizer.UpdateRule):
         momentum (float): momentum coefficient (default None: the parent's).
     """
 
-    def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-
-    def init_state(self, param):
-        """Create the velocity ``v`` (zeros like the parameter)."""
-        self.state["v"] = param.xp.zeros_like(param.array)
+    _defaults = _default_hyperparam
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy or CuPy arrays)."""

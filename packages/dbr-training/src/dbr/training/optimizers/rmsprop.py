@@ -30,14 +30,7 @@ class RMSpropRule(optimizer.UpdateRule):
         self, parent_hyperparam=None, lr=None, alpha=None, eps=None, eps_inside_sqrt=None
     ):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if alpha is not None:
-            self.hyperparam.alpha = alpha
-        if eps is not None:
-            self.hyperparam.eps = eps
-        if eps_inside_sqrt is not None:
-            self.hyperparam.eps_inside_sqrt = eps_inside_sqrt
+        self._set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def init_state(self, param):
         """Create the mean square of gradients ``ms`` (zeros like the parameter)."""

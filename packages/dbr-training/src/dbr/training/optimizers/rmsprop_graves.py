@@ -26,14 +26,7 @@ class RMSpropGravesRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam=None, lr=None, alpha=None, momentum=None, eps=None):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if alpha is not None:
-            self.hyperparam.alpha = alpha
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-        if eps is not None:
-            self.hyperparam.eps = eps
+        self._set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def init_state(self, param):
         """Create ``n``, ``g`` and ``delta`` (zeros like the parameter)."""

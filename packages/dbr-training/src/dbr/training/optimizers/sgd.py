@@ -17,8 +17,7 @@ class SGDRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam=None, lr=None):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
+        self._set_hyperparams(lr=lr)
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy or CuPy arrays)."""

@@ -23,10 +23,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam=None, lr=None, eps=None):
         super().__init__(parent_hyperparam or _default_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if eps is not None:
-            self.hyperparam.eps = eps
+        self._set_hyperparams(lr=lr, eps=eps)
 
     def init_state(self, param):
         """Create ``mem`` (ones), ``g`` and ``g2`` (zeros), shaped like the parameter."""

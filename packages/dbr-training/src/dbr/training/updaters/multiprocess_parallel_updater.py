@@ -14,8 +14,7 @@ import multiprocessing
 import warnings
 
 from dbr.core import Reporter, backend
-from dbr.datasets import concat_examples
-from dbr.datasets.convert import _call_converter
+from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.standard_updater import StandardUpdater
 
 _NEEDS_GPUS = (
@@ -98,7 +97,7 @@ class _Worker(multiprocessing.Process):
             if job == "finalize":
                 break
             model.cleargrads()
-            batch = _call_converter(self.converter, self.iterator.next(), self.device)
+            batch = call_converter(self.converter, self.iterator.next(), self.device)
             with reporter.scope({}):
                 loss = _calc_loss(model, batch)
             model.cleargrads()
@@ -238,7 +237,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._master.cleargrads()
         optimizer = self.get_optimizer("main")
         iterator = self.get_iterator("main")
-        batch = _call_converter(self.converter, iterator.next(), main_device)
+        batch = call_converter(self.converter, iterator.next(), main_device)
         loss = _calc_loss(self._master, batch)
         self._master.cleargrads()
         loss.backward()

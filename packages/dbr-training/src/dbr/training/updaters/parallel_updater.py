@@ -2,8 +2,7 @@
 
 from dbr.core import backend, force_backprop_mode
 from dbr.core.serializers import Deserializer
-from dbr.datasets import concat_examples
-from dbr.datasets.convert import _call_converter
+from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.standard_updater import StandardUpdater
 
 
@@ -118,7 +117,7 @@ class ParallelUpdater(StandardUpdater):
         models = self._models
         n = len(models)
         sub_batches = {
-            name: _call_converter(self.converter, batch[i::n], self._devices[name])
+            name: call_converter(self.converter, batch[i::n], self._devices[name])
             for i, name in enumerate(models)
         }
         for model in models.values():

@@ -3,8 +3,7 @@
 import numbers
 
 from dbr.core import backend
-from dbr.datasets import concat_examples
-from dbr.datasets.convert import _call_converter
+from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.updater import Updater
 
 
@@ -175,7 +174,7 @@ class StandardUpdater(Updater):
         """Draw a batch, convert it and update the main optimizer with the loss function."""
         iterator = self._iterators["main"]
         batch = iterator.next()
-        in_arrays = _call_converter(self.converter, batch, self.input_device)
+        in_arrays = call_converter(self.converter, batch, self.input_device)
         optimizer = self._optimizers["main"]
         loss_func = optimizer.target if self.loss_func is None else self.loss_func
         if isinstance(in_arrays, tuple):
