@@ -19,12 +19,17 @@ _default_hyperparam.final_lr = 0.1
 _default_hyperparam.gamma = 1e-3
 
 
+def _step_size(alpha, beta1, beta2, t):
+    """Adam's bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
+    return alpha * math.sqrt(1.0 - math.pow(beta2, t)) / (1.0 - math.pow(beta1, t))
+
+
 def _learning_rate(who, hp, t):
     if t == 0:
         raise RuntimeError(
             f"{who}: the learning rate of Adam is undefined before the first update (t == 0)"
         )
-    return hp.alpha * math.sqrt(1.0 - math.pow(hp.beta2, t)) / (1.0 - math.pow(hp.beta1, t))
+    return _step_size(hp.alpha, hp.beta1, hp.beta2, t)
 
 
 class AdamRule(optimizer.UpdateRule):
@@ -123,7 +128,7 @@ class AdamRule(optimizer.UpdateRule):
             raise ValueError(
                 f"{type(self).__name__}: eps={eps!r} is too small for {grad.dtype.name}"
             )
-        alpha_t = _learning_rate(type(self).__name__, hp, t)
+        alpha_t = _step_size(hp.alpha, beta1, beta2, t)
         xp = param.xp
         state = self.state
         m, v = state["m"], state["v"]
