@@ -1,0 +1,85 @@
+"""BlackOut: the BlackOut loss with its output embedding and sampler."""
+
+import numpy
+
+import dbr.functions as F
+from dbr.core import Link, Parameter, config, initializers
+from dbr.links.loss.walker_alias import WalkerAlias
+
+
+class BlackOut(Link):
+    """BlackOut loss layer (Ji et al., 2016), holding the output word vectors ``W``.
+
+    Each call draws ``sample_size`` negatives per example from the word
+    frequencies ``counts`` (normalised, no power, as in Chainer) with a
+    :class:`WalkerAlias` sampler and returns
+    :func:`dbr.functions.black_out` averaged over the batch.
+
+    Args:
+        in_size (int): the dimension of the input vectors.
+        counts (sequence of ints or floats): the frequency of each word, of
+            length ``V``.
+        sample_size (int): the number of negatives per example.
+
+    Attributes:
+        W (Parameter): ``(V, in_size)`` of ``config.dtype``, initialised with
+            :class:`~dbr.core.initializers.LeCunNormal` (Chainer leaves it NaN).
+        sampler (WalkerAlias): draws the negatives.
+        sample_size (int): as given.
+        sample_data (array or None): when set, the ``(B, sample_size)``
+            negatives used instead of drawing (for tests, as in Chainer).
+
+    >>> import numpy as np
+    >>> bo = BlackOut(3, [5, 1, 2, 2], 2)
+    >>> loss = bo(np.ones((4, 3), np.float32), np.array([0, 1, 2, 3], np.int32))
+    >>> loss.shape, loss.dtype
+    ((), dtype('float32'))
+    """
+
+    sample_data = None
+
+    def __init__(self, in_size, counts, sample_size):
+        super().__init__()
+        for name, value, low in (("in_size", in_size, 1), ("sample_size", sample_size, 1)):
+            if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
+                raise TypeError(
+                    f"BlackOut: expected {name} to be an int, got {type(value).__name__}"
+                )
+            if value < low:
+                raise ValueError(f"BlackOut: expected {name} >= {low}, got {value}")
+        self.sampler = WalkerAlias(counts)
+        self.sample_size = int(sample_size)
+        with self.init_scope():
+            self.W = Parameter(
+                initializers.LeCunNormal(dtype=config.dtype),
+                (self.sampler.threshold.shape[0], int(in_size)),
+            )
+
+    def to_device(self, device):
+        """Move ``W`` and the sampler's tables to ``device``; returns this link."""
+        super().to_device(device)
+        self.sampler.to_device(self.device)
+        return self
+
+    def forward(self, x, t):
+        """The mean BlackOut loss of ``x`` against the true words ``t``.
+
+        Args:
+            x (Variable or array): ``(B, in_size)`` inputs of ``W``'s dtype.
+            t (array): ``(B,)`` int32 word ids.
+
+        Returns:
+            Variable: the 0-d mean loss.
+        """
+        samples = self.sample_data
+        if samples is None:
+            samples = self.sampler.sample((x.shape[0], self.sample_size))
+        return F.black_out(x, t, self.W, samples)
+
+    @property
+    def printable_specs(self):
+        """``in_size``, ``vocab_size`` and ``sample_size``, shown by ``str(link)``."""
+        vocab_size, in_size = self.W.shape
+        yield "in_size", in_size
+        yield "vocab_size", vocab_size
+        yield "sample_size", self.sample_size

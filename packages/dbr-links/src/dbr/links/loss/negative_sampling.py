@@ -1,0 +1,89 @@
+"""NegativeSampling: the word2vec negative-sampling loss with its output embedding."""
+
+import numpy
+
+import dbr.functions as F
+from dbr.core import Link, Parameter, config, initializers
+from dbr.links.loss.walker_alias import WalkerAlias
+
+
+class NegativeSampling(Link):
+    """Negative sampling loss layer, holding the output word vectors ``W``.
+
+    Negatives are drawn from the unigram distribution raised to ``power``
+    (``counts ** power``, normalised) by a :class:`WalkerAlias` sampler; see
+    :func:`dbr.functions.negative_sampling` for the loss.
+
+    Args:
+        in_size (int): the dimension of the input vectors.
+        counts (sequence of ints or floats): the frequency of each word, of
+            length ``V`` (the vocabulary size).
+        sample_size (int): the number of negatives drawn per example.
+        power (float): the exponent applied to ``counts`` (0.75 by default).
+        dtype: the dtype of ``W`` (``config.dtype`` when None).
+
+    Attributes:
+        W (Parameter): ``(V, in_size)``, initialised with zeros.
+        sampler (WalkerAlias): draws the negatives.
+        sample_size (int): as given.
+
+    >>> import numpy as np
+    >>> ns = NegativeSampling(3, [5, 1, 2, 2], 2)
+    >>> x = np.ones((4, 3), np.float32)
+    >>> t = np.array([0, 1, 2, 3], np.int32)
+    >>> round(float(ns(x, t).array), 4)  # W is zero: 4 rows * 3 terms * log(2)
+    8.3178
+    """
+
+    def __init__(self, in_size, counts, sample_size, power=0.75, dtype=None):
+        super().__init__()
+        for name, value, low in (("in_size", in_size, 1), ("sample_size", sample_size, 0)):
+            if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
+                raise TypeError(
+                    f"NegativeSampling: expected {name} to be an int, got {type(value).__name__}"
+                )
+            if value < low:
+                raise ValueError(f"NegativeSampling: expected {name} >= {low}, got {value}")
+        dtype = numpy.dtype(config.dtype if dtype is None else dtype)
+        counts = numpy.asarray(counts, numpy.float64)
+        self.sampler = WalkerAlias(counts**power)
+        self.sample_size = int(sample_size)
+        with self.init_scope():
+            self.W = Parameter(initializers.Zero(dtype), (len(counts), int(in_size)))
+
+    def to_device(self, device):
+        """Move ``W`` and the sampler's tables to ``device``; returns this link."""
+        super().to_device(device)
+        self.sampler.to_device(self.device)
+        return self
+
+    def forward(self, x, t, reduce="sum", *, return_samples=False):
+        """The negative sampling loss of ``x`` against the true words ``t``.
+
+        Args:
+            x (Variable or array): ``(B, in_size)`` inputs of ``W``'s dtype.
+            t (array): ``(B,)`` int32 word ids; rows with -1 are ignored.
+            reduce (str): ``'sum'`` (a 0-d loss) or ``'no'`` (one per row).
+            return_samples (bool): also return the ``(B, sample_size + 1)``
+                int32 samples (first column ``t``, then the negatives).
+
+        Returns:
+            Variable or tuple: the loss, or ``(loss, samples)``.
+        """
+        return F.negative_sampling(
+            x,
+            t,
+            self.W,
+            self.sampler.sample,
+            self.sample_size,
+            reduce=reduce,
+            return_samples=return_samples,
+        )
+
+    @property
+    def printable_specs(self):
+        """``in_size``, ``vocab_size`` and ``sample_size``, shown by ``str(link)``."""
+        vocab_size, in_size = self.W.shape
+        yield "in_size", in_size
+        yield "vocab_size", vocab_size
+        yield "sample_size", self.sample_size

@@ -1,0 +1,266 @@
+"""What the pre-trained vision models share.
+
+Finding and loading their weights (:func:`resolve_pretrained`,
+:func:`load_pretrained`), preparing an
+image for them (:func:`prepare_image`, behind every module's ``prepare``),
+running their ordered layer table (:func:`forward_layers`) and the
+``extract``/``predict`` procedures (:func:`extract`, :func:`predict`, with
+Caffe's ten-crop :func:`oversample`).
+
+dbr downloads no weights: ``pretrained_model='auto'`` looks for the file
+under the model directory, ``$DBR_MODEL_ROOT`` (default ``~/.dbr/models``).
+"""
+
+import os
+
+import numpy
+
+import dbr.functions as F
+from dbr.core import Variable, config, no_backprop_mode, to_device, using_config
+from dbr.core.serializers import load_npz
+
+MODEL_ROOT_ENV = "DBR_MODEL_ROOT"
+"""The environment variable naming the folder where ``'auto'`` looks for weights."""
+
+_CHAINER_MODEL_DIR = os.path.join("~", ".chainer", "dataset", "pfnet", "chainer", "models")
+
+
+def get_model_root():
+    """The folder where ``pretrained_model='auto'`` looks for weights.
+
+    ``$DBR_MODEL_ROOT`` when set and not empty, else ``~/.dbr/models``
+    (with ``~`` expanded).
+    """
+    root = os.environ.get(MODEL_ROOT_ENV) or os.path.join("~", ".dbr", "models")
+    return os.path.expanduser(root)
+
+
+def resolve_pretrained(owner, pretrained_model, default_name):
+    """The path of the npz file that ``pretrained_model`` names, checked to exist.
+
+    Models call it before building themselves, so that a missing file
+    fails at once rather than after allocating every parameter.
+
+    Args:
+        owner (str): the model's class name, for error messages.
+        pretrained_model (str or os.PathLike): ``'auto'`` for the file
+            ``default_name`` in :func:`get_model_root`, else the path of an
+            npz file saved by :func:`~dbr.core.serializers.save_npz` or by
+            Chainer (same key names).
+        default_name (str): the file name ``'auto'`` looks for, as Chainer
+            names its converted file (e.g. ``'VGG_ILSVRC_16_layers.npz'``).
+
+    Returns:
+        str: the file's path.
+
+    Raises:
+        FileNotFoundError: there is no such file; for ``'auto'`` the
+            message says that dbr downloads nothing and where to place the
+            file.
+        ValueError: a Caffe model (``*.caffemodel``), which dbr cannot read.
+    """
+    if isinstance(pretrained_model, str) and pretrained_model == "auto":
+        path = os.path.join(get_model_root(), default_name)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(
+                f"{owner}: pretrained_model='auto' found no weights at {path}; dbr does not "
+                f"download weights. Place there an npz file of this model saved by dbr "
+                f"(dbr.core.serializers.save_npz) or converted by Chainer (Chainer keeps it "
+                f"as {os.path.join(_CHAINER_MODEL_DIR, default_name)}), or set "
+                f"${MODEL_ROOT_ENV} to the folder that holds {default_name}, or pass the "
+                f"file's path as pretrained_model (None builds the model with random weights)"
+            )
+        return path
+    path = os.fspath(pretrained_model)
+    if path.endswith(".caffemodel"):
+        raise ValueError(
+            f"{owner}: dbr cannot read Caffe models (got pretrained_model={path!r}); "
+            f"convert it to npz with Chainer ({owner}.convert_caffemodel_to_npz) and "
+            f"pass the npz file's path"
+        )
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"{owner}: expected pretrained_model to be 'auto', None or the path of an npz "
+            f"file, got {path!r}, which is not a file"
+        )
+    return path
+
+
+def load_pretrained(model, pretrained_model, default_name):
+    """Load the weights that ``pretrained_model`` names into ``model``.
+
+    Args:
+        model (~dbr.core.Link): the built model, whose ``namedparams`` (and
+            persistents) must match the file's keys exactly.
+        pretrained_model (str or os.PathLike): ``'auto'`` or a path, as for
+            :func:`resolve_pretrained`.
+        default_name (str): the file name ``'auto'`` looks for.
+
+    Raises:
+        FileNotFoundError, ValueError: as :func:`resolve_pretrained`.
+        ~dbr.core.serializers.DeserializationError: the file's keys or
+            shapes do not match ``model`` (naming the missing, extra and
+            mismatched ones).
+    """
+    load_npz(resolve_pretrained(type(model).__name__, pretrained_model, default_name), model)
+
+
+def prepare_image(image, size, mean):
+    """Turn an RGB image into a model input: resized, BGR, mean subtracted, channels first.
+
+    Args:
+        image (PIL.Image.Image or numpy.ndarray): an image object with a
+            PIL-style ``convert('RGB')`` method (converted to RGB by it), or
+            an array of shape ``(H, W)`` (grey), ``(1, H, W)`` (grey),
+            ``(3, H, W)`` (RGB), or ``(H, W, C)`` with C = 1 or 2 (grey,
+            with alpha), 3 (RGB) or 4 (RGBA, alpha dropped); arrays are cast
+            to uint8 first, as Chainer does.
+        size (pair of int or None): ``(width, height)`` of the result, in
+            PIL's order as Chainer passes it to PIL; None keeps the size.
+        mean (sequence of 3 float): the BGR mean to subtract.
+
+    Returns:
+        numpy.ndarray: of shape ``(3, height, width)`` and dtype
+        ``config.dtype``, BGR channels.
+
+    The resize is bilinear on pixel centres (:func:`dbr.functions.resize_images`
+    with ``align_corners=False``), rounded to integers as PIL's uint8 result
+    is; it does not low-pass filter when shrinking as PIL does, so shrunk
+    images differ slightly from Chainer's.
+    """
+    if isinstance(image, numpy.ndarray):
+        if image.ndim == 3 and image.shape[0] in (1, 3):
+            image = image[0] if image.shape[0] == 1 else image.transpose(1, 2, 0)
+        image = image.astype(numpy.uint8)
+    elif callable(getattr(image, "convert", None)):
+        image = numpy.asarray(image.convert("RGB"))
+    else:
+        raise TypeError(
+            f"prepare: expected image to be a numpy.ndarray or a PIL image, "
+            f"got {type(image).__name__}"
+        )
+    if image.ndim == 2:
+        image = image[:, :, None]
+    if image.ndim != 3 or image.shape[2] not in (1, 2, 3, 4):
+        raise ValueError(
+            f"prepare: expected an image of shape (H, W), (1, H, W), (3, H, W) or "
+            f"(H, W, C) with C in 1..4, got shape {image.shape}"
+        )
+    image = image[:, :, :3] if image.shape[2] >= 3 else image[:, :, :1].repeat(3, axis=2)
+
+    dtype = numpy.dtype(config.dtype)
+    if size:
+        width, height = size
+        if (height, width) != image.shape[:2]:
+            chw = image.transpose(2, 0, 1)[None].astype(numpy.float32)
+            chw = F.resize_images(chw, (height, width), align_corners=False).array
+            image = numpy.rint(chw[0]).transpose(1, 2, 0)
+    image = image[:, :, ::-1].astype(dtype)
+    image -= numpy.asarray(mean, dtype=dtype)
+    return image.transpose(2, 0, 1)
+
+
+def oversample(images, crop_dims):
+    """Caffe's ten crops of each image: four corners and centre, then their mirrors.
+
+    Args:
+        images (numpy.ndarray): a batch of shape ``(N, C, H, W)``.
+        crop_dims (pair of int): ``(height, width)`` of the crops.
+
+    Returns:
+        numpy.ndarray: of shape ``(10 * N, C, height, width)``; rows
+        ``10 * i`` to ``10 * i + 9`` are the crops of image ``i``: top-left,
+        top-right, bottom-left, bottom-right, centre, then the same five
+        mirrored left to right.
+    """
+    n, channels, src_h, src_w = images.shape
+    dst_h, dst_w = crop_dims
+    tops = (0, 0, src_h - dst_h, src_h - dst_h, int(src_h / 2.0 - dst_h / 2.0))
+    lefts = (0, src_w - dst_w, 0, src_w - dst_w, int(src_w / 2.0 - dst_w / 2.0))
+    crops = numpy.empty((n, 10, channels, dst_h, dst_w), dtype=images.dtype)
+    for k, (top, left) in enumerate(zip(tops, lefts)):
+        crops[:, k] = images[:, :, top : top + dst_h, left : left + dst_w]
+    crops[:, 5:] = crops[:, :5, :, :, ::-1]
+    return crops.reshape((10 * n, channels, dst_h, dst_w))
+
+
+def forward_layers(who, functions, x, layers, kwargs):
+    """Run ``functions`` (an ordered ``{layer: [callables]}``) on ``x`` up to the last layer asked.
+
+    Args:
+        who (str): the caller, for error messages (e.g. ``'VGG16Layers.forward'``).
+        functions (dict): each layer's name to the callables applied in turn.
+        x: the input.
+        layers (iterable of str): the names of the outputs to return.
+        kwargs (dict): the caller's unexpected keyword arguments.
+
+    Returns:
+        dict: each requested layer name to its output Variable.
+
+    Raises:
+        ValueError: a ``test`` keyword (removed in Chainer v2) or an unknown
+            layer name.
+        TypeError: another unexpected keyword argument.
+    """
+    if kwargs:
+        if "test" in kwargs:
+            raise ValueError(
+                f"{who}: the test argument is not supported anymore; "
+                "use dbr.core.using_config('train', False)"
+            )
+        raise TypeError(f"{who}: got unexpected keyword argument(s) {', '.join(kwargs)}")
+    targets = set(layers)
+    unknown = targets.difference(functions)
+    if unknown:
+        raise ValueError(
+            f"{who}: unknown layer(s) {sorted(unknown)}; expected names among {list(functions)}"
+        )
+    activations = {}
+    h = x
+    for key, funcs in functions.items():
+        if not targets:
+            break
+        for func in funcs:
+            h = func(h)
+        if key in targets:
+            activations[key] = h
+            targets.remove(key)
+    return activations
+
+
+def _check_extract_kwargs(who, kwargs):
+    for name in ("test", "volatile"):
+        if name in kwargs:
+            raise ValueError(
+                f"{who}: the {name} argument is not supported anymore; "
+                "use dbr.core.using_config ('train' or 'enable_backprop')"
+            )
+    if kwargs:
+        raise TypeError(f"{who}: got unexpected keyword argument(s) {', '.join(kwargs)}")
+
+
+def extract(model, prepare, images, layers, size, kwargs):
+    """``model.extract``: prepare each image, stack them and run ``model`` for ``layers``.
+
+    The configuration (``train``, ``enable_backprop``) is left as the
+    caller set it, as in Chainer.
+    """
+    _check_extract_kwargs(f"{type(model).__name__}.extract", kwargs)
+    x = numpy.stack([prepare(image, size=size) for image in images])
+    return model(Variable(to_device(model.device, x)), layers=layers)
+
+
+def predict(model, prepare, images, oversample_crops):
+    """``model.predict``: class probabilities of each image, in test mode without backprop.
+
+    Each image is prepared at 256x256; with ``oversample_crops`` the
+    probabilities of its ten 224x224 crops (:func:`oversample`) are averaged,
+    else the centre crop is used.
+    """
+    x = numpy.stack([prepare(image, size=(256, 256)) for image in images])
+    x = oversample(x, (224, 224)) if oversample_crops else x[:, :, 16:240, 16:240]
+    with no_backprop_mode(), using_config("train", False):
+        y = model(Variable(to_device(model.device, x)), layers=["prob"])["prob"]
+        if oversample_crops:
+            y = F.sum(F.reshape(y, (len(y) // 10, 10) + y.shape[1:]), axis=1) / 10
+    return y

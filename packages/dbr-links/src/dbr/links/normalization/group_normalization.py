@@ -1,0 +1,65 @@
+"""GroupNormalization: normalization over groups of channels of each sample."""
+
+import dbr.functions as F
+from dbr.core import Link, Parameter, initializers
+
+
+class GroupNormalization(Link):
+    """Group normalization layer (Wu and He, 2018).
+
+    Computes :func:`dbr.functions.group_normalization`: the channels of each
+    sample of ``x`` (shape ``(N, C, ...)``) are split into ``groups``
+    consecutive groups, each normalized by its own mean and variance, then
+    scaled by ``gamma`` and shifted by ``beta`` per channel. It behaves the
+    same in training and test mode.
+
+    Args:
+        groups (int): the number of groups; a divisor of the channel count.
+        size (int or None): the number of channels ``C``; None infers it
+            from the first input (``x.shape[1]``).
+        eps (float): added to the variances (default 1e-5).
+        initial_gamma: initializer of ``gamma``; None fills it with ones.
+        initial_beta: initializer of ``beta``; None fills it with zeros.
+
+    Attributes:
+        gamma, beta (Parameter): scale and shift, of shape ``(C,)``.
+        groups, eps: as given.
+
+    >>> import numpy
+    >>> gn = GroupNormalization(2)
+    >>> gn(numpy.random.randn(3, 4, 5).astype(numpy.float32)).shape
+    (3, 4, 5)
+    >>> gn.gamma.shape
+    (4,)
+    """
+
+    def __init__(self, groups, size=None, eps=1e-5, initial_gamma=None, initial_beta=None):
+        super().__init__()
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+            raise ValueError(f"GroupNormalization: groups must be a positive int, got {groups!r}")
+        self.groups = groups
+        self.eps = eps
+        with self.init_scope():
+            self.gamma = Parameter(
+                initializers.get_initializer(1 if initial_gamma is None else initial_gamma)
+            )
+            self.beta = Parameter(
+                initializers.get_initializer(0 if initial_beta is None else initial_beta)
+            )
+        if size is not None:
+            self._initialize_params(size)
+
+    def _initialize_params(self, size):
+        self.gamma.initialize(size)
+        self.beta.initialize(size)
+
+    def forward(self, x):
+        """Normalize ``x`` of shape ``(N, C, ...)`` (at least two axes); same shape and dtype."""
+        if self.gamma.array is None:
+            if x.ndim < 2:
+                raise ValueError(
+                    "GroupNormalization: the input needs at least 2 axes (batch and "
+                    f"channels), got shape {x.shape}"
+                )
+            self._initialize_params(x.shape[1])
+        return F.group_normalization(x, self.groups, self.gamma, self.beta, self.eps)

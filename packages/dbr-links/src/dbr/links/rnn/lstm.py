@@ -1,0 +1,262 @@
+"""LSTM and StatelessLSTM: fully-connected LSTM layers built on :func:`dbr.functions.lstm`."""
+
+import dbr.functions as F
+from dbr.core import Chain, Variable, initializers
+from dbr.links.connection.linear import Linear, _check_size
+
+_FORGET_GATE = 2  # position of f in F.lstm's per-unit gate order (a, i, f, o)
+
+
+class _GateBlockInitializer(initializers.Initializer):
+    """Fills the four ``(state_size, in_size)`` gate blocks of a weight one by one.
+
+    Chainer initializes an LSTM weight block by block, so that an
+    initializer depending on the fans sees the shape of one gate's matrix.
+    Being the Parameter's own initializer, it also refills the weight
+    correctly on lazy initialization and in ``copy('init')``.
+    """
+
+    def __init__(self, initializer):
+        super().__init__(getattr(initializer, "dtype", None))
+        self.initializer = initializer
+
+    def _fill(self, array):
+        size = array.shape[0] // 4
+        for start in range(0, 4 * size, size):
+            self.initializer(array[start : start + size])
+
+
+class _GateBiasInitializer(initializers.Initializer):
+    """Fills the forget-gate entries of a bias with one initializer and the rest with another.
+
+    The entries follow :func:`dbr.functions.lstm`'s layout, gates
+    interleaved per unit; each gate's entries are handed to its initializer
+    as a ``(1, state_size)`` view, as Chainer does.
+    """
+
+    def __init__(self, bias_init, forget_bias_init):
+        dtype = getattr(bias_init, "dtype", None) or getattr(forget_bias_init, "dtype", None)
+        super().__init__(dtype)
+        self.bias_init = bias_init
+        self.forget_bias_init = forget_bias_init
+
+    def _fill(self, array):
+        gates = array.reshape(1, -1, 4)
+        for k in range(4):
+            init = self.forget_bias_init if k == _FORGET_GATE else self.bias_init
+            init(gates[:, :, k])
+
+
+class LSTMBase(Chain):
+    """The parameters shared by :class:`LSTM` and :class:`StatelessLSTM`.
+
+    Args:
+        in_size (int or None): the size of each input vector; None infers it
+            at the first call. With ``out_size`` omitted, the only argument
+            given is ``out_size`` (``LSTMBase(20)`` is ``LSTMBase(None, 20)``).
+        out_size (int): the size of the cell state and of the output.
+        lateral_init: initializer of ``lateral.W`` (an initializer, a scalar
+            or an array), applied to each gate's block; None uses LeCunNormal.
+        upward_init: initializer of ``upward.W``, likewise.
+        bias_init: initializer of the cell-input, input-gate and output-gate
+            entries of ``upward.b``; None means 0.
+        forget_bias_init: initializer of the forget-gate entries of
+            ``upward.b``; None means 1.
+
+    Attributes:
+        upward (Linear): ``in_size -> 4 * out_size``, the input's gate
+            pre-activations, interleaved per unit as ``F.lstm`` reads them.
+        lateral (Linear): ``out_size -> 4 * out_size`` without bias, the
+            previous output's contribution.
+        state_size (int): ``out_size``.
+    """
+
+    def __init__(
+        self,
+        in_size,
+        out_size=None,
+        lateral_init=None,
+        upward_init=None,
+        bias_init=None,
+        forget_bias_init=None,
+    ):
+        super().__init__()
+        if out_size is None:
+            in_size, out_size = None, in_size
+        name = type(self).__name__
+        _check_size(name, "in_size", in_size, True)
+        _check_size(name, "out_size", out_size, False)
+        if bias_init is None:
+            bias_init = 0
+        if forget_bias_init is None:
+            forget_bias_init = 1
+        self.state_size = out_size
+        self.lateral_init = lateral_init
+        self.upward_init = upward_init
+        self.bias_init = bias_init
+        self.forget_bias_init = forget_bias_init
+        upward_W = _GateBlockInitializer(initializers.get_initializer(upward_init))
+        lateral_W = _GateBlockInitializer(initializers.get_initializer(lateral_init))
+        upward_b = _GateBiasInitializer(
+            initializers.get_initializer(bias_init),
+            initializers.get_initializer(forget_bias_init),
+        )
+        with self.init_scope():
+            self.upward = Linear(in_size, 4 * out_size, initialW=upward_W, initial_bias=upward_b)
+            self.lateral = Linear(out_size, 4 * out_size, nobias=True, initialW=lateral_W)
+
+    def _zero_cell(self, batch, dtype):
+        return Variable(self.xp.zeros((batch, self.state_size), dtype=dtype))
+
+
+class StatelessLSTM(LSTMBase):
+    """Fully-connected LSTM layer that keeps no state: ``(c, h) = lstm(c, h, x)``.
+
+    With ``u = upward(x) + lateral(h)`` (gate pre-activations interleaved
+    per unit), it returns ``F.lstm(c, u)``. Constructor arguments are those
+    of :class:`LSTMBase`: ``StatelessLSTM(in_size, out_size=None,
+    lateral_init=None, upward_init=None, bias_init=None,
+    forget_bias_init=None)``; ``StatelessLSTM(20)`` infers ``in_size``.
+
+    >>> import numpy
+    >>> link = StatelessLSTM(3, 2)
+    >>> c, h = link(None, None, numpy.zeros((4, 3), numpy.float32))
+    >>> c.shape, h.shape
+    ((4, 2), (4, 2))
+    """
+
+    def forward(self, c, h, x):
+        """One step.
+
+        Args:
+            c (Variable, array or None): the previous cell state,
+                ``(B, out_size)``; None means zeros.
+            h (Variable, array or None): the previous output, ``(B, out_size)``;
+                None skips the lateral term.
+            x (Variable or array): the input, ``(B, in_size)`` (or ``(B, ...)``
+                holding ``in_size`` elements per sample), float16/32/64.
+
+        Returns:
+            tuple of Variable: ``(c_new, h_new)``, each ``(B, out_size)``.
+        """
+        lstm_in = self.upward(x)
+        if h is not None:
+            lstm_in = lstm_in + self.lateral(h)
+        if c is None:
+            c = self._zero_cell(x.shape[0], x.dtype)
+        return F.lstm(c, lstm_in)
+
+
+class LSTM(LSTMBase):
+    """Fully-connected LSTM layer that keeps its cell state ``c`` and output ``h``.
+
+    Each call computes ``u = upward(x) + lateral(h)`` (the lateral term is
+    skipped while ``h`` is None), then ``c, h = F.lstm(c, u)`` with ``c``
+    starting at zeros, and returns ``h``.
+
+    The batch may shrink from one call to the next (sequences sorted by
+    decreasing length): with ``B`` rows in ``x``, only ``c[:B]`` and
+    ``h[:B]`` are updated and the other rows are kept, so ``c`` and ``h``
+    keep the first batch's size. A larger batch than the state's is an error.
+
+    Args:
+        in_size (int or None): the size of each input vector; None (or
+            omitting it, ``LSTM(20)``) infers it at the first call.
+        out_size (int): the size of the cell state and of the output.
+        lateral_init: initializer of ``lateral.W``, applied to each gate's
+            ``(out_size, out_size)`` block; None uses LeCunNormal.
+        upward_init: initializer of ``upward.W``, applied to each gate's
+            ``(out_size, in_size)`` block; None uses LeCunNormal.
+        bias_init: initializer of the cell-input, input-gate and output-gate
+            biases; None means 0.
+        forget_bias_init: initializer of the forget-gate biases; None means 1.
+
+    Attributes:
+        upward (Linear): the input connections, with bias ``upward.b``.
+        lateral (Linear): the recurrent connections, without bias.
+        c (Variable or None): the cell state, ``(B, out_size)``.
+        h (Variable or None): the last output, ``(B, out_size)``.
+
+    >>> import numpy
+    >>> link = LSTM(3)
+    >>> link(numpy.zeros((4, 5), numpy.float32)).shape
+    (4, 3)
+    >>> link.upward.W.shape
+    (12, 5)
+    """
+
+    def __init__(
+        self,
+        in_size,
+        out_size=None,
+        lateral_init=None,
+        upward_init=None,
+        bias_init=None,
+        forget_bias_init=None,
+    ):
+        super().__init__(in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init)
+        self.reset_state()
+
+    def to_device(self, device):
+        """Move the parameters and the state (``c``, ``h``) to ``device``; returns this link."""
+        super().to_device(device)
+        for state in (self.c, self.h):
+            if state is not None:
+                state.to_device(self.device)
+        return self
+
+    def set_state(self, c, h):
+        """Set the cell state ``c`` and the output ``h`` (Variables) on the link's device."""
+        for name, value in (("c", c), ("h", h)):
+            if not isinstance(value, Variable):
+                raise TypeError(
+                    f"{type(self).__name__}.set_state: expected {name} to be a Variable, "
+                    f"got {type(value).__name__}"
+                )
+        c.to_device(self.device)
+        h.to_device(self.device)
+        self.c = c
+        self.h = h
+
+    def reset_state(self):
+        """Forget the state: set ``c`` and ``h`` to None."""
+        self.c = self.h = None
+
+    def forward(self, x):
+        """One step: update ``c`` and ``h`` from ``x`` and return the new output.
+
+        Args:
+            x (Variable or array): the input, ``(B, in_size)`` (or ``(B, ...)``),
+                float16/32/64, with ``B`` at most the state's batch size.
+
+        Returns:
+            Variable: the output for the ``B`` rows of ``x``, ``(B, out_size)``.
+        """
+        batch = x.shape[0]
+        lstm_in = self.upward(x)
+        h = self.h
+        h_rest = None
+        if h is not None:
+            h_size = h.shape[0]
+            if batch == 0:
+                h_rest = h
+            elif h_size < batch:
+                raise TypeError(
+                    f"{type(self).__name__}: the batch size of x ({batch}) must be equal to "
+                    f"or less than that of the previous state h ({h_size})"
+                )
+            elif h_size > batch:
+                h_update, h_rest = F.split_axis(h, [batch], axis=0)
+                lstm_in = lstm_in + self.lateral(h_update)
+            else:
+                lstm_in = lstm_in + self.lateral(h)
+        if self.c is None:
+            self.c = self._zero_cell(batch, x.dtype)
+        self.c, y = F.lstm(self.c, lstm_in)
+        if h_rest is None:
+            self.h = y
+        elif batch == 0:
+            self.h = h_rest
+        else:
+            self.h = F.concat((y, h_rest), axis=0)
+        return y

@@ -1,0 +1,105 @@
+"""Checks that every link's tests share, offered as the ``link_check`` fixture.
+
+It is a fixture rather than a helper module because the tests run with
+``--import-mode=importlib``, which puts no test folder on ``sys.path``.
+"""
+
+import numpy
+import pytest
+
+from dbr.core import Link
+from dbr.core.serializers import load_npz, save_npz
+
+
+def _persistent_values(link):
+    """``{path: value}`` of the persistent values of every link under ``link``."""
+    values = {}
+    for prefix, sub in link.namedlinks():
+        for name in sorted(sub._persistent):
+            values[f"{prefix.rstrip('/')}/{name}"] = sub.__dict__[name]
+    return values
+
+
+class LinkChecks:
+    """Assertions about a link's parameters, saved files and copies."""
+
+    def __init__(self, tmp_path):
+        self._tmp_path = tmp_path
+
+    @staticmethod
+    def param_names(link):
+        """The sorted ``namedparams`` paths of ``link``, uninitialized ones included."""
+        return sorted(path for path, _ in link.namedparams())
+
+    @staticmethod
+    def persistent_names(link):
+        """The sorted paths of the persistent values under ``link``."""
+        return sorted(_persistent_values(link))
+
+    def round_trip(self, link, fresh):
+        """Save ``link`` with ``save_npz``, load the file into ``fresh`` and compare them.
+
+        Every parameter and persistent value of ``fresh`` must equal
+        ``link``'s afterwards (``fresh`` may hold uninitialized parameters,
+        which loading initialises). Returns ``fresh``.
+        """
+        assert isinstance(link, Link) and isinstance(fresh, Link)
+        path = self._tmp_path / f"{type(link).__name__}.npz"
+        save_npz(str(path), link)
+        load_npz(str(path), fresh)
+        expected = dict(link.namedparams())
+        loaded = dict(fresh.namedparams())
+        assert sorted(loaded) == sorted(expected)
+        for name, param in expected.items():
+            if param.array is None:
+                assert loaded[name].array is None, name
+                continue
+            assert loaded[name].array is not param.array, name
+            assert loaded[name].dtype == param.dtype, name
+            numpy.testing.assert_array_equal(loaded[name].array, param.array, err_msg=name)
+        expected_persistent = _persistent_values(link)
+        loaded_persistent = _persistent_values(fresh)
+        assert sorted(loaded_persistent) == sorted(expected_persistent)
+        for name, value in expected_persistent.items():
+            numpy.testing.assert_array_equal(
+                numpy.asarray(loaded_persistent[name]), numpy.asarray(value), err_msg=name
+            )
+        return fresh
+
+    @staticmethod
+    def copy_modes(link):
+        """Check ``copy('share')``, ``copy('copy')`` and ``copy('init')`` of an initialized link.
+
+        'share' gives new Parameter objects over the same arrays; 'copy'
+        gives equal values in new arrays; 'init' gives new arrays of the same
+        shapes and dtypes, refilled by the initializers (so at least one
+        non-constant parameter must change, which the caller arranges by
+        using a random initializer for one of them).
+        """
+        original = {name: p for name, p in link.namedparams() if p.array is not None}
+        assert original, "copy_modes needs an initialized link"
+
+        shared = dict(link.copy("share").namedparams())
+        for name, param in original.items():
+            assert shared[name] is not param, name
+            assert shared[name].array is param.array, name
+
+        copied = dict(link.copy("copy").namedparams())
+        for name, param in original.items():
+            assert copied[name].array is not param.array, name
+            numpy.testing.assert_array_equal(copied[name].array, param.array, err_msg=name)
+
+        fresh = dict(link.copy("init").namedparams())
+        changed = False
+        for name, param in original.items():
+            assert fresh[name].array is not param.array, name
+            assert fresh[name].shape == param.shape, name
+            assert fresh[name].dtype == param.dtype, name
+            changed |= not numpy.array_equal(fresh[name].array, param.array)
+        assert changed, "copy('init') refilled no parameter"
+
+
+@pytest.fixture
+def link_check(tmp_path):
+    """A :class:`LinkChecks` whose files go to the test's ``tmp_path``."""
+    return LinkChecks(tmp_path)

@@ -1,0 +1,192 @@
+import itertools
+
+import numpy
+import pytest
+
+import dbr.functions as F
+from dbr.core import InvalidType, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.connection.deconvolution_2d import Deconvolution2D
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _tup(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _reference(x, W, b, stride=1, pad=0, outsize=None, dilate=1, groups=1):
+    """Direct float64 2-D deconvolution: every input pixel scatters its filter tap by tap."""
+    (sy, sx), (ph, pw), (dy, dx) = _tup(stride), _tup(pad), _tup(dilate)
+    x = x.astype(numpy.float64)
+    W = W.astype(numpy.float64)
+    n, c_in, h, w = x.shape
+    _, o_group, kh, kw = W.shape
+    if outsize is None:
+        outsize = (
+            sy * (h - 1) + (kh - 1) * dy + 1 - 2 * ph,
+            sx * (w - 1) + (kw - 1) * dx + 1 - 2 * pw,
+        )
+    full = numpy.zeros((n, o_group * groups, outsize[0] + 2 * ph + sy, outsize[1] + 2 * pw + sx))
+    c_group = c_in // groups
+    for g, i, j in itertools.product(range(groups), range(kh), range(kw)):
+        contribution = numpy.einsum(
+            "nchw,co->nohw",
+            x[:, g * c_group : (g + 1) * c_group],
+            W[g * c_group : (g + 1) * c_group, :, i, j],
+        )
+        full[
+            :,
+            g * o_group : (g + 1) * o_group,
+            i * dy : i * dy + sy * (h - 1) + 1 : sy,
+            j * dx : j * dx + sx * (w - 1) + 1 : sx,
+        ] += contribution
+    y = full[:, :, ph : ph + outsize[0], pw : pw + outsize[1]]
+    if b is not None:
+        y = y + b.astype(numpy.float64)[:, None, None]
+    return y
+
+
+def _make(dtype, *args, **kwargs):
+    with using_config("dtype", numpy.dtype(dtype)):
+        return Deconvolution2D(*args, **kwargs)
+
+
+def test_positional_and_keyword_forms():
+    link = Deconvolution2D(
+        3, 4, 3, 2, 1, False, (9, 10), initializers.One(), 0.5, dilate=1, groups=1
+    )
+    assert link.W.shape == (3, 4, 3, 3) and link.b.shape == (4,)
+    assert (link.ksize, link.stride, link.pad, link.dilate) == (3, (2, 2), (1, 1), (1, 1))
+    assert (link.outsize, link.out_channels, link.groups) == ((9, 10), 4, 1)
+    numpy.testing.assert_array_equal(link.b.array, numpy.full(4, 0.5, numpy.float32))
+    link = Deconvolution2D(
+        in_channels=4, out_channels=6, ksize=(2, 3), stride=(1, 2), pad=(0, 1), nobias=True,
+        dilate=2, groups=2,
+    )  # fmt: skip
+    assert link.W.shape == (4, 3, 2, 3) and link.b is None and link.outsize is None
+    assert link.dilate == (2, 2)
+
+
+@pytest.mark.parametrize("args", [(6, 3), (None, 6, 3)])
+def test_short_form_is_lazy(args):
+    link = Deconvolution2D(*args, stride=2, groups=2)
+    assert link.W.array is None and link.out_channels == 6 and link.b.shape == (6,)
+    x = numpy.random.uniform(-1, 1, (2, 4, 3, 3)).astype(numpy.float32)
+    y = link(x)
+    assert link.W.shape == (4, 3, 3, 3) and y.shape == (2, 6, 7, 7)
+    expected = _reference(x, link.W.array, link.b.array, 2, groups=2)
+    assert_allclose(y.array, expected, **tolerances("float32"))
+
+
+def test_lazy_with_groups_not_dividing_channels():
+    link = Deconvolution2D(6, 3, groups=3)
+    with pytest.raises(ValueError, match=r"Deconvolution2D: in_channels must be divisible by gr"):
+        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"stride": 2, "pad": 1},
+        {"stride": (2, 3), "outsize": (8, 12)},
+        {"stride": 3, "pad": (1, 0), "outsize": (10, 11)},
+        {"dilate": (2, 1), "groups": 2},
+        {"stride": 2, "pad": 1, "dilate": 2, "groups": 4, "outsize": (9, 10)},
+    ],
+)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_options(options, dtype):
+    link = _make(dtype, 4, 8, 3, initial_bias=initializers.Normal(1.0), **options)
+    x = numpy.random.uniform(-1, 1, (2, 4, 4, 4)).astype(dtype)
+    y = link(x)
+    assert y.dtype == dtype
+    if "outsize" in options:
+        assert y.shape[2:] == options["outsize"]
+    expected = _reference(x, link.W.array, link.b.array, **options)
+    assert_allclose(y.array, expected, **tolerances(dtype))
+    composed = F.deconvolution_2d(
+        x,
+        link.W.array,
+        link.b.array,
+        options.get("stride", 1),
+        options.get("pad", 0),
+        options.get("outsize"),
+        dilate=options.get("dilate", 1),
+        groups=options.get("groups", 1),
+    )
+    numpy.testing.assert_array_equal(y.array, composed.array)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nobias", [False, True])
+def test_backward(dtype, nobias):
+    link = _make(
+        dtype, 4, 2, (2, 3), stride=(2, 1), pad=1, nobias=nobias, outsize=(5, 4), groups=2,
+        initial_bias=initializers.Normal(1.0),
+    )  # fmt: skip
+    x = numpy.random.uniform(-1, 1, (2, 4, 3, 4)).astype(dtype)
+    gy = numpy.random.uniform(-1, 1, (2, 2, 5, 4)).astype(dtype)
+    params = (link.W,) if nobias else (link.W, link.b)
+    check_backward(
+        link, x, gy, params=params, dtype=numpy.float64, **tolerances(dtype, "backward")
+    )
+
+
+def test_param_names(link_check):
+    assert link_check.param_names(Deconvolution2D(3, 2, 3)) == ["/W", "/b"]
+    assert link_check.param_names(Deconvolution2D(2, 3, nobias=True)) == ["/W"]
+    assert link_check.persistent_names(Deconvolution2D(3, 2, 3)) == []
+
+
+def test_round_trip_into_lazy_link(link_check):
+    link = Deconvolution2D(3, 2, 3, initial_bias=initializers.Normal(1.0))
+    fresh = link_check.round_trip(link, Deconvolution2D(2, 3))
+    x = numpy.random.rand(1, 3, 4, 4).astype(numpy.float32)
+    numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
+
+
+def test_round_trip_uninitialized(link_check):
+    link_check.round_trip(Deconvolution2D(2, 3), Deconvolution2D(2, 3))
+
+
+def test_copy_modes(link_check):
+    link_check.copy_modes(Deconvolution2D(3, 2, 3))
+
+
+def test_wrong_channels_after_initialisation():
+    link = Deconvolution2D(3, 2, 3)
+    match = r"Deconvolution2D(?s:.*)x.shape\[1\] == W.shape\[0\](?s:.*)4 != 3"
+    with pytest.raises(InvalidType, match=match):
+        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+
+
+def test_outsize_unreachable():
+    link = Deconvolution2D(3, 2, 3, stride=2, outsize=(20, 20))
+    with pytest.raises(InvalidType, match=r"Deconvolution2D(?s:.*)outsize\[0\] == 20"):
+        link(numpy.zeros((1, 3, 5, 5), numpy.float32))
+
+
+def test_wrong_dtype():
+    link = Deconvolution2D(3, 2, 3)
+    with pytest.raises(InvalidType, match=r"Deconvolution2D(?s:.*)x.dtype.kind == 'f'"):
+        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, match",
+    [
+        ((0, 2, 3), {}, ValueError, r"Deconvolution2D: in_channels must be a positive int or N"),
+        ((3, 2, 0), {}, ValueError, r"Deconvolution2D: ksize must be >= 1, got 0"),
+        ((3, 2, 3), {"stride": 0}, ValueError, r"Deconvolution2D: stride must be >= 1, got 0"),
+        ((3, 2, 3), {"outsize": (4,)}, ValueError, r"Deconvolution2D: outsize must be .* 2 ints"),
+        ((3, 2, 3), {"outsize": (4, 0)}, ValueError, r"Deconvolution2D: outsize must be >= 1"),
+        ((4, 3, 3), {"groups": 2}, ValueError, r"Deconvolution2D: out_channels must be divisib"),
+        ((3, 2, 3), {"pad": 1.0}, TypeError, r"Deconvolution2D: pad must be an int or a seq"),
+    ],
+)
+def test_bad_constructor_arguments(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Deconvolution2D(*args, **kwargs)

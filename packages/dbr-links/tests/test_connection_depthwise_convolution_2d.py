@@ -1,0 +1,134 @@
+import itertools
+
+import numpy
+import pytest
+
+import dbr.functions as F
+from dbr.core import InvalidType, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.connection.depthwise_convolution_2d import DepthwiseConvolution2D
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _tup(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _reference(x, W, b, stride=1, pad=0):
+    """Direct float64 depthwise convolution; output channel ``c * m_all + m`` is filter m on c."""
+    (sy, sx), (ph, pw) = _tup(stride), _tup(pad)
+    x = numpy.pad(x.astype(numpy.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    W = W.astype(numpy.float64)
+    n, c, h, w = x.shape
+    m, _, kh, kw = W.shape
+    oh, ow = (h - kh) // sy + 1, (w - kw) // sx + 1
+    y = numpy.zeros((n, c, m, oh, ow))
+    for i, j in itertools.product(range(kh), range(kw)):
+        patch = x[:, :, i : i + sy * (oh - 1) + 1 : sy, j : j + sx * (ow - 1) + 1 : sx]
+        y += patch[:, :, None] * W[:, :, i, j].T[None, :, :, None, None]
+    y = y.reshape(n, c * m, oh, ow)
+    if b is not None:
+        y += b.astype(numpy.float64)[:, None, None]
+    return y
+
+
+def _make(dtype, *args, **kwargs):
+    with using_config("dtype", numpy.dtype(dtype)):
+        return DepthwiseConvolution2D(*args, **kwargs)
+
+
+def test_positional_and_keyword_forms():
+    link = DepthwiseConvolution2D(3, 2, 3, 2, 1, False, initializers.One(), 0.5)
+    assert link.W.shape == (2, 3, 3, 3) and link.b.shape == (6,)
+    assert (link.ksize, link.stride, link.pad, link.channel_multiplier) == (3, (2, 2), (1, 1), 2)
+    numpy.testing.assert_array_equal(link.b.array, numpy.full(6, 0.5, numpy.float32))
+    link = DepthwiseConvolution2D(
+        in_channels=4, channel_multiplier=1, ksize=(2, 3), stride=(1, 2), pad=(0, 1), nobias=True
+    )
+    assert link.W.shape == (1, 4, 2, 3) and link.b is None
+
+
+def test_lazy_in_channels():
+    link = DepthwiseConvolution2D(None, 3, 2, initial_bias=initializers.Normal(1.0))
+    assert link.W.array is None and link.b.array is None
+    x = numpy.random.uniform(-1, 1, (2, 4, 5, 5)).astype(numpy.float32)
+    y = link(x)
+    assert link.W.shape == (3, 4, 2, 2) and link.b.shape == (12,) and y.shape == (2, 12, 4, 4)
+    assert_allclose(y.array, _reference(x, link.W.array, link.b.array), **tolerances("float32"))
+
+
+@pytest.mark.parametrize("options", [{}, {"stride": 2}, {"stride": (1, 2), "pad": (2, 1)}])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_options(options, dtype):
+    link = _make(dtype, 3, 2, 3, initial_bias=initializers.Normal(1.0), **options)
+    x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(dtype)
+    y = link(x)
+    assert y.dtype == dtype
+    expected = _reference(x, link.W.array, link.b.array, **options)
+    assert_allclose(y.array, expected, **tolerances(dtype))
+    composed = F.depthwise_convolution_2d(x, link.W.array, link.b.array, **options)
+    numpy.testing.assert_array_equal(y.array, composed.array)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nobias", [False, True])
+def test_backward(dtype, nobias):
+    link = _make(dtype, 2, 2, (2, 3), stride=(2, 1), pad=1, nobias=nobias, initial_bias=1.0)
+    x = numpy.random.uniform(-1, 1, (2, 2, 4, 4)).astype(dtype)
+    gy = numpy.random.uniform(-1, 1, (2, 4, 3, 4)).astype(dtype)
+    params = (link.W,) if nobias else (link.W, link.b)
+    check_backward(
+        link, x, gy, params=params, dtype=numpy.float64, **tolerances(dtype, "backward")
+    )
+
+
+def test_param_names(link_check):
+    assert link_check.param_names(DepthwiseConvolution2D(3, 2, 3)) == ["/W", "/b"]
+    assert link_check.param_names(DepthwiseConvolution2D(None, 2, 3, nobias=True)) == ["/W"]
+    assert link_check.persistent_names(DepthwiseConvolution2D(3, 2, 3)) == []
+
+
+def test_round_trip_into_lazy_link(link_check):
+    link = DepthwiseConvolution2D(3, 2, 3, initial_bias=initializers.Normal(1.0))
+    fresh = link_check.round_trip(link, DepthwiseConvolution2D(None, 2, 3))
+    x = numpy.random.rand(1, 3, 4, 4).astype(numpy.float32)
+    numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
+
+
+def test_round_trip_uninitialized(link_check):
+    link_check.round_trip(DepthwiseConvolution2D(None, 2, 3), DepthwiseConvolution2D(None, 2, 3))
+
+
+def test_copy_modes(link_check):
+    link_check.copy_modes(DepthwiseConvolution2D(3, 2, 3))
+
+
+def test_wrong_channels_after_initialisation():
+    link = DepthwiseConvolution2D(3, 2, 3)
+    match = r"DepthwiseConvolution2D(?s:.*)x.shape\[1\] == W.shape\[1\](?s:.*)4 != 3"
+    with pytest.raises(InvalidType, match=match):
+        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+
+
+def test_wrong_dtype():
+    link = DepthwiseConvolution2D(3, 2, 3)
+    with pytest.raises(InvalidType, match=r"DepthwiseConvolution2D(?s:.*)x.dtype.kind == 'f'"):
+        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
+
+
+@pytest.mark.parametrize(
+    "args, error, match",
+    [
+        ((0, 2, 3), ValueError, r"DepthwiseConvolution2D: in_channels must be a positive int or"),
+        ((3, 0, 3), ValueError, r"DepthwiseConvolution2D: channel_multiplier must be a positive"),
+        ((3, 2, 0), ValueError, r"DepthwiseConvolution2D: ksize must be >= 1, got 0"),
+        ((3, 2, 3, 0), ValueError, r"DepthwiseConvolution2D: stride must be >= 1, got 0"),
+        ((3, 2, 3, 1, (1, 1, 1)), ValueError, r"DepthwiseConvolution2D: pad must be an int or a"),
+        ((3, 2, None), TypeError, r"DepthwiseConvolution2D: ksize must be an int or a sequence"),
+    ],
+)
+def test_bad_constructor_arguments(args, error, match):
+    with pytest.raises(error, match=match):
+        DepthwiseConvolution2D(*args)

@@ -1,0 +1,105 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.connection.embed_id import EmbedID
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def test_positional_and_keyword_forms():
+    link = EmbedID(5, 3)
+    assert link.W.shape == (5, 3) and link.W.dtype == numpy.float32 and link.ignore_label is None
+    W = numpy.arange(15, dtype=numpy.float32).reshape(5, 3)
+    link = EmbedID(in_size=5, out_size=3, initialW=W, ignore_label=-1)
+    assert link.ignore_label == -1
+    numpy.testing.assert_array_equal(link.W.array, W)
+    link = EmbedID(5, 3, initializers.One(), 2)
+    assert link.ignore_label == 2
+    numpy.testing.assert_array_equal(link.W.array, numpy.ones((5, 3), numpy.float32))
+
+
+def test_default_initializer_is_unit_normal():
+    numpy.random.seed(1)
+    link = EmbedID(500, 200)
+    assert abs(float(link.W.array.std()) - 1.0) < 0.01
+    assert abs(float(link.W.array.mean())) < 0.01
+
+
+def test_from_params():
+    W = numpy.random.rand(4, 2).astype(numpy.float32)
+    link = EmbedID.from_params(W, ignore_label=0)
+    assert link.W.shape == (4, 2) and link.W.dtype == numpy.float32 and link.ignore_label == 0
+    assert link.W.array is not W
+    numpy.testing.assert_array_equal(link.W.array, W)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_values(dtype):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = EmbedID(5, 3)
+    x = numpy.array([[0, 4, 2], [1, 1, 3]], numpy.int32)
+    y = link(x)
+    assert y.shape == (2, 3, 3) and y.dtype == dtype
+    numpy.testing.assert_array_equal(y.array, link.W.array[x])
+
+
+def test_ignore_label():
+    link = EmbedID(5, 3, ignore_label=-1)
+    x = numpy.array([0, -1, 4], numpy.int32)
+    y = link(x).array
+    numpy.testing.assert_array_equal(y[1], numpy.zeros(3, numpy.float32))
+    numpy.testing.assert_array_equal(y[[0, 2]], link.W.array[[0, 4]])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ignore_label", [None, 1])
+def test_backward(dtype, ignore_label):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = EmbedID(4, 2, ignore_label=ignore_label)
+    x = numpy.array([0, 1, 3, 3], numpy.int32)
+    gy = numpy.random.uniform(-1, 1, (4, 2)).astype(dtype)
+    check_backward(
+        link, x, gy, params=(link.W,), dtype=numpy.float64, **tolerances(dtype, "backward")
+    )
+
+
+def test_gradient_of_ignored_row_is_zero():
+    link = EmbedID(4, 2, ignore_label=1)
+    link.cleargrads()
+    y = link(numpy.array([0, 1, 1], numpy.int32))
+    y.grad = numpy.ones((3, 2), numpy.float32)
+    y.backward()
+    expected = numpy.array([[1, 1], [0, 0], [0, 0], [0, 0]], numpy.float32)
+    assert_allclose(link.W.grad, expected, **tolerances("float32"))
+
+
+def test_param_names(link_check):
+    assert link_check.param_names(EmbedID(5, 3)) == ["/W"]
+    assert link_check.persistent_names(EmbedID(5, 3)) == []
+
+
+def test_round_trip(link_check):
+    link_check.round_trip(EmbedID(5, 3), EmbedID(5, 3))
+
+
+def test_copy_modes(link_check):
+    link_check.copy_modes(EmbedID(5, 3))
+
+
+def test_id_out_of_range():
+    with pytest.raises(ValueError, match=r"embed_id: .*0 <= x < len\(W\) == 3, got 3"):
+        EmbedID(3, 2)(numpy.array([0, 3], numpy.int32))
+
+
+def test_wrong_dtype():
+    with pytest.raises(InvalidType, match=r"EmbedIDFunction(?s:.*)x.dtype.kind == 'i'"):
+        EmbedID(3, 2)(numpy.array([0.0, 1.0], numpy.float32))
+
+
+@pytest.mark.parametrize("args, name", [((0, 2), "in_size"), ((3, None), "out_size")])
+def test_bad_sizes(args, name):
+    with pytest.raises(ValueError, match=rf"EmbedID: {name} must be a positive int, got"):
+        EmbedID(*args)

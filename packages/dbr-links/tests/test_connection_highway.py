@@ -1,0 +1,105 @@
+import numpy
+import pytest
+
+import dbr.functions as F
+from dbr.core import InvalidType, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.connection.highway import Highway
+from dbr.links.connection.linear import Linear
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _reference(x, link, activate=lambda h: numpy.maximum(h, 0)):
+    x = x.astype(numpy.float64)
+
+    def affine(sub):
+        y = x @ sub.W.array.astype(numpy.float64).T
+        return y if sub.b is None else y + sub.b.array
+
+    gate = 1 / (1 + numpy.exp(-affine(link.transform)))
+    return activate(affine(link.plain)) * gate + x * (1 - gate)
+
+
+def test_positional_and_keyword_forms():
+    link = Highway(3)
+    assert isinstance(link.plain, Linear) and isinstance(link.transform, Linear)
+    assert link.plain.W.shape == (3, 3) and link.transform.W.shape == (3, 3)
+    assert link.activate is F.relu
+    numpy.testing.assert_array_equal(link.plain.b.array, numpy.zeros(3, numpy.float32))
+    numpy.testing.assert_array_equal(link.transform.b.array, numpy.full(3, -1, numpy.float32))
+    link = Highway(
+        in_out_size=2,
+        nobias=False,
+        activate=F.tanh,
+        init_Wh=initializers.One(),
+        init_Wt=2.0,
+        init_bh=0.5,
+        init_bt=initializers.Zero(),
+    )
+    assert link.activate is F.tanh
+    numpy.testing.assert_array_equal(link.plain.W.array, numpy.ones((2, 2), numpy.float32))
+    numpy.testing.assert_array_equal(link.transform.W.array, numpy.full((2, 2), 2, numpy.float32))
+    numpy.testing.assert_array_equal(link.plain.b.array, numpy.full(2, 0.5, numpy.float32))
+    numpy.testing.assert_array_equal(link.transform.b.array, numpy.zeros(2, numpy.float32))
+    link = Highway(2, True)
+    assert link.plain.b is None and link.transform.b is None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nobias", [False, True])
+def test_forward_values(dtype, nobias):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = Highway(4, nobias=nobias)
+    x = numpy.random.uniform(-1, 1, (3, 4)).astype(dtype)
+    y = link(x)
+    assert y.shape == (3, 4) and y.dtype == dtype
+    assert_allclose(y.array, _reference(x, link), **tolerances(dtype))
+
+
+def test_forward_custom_activation():
+    link = Highway(3, activate=F.tanh)
+    x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
+    assert_allclose(link(x).array, _reference(x, link, numpy.tanh), **tolerances("float32"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_backward(dtype):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = Highway(3, init_bh=initializers.Normal(1.0))
+    x = numpy.random.uniform(0.1, 1, (2, 3)).astype(dtype)
+    gy = numpy.random.uniform(-1, 1, (2, 3)).astype(dtype)
+    params = tuple(p for _, p in sorted(link.namedparams()))
+    check_backward(
+        link, x, gy, params=params, dtype=numpy.float64, **tolerances(dtype, "backward")
+    )
+
+
+def test_param_names(link_check):
+    assert link_check.param_names(Highway(3)) == [
+        "/plain/W",
+        "/plain/b",
+        "/transform/W",
+        "/transform/b",
+    ]
+    assert link_check.param_names(Highway(3, nobias=True)) == ["/plain/W", "/transform/W"]
+    assert link_check.persistent_names(Highway(3)) == []
+
+
+def test_round_trip(link_check):
+    link_check.round_trip(Highway(3), Highway(3))
+
+
+def test_copy_modes(link_check):
+    link_check.copy_modes(Highway(3))
+
+
+def test_wrong_size():
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)prod\(x.shape\[1:\]\) == W"):
+        Highway(3)(numpy.ones((2, 4), numpy.float32))
+
+
+def test_bad_size():
+    with pytest.raises(ValueError, match=r"Linear: in_size must be a positive int or None, got 0"):
+        Highway(0)

@@ -1,0 +1,96 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.normalization.group_normalization import GroupNormalization
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _reference(x, groups, gamma, beta, eps=1e-5):
+    n, c = x.shape[:2]
+    g = x.astype(numpy.float64).reshape(n, groups, -1)
+    g = (g - g.mean(axis=2, keepdims=True)) / numpy.sqrt(g.var(axis=2, keepdims=True) + eps)
+    scale = (slice(None),) + (None,) * (x.ndim - 2)
+    return g.reshape(x.shape) * gamma[scale] + beta[scale]
+
+
+def _make(dtype, *args, **kwargs):
+    with using_config("dtype", numpy.dtype(dtype)):
+        return GroupNormalization(*args, **kwargs)
+
+
+def test_positional_and_keyword_forms():
+    gn = GroupNormalization(2, 4, 1e-3, 2.0, initializers.Constant(0.5))
+    assert (gn.groups, gn.eps) == (2, 1e-3)
+    numpy.testing.assert_array_equal(gn.gamma.array, numpy.full(4, 2.0, numpy.float32))
+    numpy.testing.assert_array_equal(gn.beta.array, numpy.full(4, 0.5, numpy.float32))
+    gn = GroupNormalization(groups=3, size=6)
+    assert gn.eps == 1e-5
+    numpy.testing.assert_array_equal(gn.gamma.array, numpy.ones(6, numpy.float32))
+    numpy.testing.assert_array_equal(gn.beta.array, numpy.zeros(6, numpy.float32))
+
+
+def test_names(link_check):
+    assert link_check.param_names(GroupNormalization(2)) == ["/beta", "/gamma"]
+    assert link_check.persistent_names(GroupNormalization(2)) == []
+
+
+def test_lazy_size():
+    gn = GroupNormalization(2, initial_gamma=initializers.Normal(1.0))
+    assert gn.gamma.array is None and gn.beta.array is None
+    x = numpy.random.randn(3, 4, 5).astype(numpy.float32)
+    y = gn(x)
+    assert gn.gamma.shape == (4,) and gn.beta.shape == (4,)
+    assert_allclose(
+        y.array, _reference(x, 2, gn.gamma.array, gn.beta.array), **tolerances("float32")
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 6), (2, 6, 2, 3)])
+def test_values_same_in_train_and_test(dtype, shape):
+    gn = _make(
+        dtype, 3, 6, initial_gamma=initializers.Normal(1.0), initial_beta=initializers.Normal()
+    )
+    x = numpy.random.randn(*shape).astype(dtype)
+    expected = _reference(x, 3, gn.gamma.array, gn.beta.array)
+    tol = {"atol": 1e-2, "rtol": 1e-2} if dtype == numpy.float16 else tolerances(dtype)
+    y = gn(x)
+    assert y.dtype == dtype
+    assert_allclose(y.array, expected, **tol)
+    with using_config("train", False):
+        assert_allclose(gn(x).array, expected, **tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gradients(dtype):
+    gn = _make(
+        dtype, 2, 4, initial_gamma=initializers.Uniform(1.0), initial_beta=initializers.Normal()
+    )
+    x = numpy.random.randn(3, 4, 2).astype(dtype)
+    gy = numpy.random.randn(3, 4, 2).astype(dtype)
+    tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else tolerances(dtype, "backward")
+    check_backward(gn, x, gy, params=(gn.gamma, gn.beta), dtype=numpy.float64, **tol)
+
+
+def test_round_trip_and_copy(link_check):
+    gn = GroupNormalization(2, 4, initial_gamma=initializers.Normal(1.0))
+    link_check.round_trip(gn, GroupNormalization(2))
+    link_check.copy_modes(gn)
+
+
+def test_bad_input():
+    with pytest.raises(
+        ValueError, match="GroupNormalization: groups must be a positive int, got -1"
+    ):
+        GroupNormalization(-1)
+    with pytest.raises(ValueError, match=r"at least 2 axes .*got shape \(4,\)"):
+        GroupNormalization(2)(numpy.zeros(4, numpy.float32))
+    gn = GroupNormalization(2, 4)
+    with pytest.raises(InvalidType, match=r"GroupNormalization[\s\S]*x.shape\[1\] == gamma"):
+        gn(numpy.zeros((2, 6), numpy.float32))
+    with pytest.raises(InvalidType, match=r"x.shape\[1\] % 4 == 0"):
+        GroupNormalization(4, 6)(numpy.zeros((2, 6), numpy.float32))

@@ -1,0 +1,189 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, Variable, initializers, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+IN, OUT = 3, 2
+NAMES = [
+    "/U/W",
+    "/U/b",
+    "/U_r/W",
+    "/U_r/b",
+    "/U_z/W",
+    "/U_z/b",
+    "/W/W",
+    "/W/b",
+    "/W_r/W",
+    "/W_r/b",
+    "/W_z/W",
+    "/W_z/b",
+]
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + numpy.exp(-x))
+
+
+def _step(link, h, x):
+    """NumPy reference of one GRU step in float64 (h None means zeros)."""
+
+    def lin(sub, v):
+        return v.astype(numpy.float64) @ sub.W.array.astype(numpy.float64).T + sub.b.array
+
+    if h is None:  # r is multiplied by zeros: W_r and U_r do not matter
+        return _sigmoid(lin(link.W_z, x)) * numpy.tanh(lin(link.W, x))
+    h = h.astype(numpy.float64)
+    r = _sigmoid(lin(link.W_r, x) + lin(link.U_r, h))
+    z = _sigmoid(lin(link.W_z, x) + lin(link.U_z, h))
+    h_bar = numpy.tanh(lin(link.W, x) + lin(link.U, r * h))
+    return z * h_bar + (1 - z) * h
+
+
+def _make(cls, dtype, *args, **kwargs):
+    kwargs.setdefault("bias_init", initializers.Normal(0.5))
+    with using_config("dtype", numpy.dtype(dtype)):
+        return cls(*args, **kwargs)
+
+
+def _inputs(dtype, n=3, batch=4):
+    return [numpy.random.uniform(-1, 1, (batch, IN)).astype(dtype) for _ in range(n)]
+
+
+@pytest.mark.parametrize("cls", [StatelessGRU, StatefulGRU, GRU])
+def test_construction(cls):
+    link = cls(IN, OUT)
+    for name in ("W_r", "W_z", "W"):
+        assert getattr(link, name).W.shape == (OUT, IN)
+    for name in ("U_r", "U_z", "U"):
+        assert getattr(link, name).W.shape == (OUT, OUT)
+    numpy.testing.assert_array_equal(link.W.b.array, numpy.zeros(OUT, "f"))
+    link = cls(in_size=IN, out_size=OUT, init=1.0, inner_init=2.0, bias_init=3.0)
+    numpy.testing.assert_array_equal(link.W_z.W.array, numpy.ones((OUT, IN), "f"))
+    numpy.testing.assert_array_equal(link.U.W.array, numpy.full((OUT, OUT), 2, "f"))
+    numpy.testing.assert_array_equal(link.U_r.b.array, numpy.full(OUT, 3, "f"))
+    link = cls(None, OUT)
+    assert link.W.W.array is None and link.U.W.shape == (OUT, OUT)
+
+
+def test_alias_and_stateful_defaults():
+    assert issubclass(GRU, StatefulGRU)
+    link = GRU(IN, OUT)
+    assert link.h is None and link.state_size == OUT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateless_against_reference(dtype):
+    link = _make(StatelessGRU, dtype, IN, OUT)
+    h = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
+    x = _inputs(dtype, 1)[0]
+    y = link(h, x)
+    assert y.dtype == dtype and y.shape == (4, OUT)
+    assert_allclose(y.array, _step(link, h, x), **tolerances(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateless_backward(dtype):
+    link = _make(StatelessGRU, dtype, IN, OUT)
+    h = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+    x = _inputs(dtype, 1, 2)[0]
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+    check_backward(
+        link,
+        (h, x),
+        gy,
+        params=tuple(link.params()),
+        dtype=numpy.float64,
+        **tolerances(dtype, "backward"),
+    )
+
+
+@pytest.mark.parametrize("cls", [StatefulGRU, GRU])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateful_steps_against_reference(cls, dtype):
+    link = _make(cls, dtype, IN, OUT)
+    xs = _inputs(dtype)
+    h = None
+    for x in xs:
+        y = link(x)
+        h = _step(link, h, x)
+        assert y.dtype == dtype and link.h is y
+        assert_allclose(y.array, h, **tolerances(dtype))
+    link.reset_state()
+    assert link.h is None
+    h = None
+    for x in xs:
+        h = _step(link, h, x)
+        assert_allclose(link(x).array, h, **tolerances(dtype))
+
+
+def test_lazy_in_size():
+    link = StatefulGRU(None, OUT)
+    x = numpy.random.uniform(-1, 1, (4, 5)).astype(numpy.float32)
+    link(x)
+    assert link.W_z.W.shape == (OUT, 5) and link.W.W.shape == (OUT, 5)
+    assert link.W_r.W.array is None  # as in Chainer, the first step does not use W_r
+    link(x)
+    assert link.W_r.W.shape == (OUT, 5)
+
+
+def test_set_state():
+    link = _make(StatefulGRU, numpy.float32, IN, OUT)
+    h = numpy.random.uniform(-1, 1, (4, OUT)).astype(numpy.float32)
+    link.set_state(Variable(h))
+    x = _inputs(numpy.float32, 1)[0]
+    assert_allclose(link(x).array, _step(link, h, x), **tolerances("float32"))
+    with pytest.raises(TypeError, match=r"StatefulGRU.set_state: expected h to be a Variable"):
+        link.set_state(h)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateful_backward_through_two_steps(dtype):
+    link = _make(StatefulGRU, dtype, IN, OUT)
+    xs = tuple(_inputs(dtype, 2, 2))
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+
+    def two_steps(x1, x2):
+        link.reset_state()
+        link(x1)
+        return link(x2)
+
+    check_backward(
+        two_steps,
+        xs,
+        gy,
+        params=tuple(link.params()),
+        dtype=numpy.float64,
+        **tolerances(dtype, "backward"),
+    )
+
+
+def test_gru_takes_one_argument():
+    link = GRU(IN, OUT)
+    x = numpy.zeros((1, IN), numpy.float32)
+    with pytest.raises(
+        ValueError, match=r"GRU.forward: expected 1 argument \(x\), got 2; .*StatelessGRU"
+    ):
+        link(numpy.zeros((1, OUT), numpy.float32), x)
+    with pytest.raises(ValueError, match=r"GRU.forward: expected 1 argument \(x\), got 0"):
+        link()
+
+
+@pytest.mark.parametrize("cls", [StatelessGRU, StatefulGRU, GRU])
+def test_param_names_round_trip_copy(cls, link_check):
+    link = cls(IN, OUT, bias_init=initializers.Normal(1.0))
+    assert link_check.param_names(link) == NAMES
+    assert link_check.persistent_names(link) == []
+    link_check.round_trip(link, cls(None, OUT))
+    link_check.copy_modes(link)
+
+
+def test_wrong_input():
+    link = StatefulGRU(IN, OUT)
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)4 != 3"):
+        link(numpy.zeros((2, 4), numpy.float32))
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)x.dtype.kind == 'f'"):
+        link(numpy.zeros((2, IN), numpy.int32))

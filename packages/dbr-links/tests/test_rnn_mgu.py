@@ -1,0 +1,140 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, Variable, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.rnn.mgu import StatefulMGU, StatelessMGU
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+IN, OUT = 3, 2
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + numpy.exp(-x))
+
+
+def _step(link, h, x):
+    """NumPy reference of one MGU step in float64 (h None means zeros)."""
+
+    def lin(sub, v):
+        return v @ sub.W.array.astype(numpy.float64).T + sub.b.array.astype(numpy.float64)
+
+    x = x.astype(numpy.float64)
+    h = numpy.zeros((len(x), OUT)) if h is None else h.astype(numpy.float64)
+    f = _sigmoid(lin(link.W_f, numpy.concatenate([h, x], axis=1)))
+    h_bar = numpy.tanh(lin(link.W_h, numpy.concatenate([f * h, x], axis=1)))
+    return f * h_bar + (1 - f) * h
+
+
+def _make(cls, dtype, *args, **kwargs):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = cls(*args, **kwargs)
+    for sub in (link.W_f, link.W_h):
+        sub.b.array[...] = numpy.random.uniform(-1, 1, sub.b.shape)
+    return link
+
+
+def _inputs(dtype, n=3, batch=4):
+    return [numpy.random.uniform(-1, 1, (batch, IN)).astype(dtype) for _ in range(n)]
+
+
+def test_construction():
+    for link in (
+        StatelessMGU(IN, OUT),
+        StatelessMGU(n_inputs=IN, n_units=OUT),
+        StatefulMGU(IN, OUT),
+        StatefulMGU(in_size=IN, out_size=OUT),
+    ):
+        assert link.W_f.W.shape == (OUT, IN + OUT) and link.W_h.W.shape == (OUT, IN + OUT)
+        assert link.W_f.b.shape == (OUT,) and link.W_h.b.shape == (OUT,)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateless_against_reference(dtype):
+    link = _make(StatelessMGU, dtype, IN, OUT)
+    h = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
+    x = _inputs(dtype, 1)[0]
+    y = link(h, x)
+    assert y.dtype == dtype and y.shape == (4, OUT)
+    assert_allclose(y.array, _step(link, h, x), **tolerances(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateless_backward(dtype):
+    link = _make(StatelessMGU, dtype, IN, OUT)
+    h = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+    x = _inputs(dtype, 1, 2)[0]
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+    check_backward(
+        link,
+        (h, x),
+        gy,
+        params=tuple(link.params()),
+        dtype=numpy.float64,
+        **tolerances(dtype, "backward"),
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateful_steps_reset_and_set_state(dtype):
+    link = _make(StatefulMGU, dtype, IN, OUT)
+    xs = _inputs(dtype)
+    h = None
+    for x in xs:
+        y = link(x)
+        h = _step(link, h, x)
+        assert y.dtype == dtype and link.h is y
+        assert_allclose(y.array, h, **tolerances(dtype))
+    link.reset_state()
+    assert link.h is None
+    h = None
+    for x in xs:
+        h = _step(link, h, x)
+        assert_allclose(link(x).array, h, **tolerances(dtype))
+    h0 = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
+    link.set_state(Variable(h0))
+    assert_allclose(link(xs[0]).array, _step(link, h0, xs[0]), **tolerances(dtype))
+
+
+def test_set_state_needs_a_variable():
+    with pytest.raises(TypeError, match=r"StatefulMGU.set_state: expected h to be a Variable"):
+        StatefulMGU(IN, OUT).set_state(numpy.zeros((1, OUT), numpy.float32))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stateful_backward_through_two_steps(dtype):
+    link = _make(StatefulMGU, dtype, IN, OUT)
+    xs = tuple(_inputs(dtype, 2, 2))
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+
+    def two_steps(x1, x2):
+        link.reset_state()
+        link(x1)
+        return link(x2)
+
+    check_backward(
+        two_steps,
+        xs,
+        gy,
+        params=tuple(link.params()),
+        dtype=numpy.float64,
+        **tolerances(dtype, "backward"),
+    )
+
+
+@pytest.mark.parametrize("cls", [StatelessMGU, StatefulMGU])
+def test_param_names_round_trip_copy(cls, link_check):
+    link = _make(cls, numpy.float32, IN, OUT)
+    assert link_check.param_names(link) == ["/W_f/W", "/W_f/b", "/W_h/W", "/W_h/b"]
+    assert link_check.persistent_names(link) == []
+    link_check.round_trip(link, cls(IN, OUT))
+    link_check.copy_modes(link)
+
+
+def test_wrong_input():
+    link = StatefulMGU(IN, OUT)
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)6 != 5"):
+        link(numpy.zeros((2, 4), numpy.float32))
+    with pytest.raises(InvalidType, match=r"Concat(?s:.*)xs\[1\].dtype == xs\[0\].dtype"):
+        StatelessMGU(IN, OUT)(numpy.zeros((2, OUT), numpy.float32), numpy.zeros((2, IN)))

@@ -1,0 +1,121 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.rnn.peephole import StatefulPeepholeLSTM
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+IN, OUT = 3, 2
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + numpy.exp(-x))
+
+
+def _step(link, c, h, x):
+    """NumPy reference of one peephole-LSTM step in float64."""
+
+    def w(sub):
+        return sub.W.array.astype(numpy.float64)
+
+    u = x.astype(numpy.float64) @ w(link.upward).T + link.upward.b.array.astype(numpy.float64)
+    if h is not None:
+        u += h @ w(link.lateral).T
+    u = u.reshape(len(x), -1, 4)
+    a, i, f, o = (u[:, :, k] for k in range(4))
+    c = numpy.zeros_like(a) if c is None else c
+    i = _sigmoid(i + c @ w(link.peep_i).T)
+    f = _sigmoid(f + c @ w(link.peep_f).T)
+    c = numpy.tanh(a) * i + f * c
+    o = _sigmoid(o + c @ w(link.peep_o).T)
+    return c, o * numpy.tanh(c)
+
+
+def _make(dtype, *args):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = StatefulPeepholeLSTM(*args)
+    link.upward.b.array[...] = numpy.random.uniform(-1, 1, link.upward.b.shape)
+    return link
+
+
+def test_construction():
+    link = StatefulPeepholeLSTM(IN, OUT)
+    assert link.state_size == OUT and link.c is None and link.h is None
+    assert link.upward.W.shape == (4 * OUT, IN) and link.upward.b.shape == (4 * OUT,)
+    assert link.lateral.b is None
+    for sub in (link.peep_i, link.peep_f, link.peep_o):
+        assert sub.W.shape == (OUT, OUT) and sub.b is None
+    link = StatefulPeepholeLSTM(in_size=None, out_size=OUT)
+    assert link.upward.W.array is None
+    link(numpy.zeros((1, 5), numpy.float32))
+    assert link.upward.W.shape == (4 * OUT, 5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_steps_against_reference(dtype):
+    link = _make(dtype, IN, OUT)
+    xs = [numpy.random.uniform(-1, 1, (4, IN)).astype(dtype) for _ in range(3)]
+    c = h = None
+    for x in xs:
+        y = link(x)
+        c, h = _step(link, c, h, x)
+        assert y.dtype == dtype and y.shape == (4, OUT)
+        assert_allclose(y.array, h, **tolerances(dtype))
+        assert_allclose(link.c.array, c, **tolerances(dtype))
+    link.reset_state()
+    assert link.c is None and link.h is None
+    c = h = None
+    for x in xs:
+        c, h = _step(link, c, h, x)
+        assert_allclose(link(x).array, h, **tolerances(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_backward_through_two_steps(dtype):
+    link = _make(dtype, IN, OUT)
+    xs = tuple(numpy.random.uniform(-1, 1, (2, IN)).astype(dtype) for _ in range(2))
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+
+    def two_steps(x1, x2):
+        link.reset_state()
+        link(x1)
+        return link(x2)
+
+    check_backward(
+        two_steps,
+        xs,
+        gy,
+        params=tuple(link.params()),
+        dtype=numpy.float64,
+        **tolerances(dtype, "backward"),
+    )
+
+
+def test_param_names(link_check):
+    assert link_check.param_names(StatefulPeepholeLSTM(IN, OUT)) == [
+        "/lateral/W",
+        "/peep_f/W",
+        "/peep_i/W",
+        "/peep_o/W",
+        "/upward/W",
+        "/upward/b",
+    ]
+    assert link_check.persistent_names(StatefulPeepholeLSTM(IN, OUT)) == []
+
+
+def test_round_trip_and_copy(link_check):
+    link = _make(numpy.float32, IN, OUT)
+    fresh = link_check.round_trip(link, StatefulPeepholeLSTM(None, OUT))
+    x = numpy.random.uniform(-1, 1, (2, IN)).astype(numpy.float32)
+    numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
+    link_check.copy_modes(link)
+
+
+def test_wrong_input():
+    link = StatefulPeepholeLSTM(IN, OUT)
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)4 != 3"):
+        link(numpy.zeros((2, 4), numpy.float32))
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)x.dtype.kind == 'f'"):
+        link(numpy.zeros((2, IN), numpy.int32))

@@ -1,0 +1,157 @@
+import numpy
+import pytest
+
+from dbr.core import InvalidType, Variable, using_config
+from dbr.core.gradient_check import check_backward
+from dbr.core.testing import assert_allclose, tolerances
+from dbr.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+IN, OUT = 3, 2
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + numpy.exp(-x))
+
+
+def _candidates(link, c, h, x):
+    """NumPy reference, in float64, of the new cell and output before zoneout."""
+    u = x.astype(numpy.float64) @ link.upward.W.array.astype(numpy.float64).T
+    u += link.upward.b.array.astype(numpy.float64)
+    if h is not None:
+        u += h @ link.lateral.W.array.astype(numpy.float64).T
+    u = u.reshape(len(x), -1, 4)
+    a, i, f, o = (u[:, :, k] for k in range(4))
+    c = numpy.zeros_like(a) if c is None else c
+    c_new = numpy.tanh(a) * _sigmoid(i) + _sigmoid(f) * c
+    return c_new, _sigmoid(o) * numpy.tanh(c_new)
+
+
+def _make(dtype, *args, **kwargs):
+    with using_config("dtype", numpy.dtype(dtype)):
+        link = StatefulZoneoutLSTM(*args, **kwargs)
+    link.upward.b.array[...] = numpy.random.uniform(-1, 1, link.upward.b.shape)
+    return link
+
+
+def _inputs(dtype, n=3, batch=4):
+    return [numpy.random.uniform(-1, 1, (batch, IN)).astype(dtype) for _ in range(n)]
+
+
+def test_construction():
+    link = StatefulZoneoutLSTM(IN, OUT)
+    assert (link.c_ratio, link.h_ratio, link.state_size) == (0.5, 0.5, OUT)
+    assert link.c is None and link.h is None
+    assert link.upward.W.shape == (4 * OUT, IN) and link.lateral.W.shape == (4 * OUT, OUT)
+    assert link.lateral.b is None
+    link = StatefulZoneoutLSTM(in_size=None, out_size=OUT, c_ratio=0.1, h_ratio=0.2)
+    assert (link.c_ratio, link.h_ratio) == (0.1, 0.2)
+    assert link.upward.W.array is None
+    link(numpy.zeros((1, 5), numpy.float32))
+    assert link.upward.W.shape == (4 * OUT, 5)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match=r"StatefulZoneoutLSTM: the train argument"):
+        StatefulZoneoutLSTM(IN, OUT, train=True)
+    with pytest.raises(TypeError, match=r"StatefulZoneoutLSTM: got unexpected keyword"):
+        StatefulZoneoutLSTM(IN, OUT, foo=1)
+    with pytest.raises(
+        ValueError, match=r"StatefulZoneoutLSTM: h_ratio must be in \[0, 1\], got 2"
+    ):
+        StatefulZoneoutLSTM(IN, OUT, h_ratio=2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_test_mode_is_a_plain_lstm(dtype):
+    link = _make(dtype, IN, OUT)
+    c = h = None
+    with using_config("train", False):
+        for x in _inputs(dtype):
+            y = link(x)
+            c, h = _candidates(link, c, h, x)
+            assert y.dtype == dtype
+            assert_allclose(y.array, h, **tolerances(dtype))
+            assert_allclose(link.c.array, c, **tolerances(dtype))
+
+
+@pytest.mark.parametrize("ratio", [0.0, 1.0])
+def test_train_mode_extreme_ratios(ratio):
+    link = _make(numpy.float64, IN, OUT, c_ratio=ratio, h_ratio=ratio)
+    c = h = numpy.zeros((4, OUT))
+    for x in _inputs(numpy.float64):
+        y = link(x)
+        c_new, h_new = _candidates(link, c, h, x)
+        c, h = (c_new, h_new) if ratio == 0.0 else (c, h)
+        assert_allclose(y.array, h, atol=1e-12, rtol=1e-12)
+        assert_allclose(link.c.array, c, atol=1e-12, rtol=1e-12)
+
+
+def test_train_mode_mixes_old_and_new():
+    numpy.random.seed(1)
+    link = _make(numpy.float64, IN, OUT, c_ratio=0.5, h_ratio=0.5)
+    c0 = numpy.random.uniform(-1, 1, (50, OUT))
+    h0 = numpy.random.uniform(-1, 1, (50, OUT))
+    link.set_state(Variable(c0), Variable(h0))
+    x = numpy.random.uniform(-1, 1, (50, IN))
+    y = link(x).array
+    c_new, h_new = _candidates(link, c0, h0, x)
+    kept = numpy.isclose(y, h0)
+    assert numpy.all(kept | numpy.isclose(y, h_new))
+    assert 0.25 < kept.mean() < 0.75
+    kept_c = numpy.isclose(link.c.array, c0)
+    assert numpy.all(kept_c | numpy.isclose(link.c.array, c_new))
+
+
+def test_reset_and_set_state():
+    link = _make(numpy.float32, IN, OUT)
+    xs = _inputs(numpy.float32)
+    with using_config("train", False):
+        first = [link(x).array for x in xs]
+        link.reset_state()
+        assert link.c is None and link.h is None
+        for x, y in zip(xs, first):
+            numpy.testing.assert_array_equal(link(x).array, y)
+        c = numpy.random.uniform(-1, 1, (4, OUT)).astype(numpy.float32)
+        h = numpy.random.uniform(-1, 1, (4, OUT)).astype(numpy.float32)
+        link.set_state(Variable(c), Variable(h))
+        y = link(xs[0])
+    assert_allclose(y.array, _candidates(link, c, h, xs[0])[1], **tolerances("float32"))
+    with pytest.raises(TypeError, match=r"set_state: expected c to be a Variable, got ndarray"):
+        link.set_state(c, Variable(h))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_backward_through_two_steps(dtype):
+    link = _make(dtype, IN, OUT)
+    xs = tuple(_inputs(dtype, 2, batch=2))
+    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
+
+    def two_steps(x1, x2):
+        link.reset_state()
+        link(x1)
+        return link(x2)
+
+    with using_config("train", False):
+        check_backward(
+            two_steps,
+            xs,
+            gy,
+            params=tuple(link.params()),
+            dtype=numpy.float64,
+            **tolerances(dtype, "backward"),
+        )
+
+
+def test_param_names_round_trip_copy(link_check):
+    link = _make(numpy.float32, IN, OUT)
+    assert link_check.param_names(link) == ["/lateral/W", "/upward/W", "/upward/b"]
+    assert link_check.persistent_names(link) == []
+    link_check.round_trip(link, StatefulZoneoutLSTM(None, OUT))
+    link_check.copy_modes(link)
+
+
+def test_wrong_input():
+    link = StatefulZoneoutLSTM(IN, OUT)
+    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)4 != 3"):
+        link(numpy.zeros((2, 4), numpy.float32))
