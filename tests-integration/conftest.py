@@ -47,3 +47,31 @@ def mnist(shared_dataset_root):
     from dbr.datasets import get_mnist
 
     return get_mnist()
+
+
+_FIGURES = []
+
+
+@pytest.fixture
+def report_figure(request):
+    """``report_figure(name, value)`` records a measured figure, printed after the test run.
+
+    Accuracies, perplexities and timings are what the integration suite is
+    for; they are listed in the terminal summary whether or not output is
+    captured.
+    """
+
+    def record(name, value):
+        _FIGURES.append((request.node.nodeid, name, value))
+
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the figures the tests recorded with ``report_figure``."""
+    if not _FIGURES:
+        return
+    terminalreporter.section("figures measured by the integration tests")
+    for nodeid, name, value in _FIGURES:
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        terminalreporter.write_line(f"{name}: {shown}    ({nodeid.split('::')[-1]})")

@@ -30,7 +30,7 @@ class MLP(Chain):
         return self.l3(h)
 
 
-def test_classifier_mlp_reaches_95_percent_on_mnist(mnist):
+def test_classifier_mlp_reaches_95_percent_on_mnist(mnist, report_figure):
     train, test = mnist
     train_x, train_t = concat_examples(train[:])
     test_x, test_t = concat_examples(test[:])
@@ -61,5 +61,5 @@ def test_classifier_mlp_reaches_95_percent_on_mnist(mnist):
             y = model.predictor(test_x[start : start + 1000])
             correct += int((y.array.argmax(axis=1) == test_t[start : start + 1000]).sum())
     accuracy = correct / len(test_x)
-    print(f"MNIST test accuracy of L.Classifier(MLP) after {steps} steps: {accuracy:.4f}")
+    report_figure(f"MNIST test accuracy of L.Classifier(MLP), {steps} steps", accuracy)
     assert accuracy >= 0.95
