@@ -4,6 +4,7 @@ import numpy
 
 import dbr.functions as F
 from dbr.core import Chain, backend
+from dbr.links._checks import check_size
 from dbr.links.connection.linear import Linear
 
 
@@ -70,9 +71,8 @@ class Maxout(Chain):
 
     def __init__(self, in_size, out_size, pool_size, initialW=None, initial_bias=0):
         super().__init__()
-        for name, value in (("out_size", out_size), ("pool_size", pool_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"Maxout: {name} must be a positive int, got {value!r}")
+        check_size("Maxout", "out_size", out_size)
+        check_size("Maxout", "pool_size", pool_size)
         initialW = _grouped_initializer(
             "Maxout", "initialW", initialW, (out_size, pool_size, in_size)
         )

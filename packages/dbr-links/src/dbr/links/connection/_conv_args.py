@@ -66,6 +66,17 @@ def check_ints(who, name, value, ndim, minimum):
             raise ValueError(f"{who}: {name} must be >= {minimum}, got {value!r}")
 
 
+def parse_conv_args(who, ndim, in_channels, out_channels, ksize, stride, pad, dilate=1, groups=1):
+    """Undo the short form (:func:`short_form`), then :func:`check_conv_args`.
+
+    Returns:
+        tuple: ``(in_channels, out_channels, ksize)`` as :func:`short_form`.
+    """
+    in_channels, out_channels, ksize = short_form(in_channels, out_channels, ksize)
+    check_conv_args(who, ndim, in_channels, out_channels, ksize, stride, pad, dilate, groups)
+    return in_channels, out_channels, ksize
+
+
 def check_conv_args(who, ndim, in_channels, out_channels, ksize, stride, pad, dilate=1, groups=1):
     """Check a convolution link's constructor arguments, naming ``who`` in the errors.
 
@@ -98,12 +109,14 @@ def channels_per_group(who, in_channels, groups):
     return in_channels // groups
 
 
-def add_weight_and_bias(link, initialW, nobias, initial_bias, bias_size):
+def add_weight_and_bias(link, initialW, nobias, initial_bias, bias_size, in_channels=None):
     """Register ``link.W`` (uninitialized) and ``link.b`` (None when ``nobias``).
 
     ``initialW`` None means LeCunNormal and ``initial_bias`` None means
     zeros, as in Chainer. ``bias_size`` None leaves ``b`` uninitialized
-    too (its size depends on the input channels).
+    too (its size depends on the input channels). When ``in_channels`` is
+    given, ``link._initialize_params(in_channels)`` shapes them at once;
+    else the link does so at its first call.
     """
     with link.init_scope():
         link.W = Parameter(initializers.get_initializer(initialW))
@@ -113,3 +126,5 @@ def add_weight_and_bias(link, initialW, nobias, initial_bias, bias_size):
             if initial_bias is None:
                 initial_bias = 0
             link.b = Parameter(initializers.get_initializer(initial_bias), bias_size)
+    if in_channels is not None:
+        link._initialize_params(in_channels)

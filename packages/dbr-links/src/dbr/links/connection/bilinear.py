@@ -2,7 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, backend, initializers
-from dbr.links.connection.linear import _check_size
+from dbr.links._checks import check_size
 
 
 def _initializer(cls_name, arg, value, shape):
@@ -48,9 +48,9 @@ class Bilinear(Link):
         self, left_size, right_size, out_size, nobias=False, initialW=None, initial_bias=None
     ):
         super().__init__()
-        _check_size("Bilinear", "left_size", left_size, False)
-        _check_size("Bilinear", "right_size", right_size, False)
-        _check_size("Bilinear", "out_size", out_size, False)
+        check_size("Bilinear", "left_size", left_size, False)
+        check_size("Bilinear", "right_size", right_size, False)
+        check_size("Bilinear", "out_size", out_size, False)
         self.in_sizes = (left_size, right_size)
         self.nobias = nobias
         W_shape = (left_size, right_size, out_size)

@@ -66,8 +66,7 @@ class Convolution2D(Link):
         groups=1,
     ):
         super().__init__()
-        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
-        _conv_args.check_conv_args(
+        in_channels, out_channels, ksize = _conv_args.parse_conv_args(
             "Convolution2D", 2, in_channels, out_channels, ksize, stride, pad, dilate, groups
         )
         self.ksize = ksize
@@ -76,9 +75,9 @@ class Convolution2D(Link):
         self.dilate = _conv_args.pair(dilate)
         self.out_channels = out_channels
         self.groups = int(groups)
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     @classmethod
     def from_params(cls, W, b=None, stride=1, pad=0, nobias=False, *, dilate=1, groups=1):

@@ -1,5 +1,7 @@
 """ConvolutionND and its fixed-dimension forms Convolution1D and Convolution3D."""
 
+import functools
+
 import dbr.functions as F
 from dbr.core import Link
 from dbr.links.connection import _conv_args
@@ -65,8 +67,7 @@ class ConvolutionND(Link):
     ):
         super().__init__()
         _conv_args.check_channels(self._who, "ndim", ndim)
-        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
-        _conv_args.check_conv_args(
+        in_channels, out_channels, ksize = _conv_args.parse_conv_args(
             self._who, ndim, in_channels, out_channels, ksize, stride, pad, dilate, groups
         )
         self.out_channels = out_channels
@@ -76,9 +77,9 @@ class ConvolutionND(Link):
         self.cover_all = cover_all
         self.dilate = _conv_args.ntuple(dilate, ndim)
         self.groups = int(groups)
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     def _initialize_params(self, in_channels):
         per_group = _conv_args.channels_per_group(self._who, in_channels, self.groups)
@@ -102,35 +103,7 @@ class Convolution1D(ConvolutionND):
     """
 
     _who = "Convolution1D"
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        ksize=None,
-        stride=1,
-        pad=0,
-        nobias=False,
-        initialW=None,
-        initial_bias=None,
-        cover_all=False,
-        dilate=1,
-        groups=1,
-    ):
-        super().__init__(
-            1,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            initialW,
-            initial_bias,
-            cover_all,
-            dilate,
-            groups,
-        )
+    __init__ = functools.partialmethod(ConvolutionND.__init__, 1)
 
 
 class Convolution3D(ConvolutionND):
@@ -142,32 +115,4 @@ class Convolution3D(ConvolutionND):
     """
 
     _who = "Convolution3D"
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        ksize=None,
-        stride=1,
-        pad=0,
-        nobias=False,
-        initialW=None,
-        initial_bias=None,
-        cover_all=False,
-        dilate=1,
-        groups=1,
-    ):
-        super().__init__(
-            3,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            initialW,
-            initial_bias,
-            cover_all,
-            dilate,
-            groups,
-        )
+    __init__ = functools.partialmethod(ConvolutionND.__init__, 3)

@@ -62,8 +62,7 @@ class Deconvolution2D(Link):
         groups=1,
     ):
         super().__init__()
-        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
-        _conv_args.check_conv_args(
+        in_channels, out_channels, ksize = _conv_args.parse_conv_args(
             "Deconvolution2D", 2, in_channels, out_channels, ksize, stride, pad, dilate, groups
         )
         if outsize is not None:
@@ -75,9 +74,9 @@ class Deconvolution2D(Link):
         self.outsize = outsize
         self.out_channels = out_channels
         self.groups = int(groups)
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     def _initialize_params(self, in_channels):
         _conv_args.channels_per_group("Deconvolution2D", in_channels, self.groups)

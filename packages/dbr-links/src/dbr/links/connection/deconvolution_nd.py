@@ -1,5 +1,7 @@
 """DeconvolutionND and its fixed-dimension forms Deconvolution1D and Deconvolution3D."""
 
+import functools
+
 import dbr.functions as F
 from dbr.core import Link
 from dbr.links.connection import _conv_args
@@ -64,8 +66,7 @@ class DeconvolutionND(Link):
     ):
         super().__init__()
         _conv_args.check_channels(self._who, "ndim", ndim)
-        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
-        _conv_args.check_conv_args(
+        in_channels, out_channels, ksize = _conv_args.parse_conv_args(
             self._who, ndim, in_channels, out_channels, ksize, stride, pad, dilate, groups
         )
         if outsize is not None:
@@ -77,9 +78,9 @@ class DeconvolutionND(Link):
         self.outsize = outsize
         self.dilate = _conv_args.ntuple(dilate, ndim)
         self.groups = int(groups)
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     def _initialize_params(self, in_channels):
         _conv_args.channels_per_group(self._who, in_channels, self.groups)
@@ -102,35 +103,7 @@ class Deconvolution1D(DeconvolutionND):
     """
 
     _who = "Deconvolution1D"
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        ksize=None,
-        stride=1,
-        pad=0,
-        nobias=False,
-        outsize=None,
-        initialW=None,
-        initial_bias=None,
-        dilate=1,
-        groups=1,
-    ):
-        super().__init__(
-            1,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            outsize,
-            initialW,
-            initial_bias,
-            dilate,
-            groups,
-        )
+    __init__ = functools.partialmethod(DeconvolutionND.__init__, 1)
 
 
 class Deconvolution3D(DeconvolutionND):
@@ -141,32 +114,4 @@ class Deconvolution3D(DeconvolutionND):
     """
 
     _who = "Deconvolution3D"
-
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        ksize=None,
-        stride=1,
-        pad=0,
-        nobias=False,
-        outsize=None,
-        initialW=None,
-        initial_bias=None,
-        dilate=1,
-        groups=1,
-    ):
-        super().__init__(
-            3,
-            in_channels,
-            out_channels,
-            ksize,
-            stride,
-            pad,
-            nobias,
-            outsize,
-            initialW,
-            initial_bias,
-            dilate,
-            groups,
-        )
+    __init__ = functools.partialmethod(DeconvolutionND.__init__, 3)

@@ -136,9 +136,9 @@ class DeformableConvolution2DSampler(Link):
         self.initialW = initialW
         if initialW is None:
             initialW = initializers.Zero()
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     def _initialize_params(self, in_channels):
         kh, kw = _conv_args.pair(self.ksize)

@@ -60,9 +60,7 @@ class DepthwiseConvolution2D(Link):
         self.stride = _conv_args.pair(stride)
         self.pad = _conv_args.pair(pad)
         self.channel_multiplier = channel_multiplier
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, None)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, None, in_channels)
 
     def _initialize_params(self, in_channels):
         kh, kw = _conv_args.pair(self.ksize)

@@ -53,8 +53,7 @@ class DilatedConvolution2D(Link):
         initial_bias=None,
     ):
         super().__init__()
-        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
-        _conv_args.check_conv_args(
+        in_channels, out_channels, ksize = _conv_args.parse_conv_args(
             "DilatedConvolution2D", 2, in_channels, out_channels, ksize, stride, pad, dilate
         )
         self.ksize = _conv_args.pair(ksize)
@@ -62,9 +61,9 @@ class DilatedConvolution2D(Link):
         self.pad = _conv_args.pair(pad)
         self.dilate = _conv_args.pair(dilate)
         self.out_channels = out_channels
-        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, out_channels)
-        if in_channels is not None:
-            self._initialize_params(in_channels)
+        _conv_args.add_weight_and_bias(
+            self, initialW, nobias, initial_bias, out_channels, in_channels
+        )
 
     def _initialize_params(self, in_channels):
         kh, kw = self.ksize

@@ -2,7 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
-from dbr.links.connection.linear import _check_size
+from dbr.links._checks import check_size
 
 
 class EmbedID(Link):
@@ -33,8 +33,8 @@ class EmbedID(Link):
 
     def __init__(self, in_size, out_size, initialW=None, ignore_label=None):
         super().__init__()
-        _check_size("EmbedID", "in_size", in_size, False)
-        _check_size("EmbedID", "out_size", out_size, False)
+        check_size("EmbedID", "in_size", in_size, False)
+        check_size("EmbedID", "out_size", out_size, False)
         self.ignore_label = ignore_label
         if initialW is None:
             initialW = initializers.Normal(1.0)

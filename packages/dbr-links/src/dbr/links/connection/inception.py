@@ -2,14 +2,8 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.links._checks import check_size
 from dbr.links.connection.convolution_2d import Convolution2D
-
-
-def _check_channels(cls_name, **sizes):
-    """Raise unless every value of ``sizes`` is a positive int."""
-    for arg, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{cls_name}: {arg} must be a positive int, got {value!r}")
 
 
 class Inception(Chain):
@@ -64,15 +58,15 @@ class Inception(Chain):
         bias_init=None,
     ):
         super().__init__()
-        _check_channels(
-            "Inception",
-            out1=out1,
-            proj3=proj3,
-            out3=out3,
-            proj5=proj5,
-            out5=out5,
-            proj_pool=proj_pool,
-        )
+        for name, value in (
+            ("out1", out1),
+            ("proj3", proj3),
+            ("out3", out3),
+            ("proj5", proj5),
+            ("out5", out5),
+            ("proj_pool", proj_pool),
+        ):
+            check_size("Inception", name, value)
         init = {"initialW": conv_init, "initial_bias": bias_init}
         with self.init_scope():
             self.conv1 = Convolution2D(in_channels, out1, 1, **init)

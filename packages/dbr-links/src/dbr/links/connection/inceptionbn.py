@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.links._checks import check_size
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.normalization.batch_normalization import BatchNormalization
 
@@ -144,10 +145,8 @@ def _check_args(out1, proj3, out3, proj33, out33, pooltype, proj_pool, stride):
     if proj_pool is not None:
         sizes["proj_pool"] = proj_pool
     for arg, value in sizes.items():
-        if not _is_int(value) or value <= 0:
-            raise ValueError(f"InceptionBN: {arg} must be a positive int, got {value!r}")
-    if not _is_int(stride) or stride <= 0:
-        raise ValueError(f"InceptionBN: stride must be a positive int, got {stride!r}")
+        check_size("InceptionBN", arg, value)
+    check_size("InceptionBN", "stride", stride)
     if pooltype not in ("max", "avg"):
         raise ValueError(f"InceptionBN: pooltype must be 'max' or 'avg', got {pooltype!r}")
     if out1 > 0 and stride != 1:

@@ -2,15 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
-
-
-def _check_size(cls_name, arg, value, allow_none):
-    """Raise unless ``value`` is a positive int (or None when ``allow_none``)."""
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        expected = "a positive int or None" if allow_none else "a positive int"
-        raise ValueError(f"{cls_name}: {arg} must be {expected}, got {value!r}")
+from dbr.links._checks import check_size
 
 
 class Linear(Link):
@@ -44,8 +36,8 @@ class Linear(Link):
         super().__init__()
         if out_size is None:
             in_size, out_size = None, in_size
-        _check_size("Linear", "in_size", in_size, True)
-        _check_size("Linear", "out_size", out_size, False)
+        check_size("Linear", "in_size", in_size, True)
+        check_size("Linear", "out_size", out_size, False)
         self.in_size = in_size
         self.out_size = out_size
         with self.init_scope():

@@ -1,7 +1,9 @@
 """LocalConvolution2D: a 2-d convolution with unshared weights."""
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, initializers
+from dbr.core import Link
+from dbr.links._checks import check_size
+from dbr.links.connection import _conv_args
 
 
 def _pair(value, name, allow_none=False):
@@ -63,15 +65,8 @@ class LocalConvolution2D(Link):
         initial_bias=None,
     ):
         super().__init__()
-        for name, value, allow_none in (
-            ("in_channels", in_channels, True),
-            ("out_channels", out_channels, False),
-        ):
-            if not (value is None and allow_none) and (
-                isinstance(value, bool) or not isinstance(value, int) or value <= 0
-            ):
-                expected = "a positive int or None" if allow_none else "a positive int"
-                raise ValueError(f"LocalConvolution2D: {name} must be {expected}, got {value!r}")
+        check_size("LocalConvolution2D", "in_channels", in_channels, allow_none=True)
+        check_size("LocalConvolution2D", "out_channels", out_channels)
         kh, kw = _pair(ksize, "ksize")
         self.stride = _pair(stride, "stride")
         in_pair = _pair(in_size, "in_size", allow_none=True)
@@ -84,14 +79,7 @@ class LocalConvolution2D(Link):
         self.in_size = in_size
         self.ksize = ksize
         self.nobias = nobias
-        with self.init_scope():
-            self.W = Parameter(initializers.get_initializer(initialW))
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = Parameter(initializers.get_initializer(initial_bias))
+        _conv_args.add_weight_and_bias(self, initialW, nobias, initial_bias, None)
         if in_channels is not None and in_pair is not None:
             self._initialize_params(in_channels, in_pair)
 

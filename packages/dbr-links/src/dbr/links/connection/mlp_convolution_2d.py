@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import ChainList
+from dbr.links.connection import _conv_args
 from dbr.links.connection.convolution_2d import Convolution2D
 
 
@@ -55,8 +56,7 @@ class MLPConvolution2D(ChainList):
         conv_init=None,
         bias_init=None,
     ):
-        if ksize is None:
-            in_channels, out_channels, ksize = None, in_channels, out_channels
+        in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
         try:
             out_channels = tuple(out_channels)
         except TypeError:

@@ -4,7 +4,7 @@ import numpy
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
-from dbr.links.connection.linear import _check_size
+from dbr.links._checks import check_size
 
 
 class SimplifiedDropconnect(Link):
@@ -41,8 +41,8 @@ class SimplifiedDropconnect(Link):
         self, in_size, out_size, ratio=0.5, nobias=False, initialW=None, initial_bias=None
     ):
         super().__init__()
-        _check_size("SimplifiedDropconnect", "in_size", in_size, True)
-        _check_size("SimplifiedDropconnect", "out_size", out_size, False)
+        check_size("SimplifiedDropconnect", "in_size", in_size, True)
+        check_size("SimplifiedDropconnect", "out_size", out_size, False)
         if not 0.0 <= ratio < 1.0:
             raise ValueError(f"SimplifiedDropconnect: ratio must be in [0, 1), got {ratio!r}")
         self.out_size = out_size

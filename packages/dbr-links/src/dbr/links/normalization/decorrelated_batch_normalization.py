@@ -4,6 +4,7 @@ import numpy
 
 import dbr.functions as F
 from dbr.core import Link, config
+from dbr.links._checks import check_size
 from dbr.links.normalization.batch_normalization import _parse_forward_kwargs
 
 
@@ -43,11 +44,8 @@ class DecorrelatedBatchNormalization(Link):
 
     def __init__(self, size, groups=16, decay=0.9, eps=2e-5, dtype=numpy.float32):
         super().__init__()
-        for name, value in (("size", size), ("groups", groups)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(
-                    f"DecorrelatedBatchNormalization: {name} must be a positive int, got {value!r}"
-                )
+        check_size("DecorrelatedBatchNormalization", "size", size)
+        check_size("DecorrelatedBatchNormalization", "groups", groups)
         if size % groups:
             raise ValueError(
                 f"DecorrelatedBatchNormalization: size must be a multiple of groups, "

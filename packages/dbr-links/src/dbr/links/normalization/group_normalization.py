@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
+from dbr.links._checks import check_size
 
 
 class GroupNormalization(Link):
@@ -35,8 +36,7 @@ class GroupNormalization(Link):
 
     def __init__(self, groups, size=None, eps=1e-5, initial_gamma=None, initial_beta=None):
         super().__init__()
-        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
-            raise ValueError(f"GroupNormalization: groups must be a positive int, got {groups!r}")
+        check_size("GroupNormalization", "groups", groups)
         self.groups = groups
         self.eps = eps
         with self.init_scope():

@@ -1,8 +1,9 @@
 """Gated recurrent units: StatelessGRU, StatefulGRU and GRU (StatefulGRU's alias)."""
 
 import dbr.functions as F
-from dbr.core import Chain, Variable
+from dbr.core import Chain
 from dbr.links.connection.linear import Linear
+from dbr.links.rnn._state import HiddenState
 
 
 class GRUBase(Chain):
@@ -72,7 +73,7 @@ class StatelessGRU(GRUBase):
         return F.linear_interpolate(z, h_bar, h)
 
 
-class StatefulGRU(GRUBase):
+class StatefulGRU(HiddenState, GRUBase):
     """Gated recurrent unit that keeps its hidden state ``h``.
 
     Each call computes, from the kept ``h``::
@@ -109,27 +110,6 @@ class StatefulGRU(GRUBase):
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.state_size = out_size
         self.reset_state()
-
-    def to_device(self, device):
-        """Move the parameters and the state ``h`` to ``device``; returns this link."""
-        super().to_device(device)
-        if self.h is not None:
-            self.h.to_device(self.device)
-        return self
-
-    def set_state(self, h):
-        """Set the hidden state ``h`` (a Variable), moved to the link's device."""
-        if not isinstance(h, Variable):
-            raise TypeError(
-                f"{type(self).__name__}.set_state: expected h to be a Variable, "
-                f"got {type(h).__name__}"
-            )
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self):
-        """Forget the state: set ``h`` to None."""
-        self.h = None
 
     def forward(self, x):
         """One step: update ``h`` from ``x`` and return it.

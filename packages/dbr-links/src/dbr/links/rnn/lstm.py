@@ -1,8 +1,10 @@
 """LSTM and StatelessLSTM: fully-connected LSTM layers built on :func:`dbr.functions.lstm`."""
 
 import dbr.functions as F
-from dbr.core import Chain, Variable, initializers
-from dbr.links.connection.linear import Linear, _check_size
+from dbr.core import Chain, initializers
+from dbr.links._checks import check_size
+from dbr.links.connection.linear import Linear
+from dbr.links.rnn._state import SettableCellHiddenState, zero_state
 
 _FORGET_GATE = 2  # position of f in F.lstm's per-unit gate order (a, i, f, o)
 
@@ -84,8 +86,8 @@ class LSTMBase(Chain):
         if out_size is None:
             in_size, out_size = None, in_size
         name = type(self).__name__
-        _check_size(name, "in_size", in_size, True)
-        _check_size(name, "out_size", out_size, False)
+        check_size(name, "in_size", in_size, True)
+        check_size(name, "out_size", out_size, False)
         if bias_init is None:
             bias_init = 0
         if forget_bias_init is None:
@@ -104,9 +106,6 @@ class LSTMBase(Chain):
         with self.init_scope():
             self.upward = Linear(in_size, 4 * out_size, initialW=upward_W, initial_bias=upward_b)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True, initialW=lateral_W)
-
-    def _zero_cell(self, batch, dtype):
-        return Variable(self.xp.zeros((batch, self.state_size), dtype=dtype))
 
 
 class StatelessLSTM(LSTMBase):
@@ -143,11 +142,11 @@ class StatelessLSTM(LSTMBase):
         if h is not None:
             lstm_in = lstm_in + self.lateral(h)
         if c is None:
-            c = self._zero_cell(x.shape[0], x.dtype)
+            c = zero_state(self, x.shape[0], x.dtype)
         return F.lstm(c, lstm_in)
 
 
-class LSTM(LSTMBase):
+class LSTM(SettableCellHiddenState, LSTMBase):
     """Fully-connected LSTM layer that keeps its cell state ``c`` and output ``h``.
 
     Each call computes ``u = upward(x) + lateral(h)`` (the lateral term is
@@ -197,31 +196,6 @@ class LSTM(LSTMBase):
         super().__init__(in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init)
         self.reset_state()
 
-    def to_device(self, device):
-        """Move the parameters and the state (``c``, ``h``) to ``device``; returns this link."""
-        super().to_device(device)
-        for state in (self.c, self.h):
-            if state is not None:
-                state.to_device(self.device)
-        return self
-
-    def set_state(self, c, h):
-        """Set the cell state ``c`` and the output ``h`` (Variables) on the link's device."""
-        for name, value in (("c", c), ("h", h)):
-            if not isinstance(value, Variable):
-                raise TypeError(
-                    f"{type(self).__name__}.set_state: expected {name} to be a Variable, "
-                    f"got {type(value).__name__}"
-                )
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self):
-        """Forget the state: set ``c`` and ``h`` to None."""
-        self.c = self.h = None
-
     def forward(self, x):
         """One step: update ``c`` and ``h`` from ``x`` and return the new output.
 
@@ -251,7 +225,7 @@ class LSTM(LSTMBase):
             else:
                 lstm_in = lstm_in + self.lateral(h)
         if self.c is None:
-            self.c = self._zero_cell(batch, x.dtype)
+            self.c = zero_state(self, batch, x.dtype)
         self.c, y = F.lstm(self.c, lstm_in)
         if h_rest is None:
             self.h = y

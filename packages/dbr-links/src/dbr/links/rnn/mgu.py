@@ -3,6 +3,7 @@
 import dbr.functions as F
 from dbr.core import Chain, Variable
 from dbr.links.connection.linear import Linear
+from dbr.links.rnn._state import HiddenState
 
 
 class MGUBase(Chain):
@@ -64,7 +65,7 @@ class StatelessMGU(MGUBase):
         return self._call_mgu(h, x)
 
 
-class StatefulMGU(MGUBase):
+class StatefulMGU(HiddenState, MGUBase):
     """Minimal gated unit that keeps its hidden state ``h`` (see :class:`MGUBase`).
 
     ``h`` starts at zeros of the input's dtype; each call replaces it by
@@ -87,26 +88,6 @@ class StatefulMGU(MGUBase):
         super().__init__(in_size, out_size)
         self._state_size = out_size
         self.reset_state()
-
-    def to_device(self, device):
-        """Move the parameters and the state ``h`` to ``device``; returns this link."""
-        super().to_device(device)
-        if self.h is not None:
-            self.h.to_device(self.device)
-        return self
-
-    def set_state(self, h):
-        """Set the hidden state ``h`` (a Variable), moved to the link's device."""
-        if not isinstance(h, Variable):
-            raise TypeError(
-                f"StatefulMGU.set_state: expected h to be a Variable, got {type(h).__name__}"
-            )
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self):
-        """Forget the state: set ``h`` to None."""
-        self.h = None
 
     def forward(self, x):
         """One step: update ``h`` from ``x`` and return it.

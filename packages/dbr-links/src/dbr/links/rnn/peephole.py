@@ -1,11 +1,12 @@
 """StatefulPeepholeLSTM: an LSTM layer whose gates also see the cell state."""
 
 import dbr.functions as F
-from dbr.core import Chain, Variable
+from dbr.core import Chain
 from dbr.links.connection.linear import Linear
+from dbr.links.rnn._state import CellHiddenState, zero_state
 
 
-class StatefulPeepholeLSTM(Chain):
+class StatefulPeepholeLSTM(CellHiddenState, Chain):
     """Fully-connected LSTM layer with peephole connections, keeping ``c`` and ``h``.
 
     With ``u = upward(x) + lateral(h)`` split into the per-unit interleaved
@@ -51,18 +52,6 @@ class StatefulPeepholeLSTM(Chain):
             self.peep_f = Linear(out_size, out_size, nobias=True)
             self.peep_o = Linear(out_size, out_size, nobias=True)
 
-    def to_device(self, device):
-        """Move the parameters and the state (``c``, ``h``) to ``device``; returns this link."""
-        super().to_device(device)
-        for state in (self.c, self.h):
-            if state is not None:
-                state.to_device(self.device)
-        return self
-
-    def reset_state(self):
-        """Forget the state: set ``c`` and ``h`` to None."""
-        self.c = self.h = None
-
     def forward(self, x):
         """One step: update ``c`` and ``h`` from ``x`` and return the new output.
 
@@ -77,7 +66,7 @@ class StatefulPeepholeLSTM(Chain):
             lstm_in = lstm_in + self.lateral(self.h)
         c = self.c
         if c is None:
-            c = Variable(self.xp.zeros((x.shape[0], self.state_size), dtype=x.dtype))
+            c = zero_state(self, x.shape[0], x.dtype)
         a, i, f, o = F.separate(F.reshape(lstm_in, (lstm_in.shape[0], self.state_size, 4)), 2)
         i = F.sigmoid(i + self.peep_i(c))
         f = F.sigmoid(f + self.peep_f(c))

@@ -1,11 +1,12 @@
 """StatefulZoneoutLSTM: an LSTM layer regularised by zoneout."""
 
 import dbr.functions as F
-from dbr.core import Chain, Variable
+from dbr.core import Chain
 from dbr.links.connection.linear import Linear
+from dbr.links.rnn._state import SettableCellHiddenState, zero_state
 
 
-class StatefulZoneoutLSTM(Chain):
+class StatefulZoneoutLSTM(SettableCellHiddenState, Chain):
     """Fully-connected LSTM layer with zoneout on its cell state and output.
 
     With ``u = upward(x) + lateral(h)`` split into the per-unit interleaved
@@ -61,31 +62,6 @@ class StatefulZoneoutLSTM(Chain):
             self.upward = Linear(in_size, 4 * out_size)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True)
 
-    def to_device(self, device):
-        """Move the parameters and the state (``c``, ``h``) to ``device``; returns this link."""
-        super().to_device(device)
-        for state in (self.c, self.h):
-            if state is not None:
-                state.to_device(self.device)
-        return self
-
-    def set_state(self, c, h):
-        """Set the cell state ``c`` and the output ``h`` (Variables) on the link's device."""
-        for name, value in (("c", c), ("h", h)):
-            if not isinstance(value, Variable):
-                raise TypeError(
-                    f"StatefulZoneoutLSTM.set_state: expected {name} to be a Variable, "
-                    f"got {type(value).__name__}"
-                )
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self):
-        """Forget the state: set ``c`` and ``h`` to None."""
-        self.c = self.h = None
-
     def forward(self, x):
         """One step: update ``c`` and ``h`` from ``x`` and return the new output.
 
@@ -98,12 +74,12 @@ class StatefulZoneoutLSTM(Chain):
         lstm_in = self.upward(x)
         h = self.h
         if h is None:
-            h = Variable(self.xp.zeros((x.shape[0], self.state_size), dtype=x.dtype))
+            h = zero_state(self, x.shape[0], x.dtype)
         else:
             lstm_in = lstm_in + self.lateral(h)
         c = self.c
         if c is None:
-            c = Variable(self.xp.zeros((x.shape[0], self.state_size), dtype=x.dtype))
+            c = zero_state(self, x.shape[0], x.dtype)
         a, i, f, o = F.separate(F.reshape(lstm_in, (lstm_in.shape[0], self.state_size, 4)), 2)
         c_new = F.tanh(a) * F.sigmoid(i) + F.sigmoid(f) * c
         self.c = F.zoneout(c, c_new, self.c_ratio)

@@ -1,11 +1,11 @@
 """What the pre-trained vision models share.
 
-Finding and loading their weights (:func:`resolve_pretrained`,
-:func:`load_pretrained`), preparing an
-image for them (:func:`prepare_image`, behind every module's ``prepare``),
-running their ordered layer table (:func:`forward_layers`) and the
-``extract``/``predict`` procedures (:func:`extract`, :func:`predict`, with
-Caffe's ten-crop :func:`oversample`).
+Finding their weights (:func:`resolve_pretrained`), preparing an image for
+them (:func:`prepare_image`, behind every module's ``prepare``), running
+their ordered layer table (:func:`forward_layers`), the ``extract``/``predict``
+procedures (:func:`extract`, :func:`predict`, with Caffe's ten-crop
+:func:`oversample`) and the base class that gives the models those methods
+(:class:`PretrainedLayers`).
 
 dbr downloads no weights: ``pretrained_model='auto'`` looks for the file
 under the model directory, ``$DBR_MODEL_ROOT`` (default ``~/.dbr/models``).
@@ -16,8 +16,7 @@ import os
 import numpy
 
 import dbr.functions as F
-from dbr.core import Variable, config, no_backprop_mode, to_device, using_config
-from dbr.core.serializers import load_npz
+from dbr.core import Chain, Variable, config, no_backprop_mode, to_device, using_config
 
 MODEL_ROOT_ENV = "DBR_MODEL_ROOT"
 """The environment variable naming the folder where ``'auto'`` looks for weights."""
@@ -84,25 +83,6 @@ def resolve_pretrained(owner, pretrained_model, default_name):
             f"file, got {path!r}, which is not a file"
         )
     return path
-
-
-def load_pretrained(model, pretrained_model, default_name):
-    """Load the weights that ``pretrained_model`` names into ``model``.
-
-    Args:
-        model (~dbr.core.Link): the built model, whose ``namedparams`` (and
-            persistents) must match the file's keys exactly.
-        pretrained_model (str or os.PathLike): ``'auto'`` or a path, as for
-            :func:`resolve_pretrained`.
-        default_name (str): the file name ``'auto'`` looks for.
-
-    Raises:
-        FileNotFoundError, ValueError: as :func:`resolve_pretrained`.
-        ~dbr.core.serializers.DeserializationError: the file's keys or
-            shapes do not match ``model`` (naming the missing, extra and
-            mismatched ones).
-    """
-    load_npz(resolve_pretrained(type(model).__name__, pretrained_model, default_name), model)
 
 
 def prepare_image(image, size, mean):
@@ -228,26 +208,13 @@ def forward_layers(who, functions, x, layers, kwargs):
     return activations
 
 
-def _check_extract_kwargs(who, kwargs):
-    for name in ("test", "volatile"):
-        if name in kwargs:
-            raise ValueError(
-                f"{who}: the {name} argument is not supported anymore; "
-                "use dbr.core.using_config ('train' or 'enable_backprop')"
-            )
-    if kwargs:
-        raise TypeError(f"{who}: got unexpected keyword argument(s) {', '.join(kwargs)}")
-
-
-def extract(model, prepare, images, layers, size, kwargs):
-    """``model.extract``: prepare each image, stack them and run ``model`` for ``layers``.
-
-    The configuration (``train``, ``enable_backprop``) is left as the
-    caller set it, as in Chainer.
-    """
-    _check_extract_kwargs(f"{type(model).__name__}.extract", kwargs)
-    x = numpy.stack([prepare(image, size=size) for image in images])
-    return model(Variable(to_device(model.device, x)), layers=layers)
+def reject_train(who, kwargs):
+    """Refuse the ``train`` keyword of Chainer v1's GoogLeNet, pointing at ``using_config``."""
+    if "train" in kwargs:
+        raise ValueError(
+            f"{who}: the train argument is not supported anymore; "
+            "use dbr.core.using_config('train', ...)"
+        )
 
 
 def predict(model, prepare, images, oversample_crops):
@@ -264,3 +231,92 @@ def predict(model, prepare, images, oversample_crops):
         if oversample_crops:
             y = F.sum(F.reshape(y, (len(y) // 10, 10) + y.shape[1:]), axis=1) / 10
     return y
+
+
+class PretrainedLayers(Chain):
+    """The methods that VGGLayers, ResNetLayers and GoogLeNet share.
+
+    A subclass defines the ``functions`` property (its ordered layer table)
+    and sets ``_prepare`` (its module's ``prepare``, as a staticmethod) and
+    ``_extract_layers`` (the default ``layers`` of :meth:`extract`);
+    GoogLeNet sets ``_rejects_train`` to refuse Chainer v1's ``train``
+    argument, as Chainer's GoogLeNet does.
+    """
+
+    _rejects_train = False
+
+    @property
+    def available_layers(self):
+        """The layer names that ``forward`` and ``extract`` accept, in network order."""
+        return list(self.functions)
+
+    def forward(self, x, layers=None, **kwargs):
+        """Compute the outputs of the requested layers (the network runs up to the last of them).
+
+        Args:
+            x (~dbr.core.Variable or numpy.ndarray): a batch of shape
+                ``(N, 3, H, W)`` made by the module's :func:`prepare` (the
+                class says which sizes the network takes).
+            layers (list of str): the names of the outputs wanted (see
+                ``available_layers``); default ``['prob']``.
+
+        Returns:
+            dict: each requested name to its output Variable.
+
+        Raises:
+            ValueError: an unknown layer name, or the ``test`` argument of
+                Chainer v1 (use ``using_config('train', False)``).
+        """
+        if layers is None:
+            layers = ["prob"]
+        return forward_layers(f"{type(self).__name__}.forward", self.functions, x, layers, kwargs)
+
+    def extract(self, images, layers=None, size=(224, 224), **kwargs):
+        """Compute the requested layers' outputs for images given as PIL images or arrays.
+
+        Each image goes through :func:`prepare` with ``size``; the batch
+        goes to :meth:`forward`. Unlike :meth:`predict`, the configuration
+        is left as it is: wrap the call in ``using_config('train', False)``
+        and ``no_backprop_mode()`` to extract features for inference.
+
+        Args:
+            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
+            layers (list of str): the outputs wanted; default ``['fc7']``
+                for VGG, ``['pool5']`` for ResNet and GoogLeNet.
+            size (pair of int or None): ``(width, height)`` to resize to;
+                None keeps the images' size (then all must be equal).
+
+        Returns:
+            dict: each requested name to its output Variable.
+        """
+        who = f"{type(self).__name__}.extract"
+        if self._rejects_train:
+            reject_train(who, kwargs)
+        for name in ("test", "volatile"):
+            if name in kwargs:
+                raise ValueError(
+                    f"{who}: the {name} argument is not supported anymore; "
+                    "use dbr.core.using_config ('train' or 'enable_backprop')"
+                )
+        if kwargs:
+            raise TypeError(f"{who}: got unexpected keyword argument(s) {', '.join(kwargs)}")
+        if layers is None:
+            layers = list(self._extract_layers)
+        x = numpy.stack([self._prepare(image, size=size) for image in images])
+        return self(Variable(to_device(self.device, x)), layers=layers)
+
+    def predict(self, images, oversample=True):
+        """Class probabilities of images, in test mode without backprop.
+
+        Each image is prepared at 256x256; with ``oversample`` the
+        probabilities of its ten 224x224 crops (four corners, centre and
+        their mirrors) are averaged, else the centre crop is used.
+
+        Args:
+            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
+            oversample (bool): whether to average over ten crops.
+
+        Returns:
+            ~dbr.core.Variable: of shape ``(N, 1000)``.
+        """
+        return predict(self, self._prepare, images, oversample)

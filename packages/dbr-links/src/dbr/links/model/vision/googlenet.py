@@ -3,7 +3,8 @@
 import collections
 
 import dbr.functions as F
-from dbr.core import Chain, initializers
+from dbr.core import initializers
+from dbr.core.serializers import load_npz
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.inception import Inception
 from dbr.links.connection.linear import Linear
@@ -13,6 +14,26 @@ _MEAN_BGR = (104.0, 117.0, 123.0)
 _DEFAULT_FILE = "bvlc_googlenet.npz"
 # The auxiliary classifiers read an inner layer's output, not the layer before them.
 _AUX_INPUTS = {"loss1_fc2": "inception_4a", "loss2_fc2": "inception_4d"}
+
+
+def prepare(image, size=(224, 224)):
+    """Turn an RGB image into a GoogLeNet input: resized, BGR, mean subtracted, (3, H, W).
+
+    Args:
+        image (PIL.Image.Image or numpy.ndarray): an image; an array has
+            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
+            channels, and is cast to uint8.
+        size (pair of int or None): ``(width, height)`` of the result (PIL's
+            order, as Chainer); None keeps the image's size.
+
+    Returns:
+        numpy.ndarray: of shape ``(3, height, width)`` and dtype
+        ``config.dtype`` (float32 by default), BGR minus ``(104, 117, 123)``.
+
+    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
+    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
+    """
+    return _pretrained.prepare_image(image, size, _MEAN_BGR)
 
 
 def _max_pooling_2d(x):
@@ -35,15 +56,7 @@ def _dropout(x):
     return F.dropout(x, ratio=0.4)
 
 
-def _reject_train(who, kwargs):
-    if "train" in kwargs:
-        raise ValueError(
-            f"{who}: the train argument is not supported anymore; "
-            "use dbr.core.using_config('train', ...)"
-        )
-
-
-class GoogLeNet(Chain):
+class GoogLeNet(_pretrained.PretrainedLayers):
     """GoogLeNet (Szegedy et al., 2014), BVLC's Caffe model, with its layers' outputs addressable.
 
     The children are ``conv1`` (7x7, stride 2, pad 3, 3 to 64 channels),
@@ -84,9 +97,17 @@ class GoogLeNet(Chain):
             directory (the message gives the path).
     """
 
+    _prepare = staticmethod(prepare)
+    _extract_layers = ("pool5",)
+    _rejects_train = True
+
     def __init__(self, pretrained_model="auto"):
         super().__init__()
+        path = None
         if pretrained_model:
+            path = _pretrained.resolve_pretrained(
+                type(self).__name__, pretrained_model, _DEFAULT_FILE
+            )
             kwargs = {"initialW": initializers.Zero()}
         else:
             kwargs = {"initialW": initializers.LeCunUniform(scale=1.0)}
@@ -112,8 +133,8 @@ class GoogLeNet(Chain):
             self.loss2_conv = Convolution2D(528, 128, 1, **kwargs)
             self.loss2_fc1 = Linear(2048, 1024, **kwargs)
             self.loss2_fc2 = Linear(1024, 1000, **kwargs)
-        if pretrained_model:
-            _pretrained.load_pretrained(self, pretrained_model, _DEFAULT_FILE)
+        if path is not None:
+            load_npz(path, self)
 
     @property
     def functions(self):
@@ -171,11 +192,6 @@ class GoogLeNet(Chain):
             ]
         )
 
-    @property
-    def available_layers(self):
-        """The layer names that ``forward`` and ``extract`` accept, in network order."""
-        return list(self.functions)
-
     def forward(self, x, layers=None, **kwargs):
         """Compute the outputs of the requested layers (the network runs only as far as needed).
 
@@ -200,7 +216,7 @@ class GoogLeNet(Chain):
                 Chainer v1 (use ``using_config('train', ...)``).
         """
         who = f"{type(self).__name__}.forward"
-        _reject_train(who, kwargs)
+        _pretrained.reject_train(who, kwargs)
         table = self.functions
         targets = {"prob"} if layers is None else set(layers)
         unknown = targets.difference(table)
@@ -220,61 +236,3 @@ class GoogLeNet(Chain):
                 h = func(h)
             outputs[key] = h
         return {key: h for key, h in outputs.items() if key in targets}
-
-    def extract(self, images, layers=None, size=(224, 224), **kwargs):
-        """Compute the requested layers' outputs for images given as PIL images or arrays.
-
-        Each image goes through :func:`prepare` with ``size``; the batch
-        goes to :meth:`forward`. Unlike :meth:`predict`, the configuration
-        is left as it is: wrap the call in ``using_config('train', False)``
-        and ``no_backprop_mode()`` to extract features for inference.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            layers (list of str): the outputs wanted; default ``['pool5']``.
-            size (pair of int or None): ``(width, height)`` to resize to;
-                None keeps the images' size (then all must be equal).
-
-        Returns:
-            dict: each requested name to its output Variable.
-        """
-        _reject_train(f"{type(self).__name__}.extract", kwargs)
-        if layers is None:
-            layers = ["pool5"]
-        return _pretrained.extract(self, prepare, images, layers, size, kwargs)
-
-    def predict(self, images, oversample=True):
-        """Class probabilities of images, in test mode without backprop.
-
-        Each image is prepared at 256x256; with ``oversample`` the
-        probabilities of its ten 224x224 crops (four corners, centre and
-        their mirrors) are averaged, else the centre crop is used.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            oversample (bool): whether to average over ten crops.
-
-        Returns:
-            ~dbr.core.Variable: of shape ``(N, 1000)``.
-        """
-        return _pretrained.predict(self, prepare, images, oversample)
-
-
-def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a GoogLeNet input: resized, BGR, mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus ``(104, 117, 123)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
-    return _pretrained.prepare_image(image, size, _MEAN_BGR)

@@ -15,6 +15,27 @@ _MEAN_BGR = (103.063, 115.903, 123.152)
 _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 
 
+def prepare(image, size=(224, 224)):
+    """Turn an RGB image into a ResNet input: resized, BGR, ImageNet mean subtracted, (3, H, W).
+
+    Args:
+        image (PIL.Image.Image or numpy.ndarray): an image; an array has
+            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
+            channels, and is cast to uint8.
+        size (pair of int or None): ``(width, height)`` of the result (PIL's
+            order, as Chainer); None keeps the image's size.
+
+    Returns:
+        numpy.ndarray: of shape ``(3, height, width)`` and dtype
+        ``config.dtype`` (float32 by default), BGR minus
+        ``(103.063, 115.903, 123.152)``.
+
+    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
+    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
+    """
+    return _pretrained.prepare_image(image, size, _MEAN_BGR)
+
+
 def _max_pooling_3x3(x):
     return F.max_pooling_2d(x, ksize=3, stride=2)
 
@@ -23,7 +44,7 @@ def _global_average_pooling_2d(x):
     return F.mean(x, axis=(2, 3))
 
 
-class ResNetLayers(Chain):
+class ResNetLayers(_pretrained.PretrainedLayers):
     """A ResNet (He et al., 2015) with its stages' outputs addressable by name.
 
     Use :class:`ResNet50Layers`, :class:`ResNet101Layers` or
@@ -33,7 +54,11 @@ class ResNetLayers(Chain):
     the last three halving the resolution) and ``fc6`` (2048 to 1000). The
     input is a batch of shape ``(N, 3, H, W)`` made by :func:`prepare`
     (224x224 for ImageNet; the global average pooling before ``fc6`` takes
-    any size of at least 33x33).
+    any size of at least 33x33). The batch normalizations use the batch's
+    statistics (and update their running averages) when ``config.train`` is
+    True, as every
+    :class:`~dbr.links.normalization.batch_normalization.BatchNormalization`;
+    run inference under ``using_config('train', False)``.
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` loads
@@ -61,6 +86,9 @@ class ResNetLayers(Chain):
         FileNotFoundError: ``'auto'`` and the file is not in the model
             directory (the message gives the path).
     """
+
+    _prepare = staticmethod(prepare)
+    _extract_layers = ("pool5",)
 
     def __init__(self, pretrained_model, n_layers, downsample_fb=False):
         super().__init__()
@@ -104,74 +132,6 @@ class ResNetLayers(Chain):
                 ("prob", [F.softmax]),
             ]
         )
-
-    @property
-    def available_layers(self):
-        """The layer names that ``forward`` and ``extract`` accept, in network order."""
-        return list(self.functions)
-
-    def forward(self, x, layers=None, **kwargs):
-        """Compute the outputs of the requested layers (the network runs up to the last of them).
-
-        The batch normalizations use the batch's statistics (and update
-        their running averages) when ``config.train`` is True, as every
-        :class:`~dbr.links.normalization.batch_normalization.BatchNormalization`;
-        run inference under ``using_config('train', False)``.
-
-        Args:
-            x (~dbr.core.Variable or numpy.ndarray): a batch of shape
-                ``(N, 3, H, W)`` made by :func:`prepare`.
-            layers (list of str): the names of the outputs wanted (see
-                ``available_layers``); default ``['prob']``.
-
-        Returns:
-            dict: each requested name to its output Variable.
-
-        Raises:
-            ValueError: an unknown layer name, or the ``test`` argument of
-                Chainer v1 (use ``using_config('train', False)``).
-        """
-        if layers is None:
-            layers = ["prob"]
-        name = f"{type(self).__name__}.forward"
-        return _pretrained.forward_layers(name, self.functions, x, layers, kwargs)
-
-    def extract(self, images, layers=None, size=(224, 224), **kwargs):
-        """Compute the requested layers' outputs for images given as PIL images or arrays.
-
-        Each image goes through :func:`prepare` with ``size``; the batch
-        goes to :meth:`forward`. Unlike :meth:`predict`, the configuration
-        is left as it is: wrap the call in ``using_config('train', False)``
-        and ``no_backprop_mode()`` to extract features for inference.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            layers (list of str): the outputs wanted; default ``['pool5']``.
-            size (pair of int or None): ``(width, height)`` to resize to;
-                None keeps the images' size (then all must be equal).
-
-        Returns:
-            dict: each requested name to its output Variable.
-        """
-        if layers is None:
-            layers = ["pool5"]
-        return _pretrained.extract(self, prepare, images, layers, size, kwargs)
-
-    def predict(self, images, oversample=True):
-        """Class probabilities of images, in test mode without backprop.
-
-        Each image is prepared at 256x256; with ``oversample`` the
-        probabilities of its ten 224x224 crops (four corners, centre and
-        their mirrors) are averaged, else the centre crop is used.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            oversample (bool): whether to average over ten crops.
-
-        Returns:
-            ~dbr.core.Variable: of shape ``(N, 1000)``.
-        """
-        return _pretrained.predict(self, prepare, images, oversample)
 
 
 class ResNet50Layers(ResNetLayers):
@@ -369,24 +329,3 @@ class BottleneckB(Chain):
         h = F.relu(self.bn1(self.conv1(x)))
         h = F.relu(self.bn2(self.conv2(h)))
         return F.relu(self.bn3(self.conv3(h)) + x)
-
-
-def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a ResNet input: resized, BGR, ImageNet mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus
-        ``(103.063, 115.903, 123.152)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
-    return _pretrained.prepare_image(image, size, _MEAN_BGR)

@@ -3,7 +3,7 @@
 import collections
 
 import dbr.functions as F
-from dbr.core import Chain, initializers
+from dbr.core import initializers
 from dbr.core.serializers import load_npz
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
@@ -19,11 +19,32 @@ _STAGES = {
 _DEFAULT_FILES = {16: "VGG_ILSVRC_16_layers.npz", 19: "VGG_ILSVRC_19_layers.npz"}
 
 
+def prepare(image, size=(224, 224)):
+    """Turn an RGB image into a VGG input: resized, BGR, ImageNet mean subtracted, (3, H, W).
+
+    Args:
+        image (PIL.Image.Image or numpy.ndarray): an image; an array has
+            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
+            channels, and is cast to uint8.
+        size (pair of int or None): ``(width, height)`` of the result (PIL's
+            order, as Chainer); None keeps the image's size.
+
+    Returns:
+        numpy.ndarray: of shape ``(3, height, width)`` and dtype
+        ``config.dtype`` (float32 by default), BGR minus
+        ``(103.939, 116.779, 123.68)``.
+
+    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
+    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
+    """
+    return _pretrained.prepare_image(image, size, _MEAN_BGR)
+
+
 def _max_pooling_2d(x):
     return F.max_pooling_2d(x, 2)
 
 
-class VGGLayers(Chain):
+class VGGLayers(_pretrained.PretrainedLayers):
     """A VGG network (Simonyan and Zisserman, 2014) with its layers' outputs addressable by name.
 
     Use :class:`VGG16Layers` or :class:`VGG19Layers`. The children are
@@ -33,6 +54,8 @@ class VGGLayers(Chain):
     ``fc7`` (4096 to 4096) and ``fc8`` (4096 to 1000). The input is a batch
     of shape ``(N, 3, 224, 224)`` made by :func:`prepare` (``fc6`` fixes the
     size); the convolution layers alone take any size of at least 32x32.
+    In :meth:`forward`, ``fc6`` and ``fc7`` include their ReLU and dropout
+    (dropout acts only when ``config.train`` is True).
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default)
@@ -55,6 +78,9 @@ class VGGLayers(Chain):
         FileNotFoundError: ``'auto'`` and the file is not in the model
             directory (the message gives the path).
     """
+
+    _prepare = staticmethod(prepare)
+    _extract_layers = ("fc7",)
 
     def __init__(self, pretrained_model="auto", n_layers=16):
         super().__init__()
@@ -99,72 +125,6 @@ class VGGLayers(Chain):
         table["prob"] = [F.softmax]
         return table
 
-    @property
-    def available_layers(self):
-        """The layer names that ``forward`` and ``extract`` accept, in network order."""
-        return list(self.functions)
-
-    def forward(self, x, layers=None, **kwargs):
-        """Compute the outputs of the requested layers (the network runs up to the last of them).
-
-        ``fc6`` and ``fc7`` include their ReLU and dropout (dropout acts
-        only when ``config.train`` is True).
-
-        Args:
-            x (~dbr.core.Variable or numpy.ndarray): a batch of shape
-                ``(N, 3, 224, 224)`` made by :func:`prepare`.
-            layers (list of str): the names of the outputs wanted (see
-                ``available_layers``); default ``['prob']``.
-
-        Returns:
-            dict: each requested name to its output Variable.
-
-        Raises:
-            ValueError: an unknown layer name, or the ``test`` argument of
-                Chainer v1 (use ``using_config('train', False)``).
-        """
-        if layers is None:
-            layers = ["prob"]
-        name = f"{type(self).__name__}.forward"
-        return _pretrained.forward_layers(name, self.functions, x, layers, kwargs)
-
-    def extract(self, images, layers=None, size=(224, 224), **kwargs):
-        """Compute the requested layers' outputs for images given as PIL images or arrays.
-
-        Each image goes through :func:`prepare` with ``size``; the batch
-        goes to :meth:`forward`. Unlike :meth:`predict`, the configuration
-        is left as it is: wrap the call in ``using_config('train', False)``
-        and ``no_backprop_mode()`` to extract features for inference.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            layers (list of str): the outputs wanted; default ``['fc7']``.
-            size (pair of int or None): ``(width, height)`` to resize to;
-                None keeps the images' size (then all must be equal).
-
-        Returns:
-            dict: each requested name to its output Variable.
-        """
-        if layers is None:
-            layers = ["fc7"]
-        return _pretrained.extract(self, prepare, images, layers, size, kwargs)
-
-    def predict(self, images, oversample=True):
-        """Class probabilities of images, in test mode without backprop.
-
-        Each image is prepared at 256x256; with ``oversample`` the
-        probabilities of its ten 224x224 crops (four corners, centre and
-        their mirrors) are averaged, else the centre crop is used.
-
-        Args:
-            images (iterable of PIL.Image.Image or numpy.ndarray): RGB images.
-            oversample (bool): whether to average over ten crops.
-
-        Returns:
-            ~dbr.core.Variable: of shape ``(N, 1000)``.
-        """
-        return _pretrained.predict(self, prepare, images, oversample)
-
 
 class VGG16Layers(VGGLayers):
     """The 16-layer VGG network (configuration D) with named layers; see :class:`VGGLayers`.
@@ -196,24 +156,3 @@ class VGG19Layers(VGGLayers):
 
     def __init__(self, pretrained_model="auto"):
         super().__init__(pretrained_model, 19)
-
-
-def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a VGG input: resized, BGR, ImageNet mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus
-        ``(103.939, 116.779, 123.68)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
-    return _pretrained.prepare_image(image, size, _MEAN_BGR)
