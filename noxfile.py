@@ -492,10 +492,10 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def demo(session: nox.Session) -> None:
-    """The README's main job: train an MLP on scikit-learn's digits with the installed wheels."""
+    """The README's main job: train a CNN on scikit-learn's digits with the installed wheels."""
     extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
     session.install(*wheel_requirements(session, list(PACKAGES), extras))
-    script = ROOT / "examples" / "digits" / "train_digits_mlp.py"
+    script = ROOT / "examples" / "digits" / "train_digits_cnn.py"
     with session.chdir(ROOT):
         session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})
 
