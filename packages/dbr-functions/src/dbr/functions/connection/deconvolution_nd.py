@@ -8,6 +8,7 @@ the batch. Its backward is a
 convolution (for ``x``) and a filter-gradient node (for ``W``).
 """
 
+import itertools
 import math
 
 from dbr.core import FunctionNode, type_check
@@ -49,6 +50,11 @@ def deconvolve(x, W, b, stride, pad, dilate, groups, outsize):
     if b is not None:
         b = b.astype(dtype, copy=False).reshape((out_c,) + (1,) * len(ksize))
     y = xp.empty((n, out_c) + tuple(outsize), dtype)
+    if all(s == 1 for s in stride):
+        _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y)
+        if b is not None:
+            y += b
+        return y
     for block in batch_blocks(xp, n, groups * rows * pixels * y.itemsize):
         col = xp.matmul(w, xm[block].astype(dtype, copy=False))
         col = col.reshape((col.shape[0], out_c) + ksize + tuple(in_size))
@@ -57,6 +63,48 @@ def deconvolve(x, W, b, stride, pad, dilate, groups, outsize):
         if b is not None:
             yb += b
     return y
+
+
+def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
+    """Write into ``y`` the deconvolution with stride 1 of ``x`` by the matrices ``w``.
+
+    ``w`` is ``(groups, rows, c_I // groups)`` as :func:`deconvolve` lays the
+    filter out. ``x`` is first widened with zeros, on every spatial axis but
+    the first, to the padded output's size: in the output's flat padded
+    planes, each kernel offset's contribution is then one contiguous run,
+    added with a single long slice where :func:`col2im_nd` adds many short
+    rows. The zeros cost a slightly larger matrix product.
+    """
+    xp = get_array_module(x)
+    dtype = y.dtype
+    n, in_c = x.shape[:2]
+    in_size = x.shape[2:]
+    out_c = y.shape[1]
+    nd = len(in_size)
+    padded = tuple(y.shape[2 + i] + 2 * pad[i] for i in range(nd))
+    if in_size[1:] == padded[1:]:
+        wide = x.astype(dtype, copy=False)
+    else:
+        wide = xp.zeros((n, in_c, in_size[0]) + padded[1:], dtype)
+        wide[(Ellipsis,) + tuple(slice(0, d) for d in in_size[1:])] = x
+    plane_strides = [math.prod(padded[i + 1 :]) for i in range(nd)]
+    run = in_size[0] * plane_strides[0]
+    plane = math.prod(padded)
+    offsets = [
+        sum(offset[i] * dilate[i] * plane_strides[i] for i in range(nd))
+        for offset in itertools.product(*[range(k) for k in ksize])
+    ]
+    slack = offsets[-1] + run - plane
+    wide = wide.reshape(n, groups, in_c // groups, run)
+    crop = tuple(slice(pad[i], pad[i] + y.shape[2 + i]) for i in range(nd))
+    rows = w.shape[1]
+    for block in batch_blocks(xp, n, groups * rows * run * y.itemsize):
+        col = xp.matmul(w, wide[block]).reshape(-1, out_c, len(offsets), run)
+        img = xp.zeros((col.shape[0], out_c, plane + slack), dtype)
+        for k, start in enumerate(offsets):
+            img[:, :, start : start + run] += col[:, :, k]
+        img = img[:, :, :plane].reshape((col.shape[0], out_c) + padded)
+        y[block] = img[(Ellipsis,) + crop]
 
 
 class DeconvolutionND(FunctionNode):
