@@ -7,8 +7,10 @@
   test of a pytest class once per set of attributes.
 - :class:`FunctionTestCase`: declare a function's inputs, forward and
   expected output; forward, backward and double-backward tests follow.
+- :data:`DEVICES`, :func:`get_test_device`: run a test on ``'@numpy'`` and,
+  marked ``gpu``, on ``'@cupy:0'`` (skipped with the reason without a GPU).
 
-``parameterize`` and ``FunctionTestCase`` need pytest, which is imported
+``parameterize``, ``FunctionTestCase`` and the device helpers need pytest, which is imported
 only when they are first used, so ``assert_allclose`` works without it.
 """
 
@@ -16,8 +18,10 @@ from dbr.core.testing.array import assert_allclose, tolerances
 from dbr.core.testing.parameterized import parameterize, product, product_dict
 
 __all__ = [
+    "DEVICES",
     "FunctionTestCase",
     "assert_allclose",
+    "get_test_device",
     "parameterize",
     "product",
     "product_dict",
@@ -30,4 +34,8 @@ def __getattr__(name):
         from dbr.core.testing.function_test import FunctionTestCase
 
         return FunctionTestCase
+    if name in ("DEVICES", "get_test_device"):
+        from dbr.core.testing import devices
+
+        return getattr(devices, name)
     raise AttributeError(f"module 'dbr.core.testing' has no attribute {name!r}")

@@ -23,7 +23,6 @@ configuration (``markers = ["gpu: needs a CUDA device"]``).
 """
 
 import contextlib
-import importlib.util
 import zlib
 
 import numpy
@@ -43,27 +42,12 @@ from dbr.core.gradient_check import (
     check_double_backward,
 )
 from dbr.core.testing.array import assert_allclose, tolerances
+from dbr.core.testing.devices import DEVICES, get_test_device
 from dbr.core.variable import Variable
 
 __all__ = ["FunctionTestCase"]
 
-_DEVICES = ("@numpy", pytest.param("@cupy:0", marks=pytest.mark.gpu, id="@cupy:0"))
 _DODGE_ATTEMPTS = 20
-
-
-def _get_test_device(spec):
-    if spec == "@numpy":
-        return backend.cpu
-    try:
-        installed = importlib.util.find_spec("dbr.gpu") is not None
-    except ImportError:
-        installed = False
-    if not installed:
-        pytest.skip("dbr.gpu is not installed")
-    try:
-        return backend.get_device(spec)
-    except Exception as e:  # a missing driver or GPU surfaces as various CUDA errors
-        pytest.skip(f"{spec} is not available: {e}")
 
 
 def _as_noncontiguous(a):
@@ -179,7 +163,7 @@ class FunctionTestCase:
         yield
         numpy.random.set_state(state)
 
-    @pytest.mark.parametrize("device_spec", _DEVICES)
+    @pytest.mark.parametrize("device_spec", DEVICES)
     def test_forward(self, device_spec):
         """Check the outputs of ``forward`` against ``forward_expected``."""
         device = self._start("forward", device_spec)
@@ -198,7 +182,7 @@ class FunctionTestCase:
                     ):
                         raise AssertionError(f"forward modified input {i} in place")
 
-    @pytest.mark.parametrize("device_spec", _DEVICES)
+    @pytest.mark.parametrize("device_spec", DEVICES)
     def test_backward(self, device_spec):
         """Check the gradients of ``forward`` with ``check_backward``."""
         device = self._start("backward", device_spec)
@@ -206,7 +190,7 @@ class FunctionTestCase:
             with self._context("test_backward", device, layout):
                 self._dodging(self._check_backward_once, device, layout)
 
-    @pytest.mark.parametrize("device_spec", _DEVICES)
+    @pytest.mark.parametrize("device_spec", DEVICES)
     def test_double_backward(self, device_spec):
         """Check the second-order gradients of ``forward`` with ``check_double_backward``."""
         device = self._start("double_backward", device_spec)
@@ -245,7 +229,7 @@ class FunctionTestCase:
     def _start(self, kind, device_spec):
         if getattr(self, f"skip_{kind}_test"):
             pytest.skip(f"{type(self).__name__}: skip_{kind}_test is set")
-        device = _get_test_device(device_spec)
+        device = get_test_device(device_spec)
         self.before_test(f"test_{kind}")
         return device
 
