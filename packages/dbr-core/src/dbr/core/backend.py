@@ -13,7 +13,7 @@ import numpy
 
 _PLUGIN_FOR_PREFIX = {"@cupy": "dbr.gpu"}
 _PLUGIN_FOR_ARRAY_MODULE = {"cupy": "dbr.gpu"}
-_EXTRA_FOR_PLUGIN = {"dbr.gpu": "pip install 'dbr-gpu[cuda12]'"}
+_EXTRA_FOR_PLUGIN = {"dbr.gpu": "pip install 'dbr-gpu[cuda12]' (or 'dbr-gpu[cuda13]' for CUDA 13)"}
 
 _device_resolvers = {}
 _array_types = {}

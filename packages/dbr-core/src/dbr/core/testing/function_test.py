@@ -100,6 +100,10 @@ class FunctionTestCase:
             ``check_double_backward``.
         skip_forward_test, skip_backward_test, skip_double_backward_test
             (bool): skip that test (it is reported as skipped).
+        forward_test_cpu_only (str or None): a reason why ``forward_expected``
+            holds on the CPU only (e.g. it replays NumPy's random stream, which
+            CuPy's differs from); the forward test then skips on other devices
+            with that reason, while the gradient tests still run there.
         dodge_nondifferentiable (bool): draw new inputs when the numerical
             gradient detects a non-differentiable point.
         numerical_grad_dtype: the dtype of the numerical gradient (float64).
@@ -127,6 +131,7 @@ class FunctionTestCase:
     skip_forward_test = False
     skip_backward_test = False
     skip_double_backward_test = False
+    forward_test_cpu_only = None
     dodge_nondifferentiable = False
     numerical_grad_dtype = numpy.float64
     contiguous = None
@@ -230,6 +235,8 @@ class FunctionTestCase:
         if getattr(self, f"skip_{kind}_test"):
             pytest.skip(f"{type(self).__name__}: skip_{kind}_test is set")
         device = get_test_device(device_spec)
+        if kind == "forward" and self.forward_test_cpu_only and device is not backend.cpu:
+            pytest.skip(f"{type(self).__name__} on {device}: {self.forward_test_cpu_only}")
         self.before_test(f"test_{kind}")
         return device
 
