@@ -35,6 +35,8 @@ def softmax_ref(z, axis):
 class TestGumbelSoftmaxWithSeededNoise(FunctionTestCase):
     """Values and gradients, reseeding before each call so that every call draws the same noise."""
 
+    forward_test_cpu_only = "the expected values replay NumPy's random stream, not CuPy's"
+
     def generate_inputs(self):
         return (numpy.asarray(numpy.random.uniform(-1, 1, self.shape)).astype(self.dtype),)
 
@@ -52,6 +54,8 @@ class TestGumbelSoftmaxWithSeededNoise(FunctionTestCase):
 @testing.parameterize(*testing.product({"dtype": FLOATS}))
 class TestGumbelSoftmaxLearnedTemperature(FunctionTestCase):
     """A Variable temperature receives a gradient too."""
+
+    forward_test_cpu_only = "the expected values replay NumPy's random stream, not CuPy's"
 
     def generate_inputs(self):
         log_pi = numpy.random.uniform(-1, 1, (3, 4)).astype(self.dtype)

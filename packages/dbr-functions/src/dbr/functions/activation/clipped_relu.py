@@ -2,8 +2,18 @@
 
 import numbers
 
+import numpy
+
 from dbr.core import FunctionNode, as_variable, backend, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions._gpu import ElementwiseGrad
+
+_CLIPPED_RELU_GRAD_ELEMENTWISE = {
+    "in_params": "T y, T gy, float64 cap",
+    "out_params": "T gx",
+    "operation": "gx = y > (T)0 && y < (T)cap ? gy : (T)0",
+    "name": "dbr_clipped_relu_grad",
+}
 
 
 class ClippedReLU(FunctionNode):
@@ -30,6 +40,8 @@ class ClippedReLU(FunctionNode):
     def backward(self, indexes, grad_outputs):
         # 0 < y < z exactly where 0 < x < z, the open interval where the slope is 1.
         y = self.output_data[0]
+        if type(y) is not numpy.ndarray:
+            return ElementwiseGrad(_CLIPPED_RELU_GRAD_ELEMENTWISE, y, self.cap).apply(grad_outputs)
         inside = y > 0
         inside &= y < force_type(y.dtype, self.cap)
         return (grad_outputs[0] * as_variable(force_array(inside.astype(y.dtype))),)

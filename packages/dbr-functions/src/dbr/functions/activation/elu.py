@@ -2,8 +2,30 @@
 
 import numbers
 
+import numpy
+
 from dbr.core import FunctionNode, as_variable, backend, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
+
+_ELU_ELEMENTWISE = {
+    "in_params": "T x, float64 alpha",
+    "out_params": "T y",
+    "operation": (
+        "typedef dbr_acc<T>::type A; A v = x;y = v > (A)0 ? x : (T)((A)alpha * expm1(v))"
+    ),
+    "name": "dbr_elu",
+    "preamble": ACC_PREAMBLE,
+}
+_ELU_GRAD_ELEMENTWISE = {
+    "in_params": "T y, bool positive, T gy, float64 alpha",
+    "out_params": "T gx",
+    "operation": (
+        "typedef dbr_acc<T>::type A;gx = positive ? gy : (T)(((A)y + (A)alpha) * (A)gy)"
+    ),
+    "name": "dbr_elu_grad",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 def check_alpha(alpha, who):
@@ -26,6 +48,12 @@ class ELU(FunctionNode):
     def forward(self, inputs):
         x = inputs[0]
         xp = backend.get_array_module(x)
+        self.retain_outputs((0,))
+        # With alpha >= 0, y > 0 exactly where x > 0; otherwise backward needs x.
+        if self.alpha < 0:
+            self.retain_inputs((0,))
+        if xp is not numpy:
+            return (kernel(_ELU_ELEMENTWISE)(x, self.alpha),)
         dtype = x.dtype
         zero = force_type(dtype, 0)
         # expm1 of min(x, 0) never overflows and vanishes where x > 0, so the
@@ -33,10 +61,6 @@ class ELU(FunctionNode):
         y = force_array(xp.expm1(xp.minimum(x, zero)), dtype)
         y *= force_type(dtype, self.alpha)
         y += xp.maximum(x, zero)
-        self.retain_outputs((0,))
-        # With alpha >= 0, y > 0 exactly where x > 0; otherwise backward needs x.
-        if self.alpha < 0:
-            self.retain_inputs((0,))
         return (y,)
 
     def backward(self, indexes, grad_outputs):
@@ -63,6 +87,8 @@ class ELUGrad(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         y, gy = inputs
+        if type(y) is not numpy.ndarray:
+            return (kernel(_ELU_GRAD_ELEMENTWISE)(y, self.positive, gy, self.alpha),)
         gx = _derivative(y, self.positive, self.alpha)
         gx *= gy
         return (gx,)

@@ -2,8 +2,26 @@
 
 import numbers
 
+import numpy
+
 from dbr.core import FunctionNode, as_variable, backend, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions._gpu import ACC_PREAMBLE, ElementwiseGrad, kernel
+
+_LEAKY_RELU_ELEMENTWISE = {
+    "in_params": "T x, float64 slope",
+    "out_params": "T y",
+    "operation": "y = x >= (T)0 ? x : (T)((dbr_acc<T>::type)x * (dbr_acc<T>::type)slope)",
+    "name": "dbr_leaky_relu",
+    "preamble": ACC_PREAMBLE,
+}
+_LEAKY_RELU_GRAD_ELEMENTWISE = {
+    "in_params": "T cond, T gy, float64 slope",
+    "out_params": "T gx",
+    "operation": "gx = cond < (T)0 ? (T)((dbr_acc<T>::type)gy * (dbr_acc<T>::type)slope) : gy",
+    "name": "dbr_leaky_relu_grad",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 def negative_part_coefficient(cond, slope, dtype):
@@ -33,18 +51,20 @@ class LeakyReLU(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
+        # The sign of y tells the branch only when slope > 0; otherwise keep x.
         x = inputs[0]
         xp = backend.get_array_module(x)
         slope = self.slope
-        y = xp.empty(x.shape, x.dtype)
-        xp.multiply(x, force_type(x.dtype, slope), out=y)
-        # max(x, slope * x) for slope <= 1 and min(x, slope * x) above: one pass, no mask.
-        (xp.maximum if slope <= 1 else xp.minimum)(x, y, out=y)
-        # The sign of y tells the branch only when slope > 0; otherwise keep x.
         if slope > 0:
             self.retain_outputs((0,))
         else:
             self.retain_inputs((0,))
+        if xp is not numpy:
+            return (kernel(_LEAKY_RELU_ELEMENTWISE)(x, slope),)
+        y = xp.empty(x.shape, x.dtype)
+        xp.multiply(x, force_type(x.dtype, slope), out=y)
+        # max(x, slope * x) for slope <= 1 and min(x, slope * x) above: one pass, no mask.
+        (xp.maximum if slope <= 1 else xp.minimum)(x, y, out=y)
         return (y,)
 
     def backward(self, indexes, grad_outputs):
@@ -52,6 +72,9 @@ class LeakyReLU(FunctionNode):
             cond = self.output_data[0]
         else:
             cond = self.get_retained_inputs()[0].array
+        if type(cond) is not numpy.ndarray:
+            grad = ElementwiseGrad(_LEAKY_RELU_GRAD_ELEMENTWISE, cond, self.slope)
+            return grad.apply(grad_outputs)
         coef = negative_part_coefficient(cond, force_type(cond.dtype, self.slope), cond.dtype)
         return (grad_outputs[0] * as_variable(coef),)
 

@@ -4,6 +4,14 @@ import numpy
 
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._gpu import kernel
+
+_RELU_GRAD_ELEMENTWISE = {
+    "in_params": "T y, T gy",
+    "out_params": "T gx",
+    "operation": "gx = y > (T)0 ? gy : (T)0",
+    "name": "dbr_relu_grad",
+}
 
 
 class ReLU(FunctionNode):
@@ -47,7 +55,9 @@ class ReLUGrad(FunctionNode):
     def forward(self, inputs):
         gy = inputs[0]
         y = self.y
-        xp = backend.get_array_module(gy)
+        if type(gy) is not numpy.ndarray:
+            return (kernel(_RELU_GRAD_ELEMENTWISE)(y, gy),)
+        xp = numpy
         gx = xp.empty(y.shape, gy.dtype)
         xp.greater(y, 0, out=gx)
         gx *= gy

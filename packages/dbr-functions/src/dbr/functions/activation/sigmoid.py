@@ -1,6 +1,28 @@
 """sigmoid: the logistic function ``1 / (1 + exp(-x))``."""
 
+import numpy
+
 from dbr.core import FunctionNode, backend, type_check
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
+
+# sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
+# never overflows, unlike exp(-x) for large negative x.
+_SIGMOID_ELEMENTWISE = {
+    "in_params": "T x",
+    "out_params": "T y",
+    "operation": (
+        "typedef dbr_acc<T>::type A; const A half = 0.5;y = (T)(tanh((A)x * half) * half + half)"
+    ),
+    "name": "dbr_sigmoid",
+    "preamble": ACC_PREAMBLE,
+}
+_SIGMOID_GRAD_ELEMENTWISE = {
+    "in_params": "T y, T gy",
+    "out_params": "T gx",
+    "operation": "typedef dbr_acc<T>::type A; A v = y; gx = (T)(((A)1 - v) * v * (A)gy)",
+    "name": "dbr_sigmoid_grad",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 class Sigmoid(FunctionNode):
@@ -13,15 +35,15 @@ class Sigmoid(FunctionNode):
     def forward(self, inputs):
         x = inputs[0]
         xp = backend.get_array_module(x)
+        self.retain_outputs((0,))
+        if xp is not numpy:
+            return (kernel(_SIGMOID_ELEMENTWISE)(x),)
         half = x.dtype.type(0.5)
-        # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
-        # never overflows, unlike exp(-x) for large negative x.
         y = xp.empty(x.shape, x.dtype)
         xp.multiply(x, half, out=y)
         xp.tanh(y, out=y)
         y *= half
         y += half
-        self.retain_outputs((0,))
         return (y,)
 
     def backward(self, indexes, grad_outputs):
@@ -36,6 +58,8 @@ class SigmoidGrad(FunctionNode):
         self.retain_inputs((0, 1))
         y, gy = inputs
         xp = backend.get_array_module(y)
+        if xp is not numpy:
+            return (kernel(_SIGMOID_GRAD_ELEMENTWISE)(y, gy),)
         gx = xp.empty(y.shape, y.dtype)
         xp.subtract(y.dtype.type(1), y, out=gx)
         gx *= y

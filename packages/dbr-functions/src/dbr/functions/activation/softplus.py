@@ -2,9 +2,24 @@
 
 import numbers
 
+import numpy
+
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.activation.sigmoid import sigmoid
+
+# log(1 + exp(t)) == max(t, 0) + log1p(exp(-|t|)), which never overflows.
+_SOFTPLUS_ELEMENTWISE = {
+    "in_params": "T x, float64 beta",
+    "out_params": "T y",
+    "operation": (
+        "typedef dbr_acc<T>::type A; A t = (A)x * (A)beta;"
+        "y = (T)(((t > (A)0 ? t : (A)0) + log1p(exp(-fabs(t)))) / (A)beta)"
+    ),
+    "name": "dbr_softplus",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 class Softplus(FunctionNode):
@@ -25,6 +40,8 @@ class Softplus(FunctionNode):
         self.retain_inputs((0,))
         x = inputs[0]
         xp = backend.get_array_module(x)
+        if xp is not numpy:
+            return (kernel(_SOFTPLUS_ELEMENTWISE)(x, self.beta),)
         dtype = x.dtype
         bx = force_array(x * force_type(dtype, self.beta), dtype)
         # logaddexp(0, t) == log(1 + exp(t)) without overflow for large t.

@@ -1,7 +1,22 @@
 """swish: ``x * sigmoid(beta * x)`` with a parameter ``beta``."""
 
+import numpy
+
 from dbr.core import FunctionNode, backend, ops, type_check
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.activation.sigmoid import sigmoid
+
+# sigmoid(t) == tanh(t / 2) / 2 + 1/2, as in sigmoid.
+_SWISH_ELEMENTWISE = {
+    "in_params": "T x, T beta",
+    "out_params": "T y",
+    "operation": (
+        "typedef dbr_acc<T>::type A; const A half = 0.5; A v = x;"
+        "y = (T)(v * (tanh(v * (A)beta * half) * half + half))"
+    ),
+    "name": "dbr_swish",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 def _extended_shape(beta_shape, x_ndim):
@@ -26,10 +41,12 @@ class Swish(FunctionNode):
         self.retain_inputs((0, 1))
         x, beta = inputs
         xp = backend.get_array_module(x)
+        beta = beta.reshape(_extended_shape(beta.shape, x.ndim))
+        if xp is not numpy:
+            return (kernel(_SWISH_ELEMENTWISE)(x, beta),)
         half = x.dtype.type(0.5)
         y = xp.empty(x.shape, x.dtype)
-        xp.multiply(x, beta.reshape(_extended_shape(beta.shape, x.ndim)), out=y)
-        # sigmoid(t) == tanh(t / 2) / 2 + 1/2, as in sigmoid.
+        xp.multiply(x, beta, out=y)
         y *= half
         xp.tanh(y, out=y)
         y *= half

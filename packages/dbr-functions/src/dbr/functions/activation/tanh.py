@@ -1,7 +1,18 @@
 """tanh: the hyperbolic tangent."""
 
+import numpy
+
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
+
+_TANH_GRAD_ELEMENTWISE = {
+    "in_params": "T y, T gy",
+    "out_params": "T gx",
+    "operation": "typedef dbr_acc<T>::type A; A v = y; gx = (T)(((A)1 - v * v) * (A)gy)",
+    "name": "dbr_tanh_grad",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 class Tanh(FunctionNode):
@@ -28,6 +39,8 @@ class TanhGrad(FunctionNode):
         self.retain_inputs((0, 1))
         y, gy = inputs
         xp = backend.get_array_module(y)
+        if xp is not numpy:
+            return (kernel(_TANH_GRAD_ELEMENTWISE)(y, gy),)
         gx = xp.empty(y.shape, y.dtype)
         xp.multiply(y, y, out=gx)
         xp.subtract(y.dtype.type(1), gx, out=gx)

@@ -15,6 +15,7 @@ import numpy
 
 from dbr.core import FunctionNode, ops, type_check
 from dbr.core.backend import get_array_module
+from dbr.functions import _gpu
 from dbr.functions.connection import deconvolution_nd
 from dbr.functions.connection._im2col import (
     as_tuple,
@@ -102,6 +103,20 @@ def convolve_grad_w(x, gy, ksize, stride, pad, dilate, groups, cover_all):
     return gw.reshape((out_c, in_c // groups) + tuple(ksize))
 
 
+def cudnn_applies(cover_all, *arrays):
+    """Whether cuDNN computes this convolution: CuPy arrays of one dtype, no ``cover_all``.
+
+    cuDNN has no ``cover_all`` (the extra output rows it asks for), nor mixed
+    dtypes; those, and ``config.use_cudnn == 'never'``, take im2col + matmul.
+    """
+    x = arrays[0]
+    if type(x) is numpy.ndarray or any(cover_all):
+        return False
+    if any(a.dtype != x.dtype for a in arrays[1:]):
+        return False
+    return _gpu.use_cudnn(x.dtype)
+
+
 def bias_grad(gy):
     """The gradient of a per-channel bias: ``gy`` summed over all axes but axis 1."""
     return ops.sum(gy, axis=(0,) + tuple(range(2, gy.ndim)))
@@ -173,6 +188,11 @@ class ConvolutionND(FunctionNode):
         self.retain_inputs((0, 1))
         x, W = inputs[:2]
         b = inputs[2] if len(inputs) == 3 else None
+        if cudnn_applies(self.cover_all, x, W):
+            y = _gpu.cudnn().convolution_forward(
+                x, W, b, self.stride, self.pad, self.dilate, self.groups
+            )
+            return (y,)
         y = convolve(x, W, b, self.stride, self.pad, self.dilate, self.groups, self.cover_all)
         return (y.astype(x.dtype, copy=False),)
 
@@ -225,6 +245,12 @@ class ConvolutionNDGradW(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, gy = inputs
+        if cudnn_applies(self.cover_all, x, gy) and x.dtype == self.w_dtype:
+            w_shape = (gy.shape[1], x.shape[1] // self.groups) + self.ksize
+            gw = _gpu.cudnn().convolution_backward_filter(
+                x, gy, w_shape, self.stride, self.pad, self.dilate, self.groups
+            )
+            return (gw,)
         gw = convolve_grad_w(
             x, gy, self.ksize, self.stride, self.pad, self.dilate, self.groups, self.cover_all
         )

@@ -13,6 +13,7 @@ import math
 
 from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
+from dbr.functions import _gpu
 from dbr.functions.connection import convolution_nd
 from dbr.functions.connection._im2col import (
     as_tuple,
@@ -189,8 +190,27 @@ class DeconvolutionND(FunctionNode):
         x, W = inputs[:2]
         outsize = self._outsize(x.shape[2:], W.shape[2:])
         b = inputs[2] if len(inputs) == 3 else None
+        if self._cudnn_applies(x, W, outsize):
+            y_shape = (x.shape[0], W.shape[1] * self.groups) + tuple(outsize)
+            y = _gpu.cudnn().convolution_backward_data(
+                W, x, y_shape, self.stride, self.pad, self.dilate, self.groups
+            )
+            if b is not None:
+                y += b.reshape((1, -1) + (1,) * len(outsize))
+            return (y,)
         y = deconvolve(x, W, b, self.stride, self.pad, self.dilate, self.groups, outsize)
         return (y.astype(x.dtype, copy=False),)
+
+    def _cudnn_applies(self, x, W, outsize):
+        if not convolution_nd.cudnn_applies((False,), x, W):
+            return False
+        # cuDNN's data gradient gives only the outsize a convolution without cover_all maps to x.
+        ksize = W.shape[2:]
+        return all(
+            get_conv_outsize(outsize[i], ksize[i], self.stride[i], self.pad[i], False, d)
+            == x.shape[2 + i]
+            for i, d in enumerate(self.dilate)
+        )
 
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()

@@ -19,6 +19,7 @@ from dbr.core import FunctionNode, backend, ops, type_check
 from dbr.core.configuration import config
 from dbr.core.utils import force_array
 from dbr.core.variable import Variable, as_variable
+from dbr.functions._gpu import kernel
 from dbr.functions.activation.log_softmax import log_softmax
 from dbr.functions.activation.softmax import softmax
 
@@ -26,6 +27,60 @@ _REDUCE = ("mean", "no")
 _SOFT_TARGET_LOSS = ("cross-entropy", "kl-divergence")
 # Added to soft targets inside the logarithm of the KL divergence, as Chainer does.
 _KL_EPS = 1e-7
+
+# The GPU path for labels. x is (N, C, R) in C order, the positions (N, R) are t's
+# elements; A is the computation dtype (float32 for float16).
+_SCE_EXP_ELEMENTWISE = {
+    "in_params": "T x, T m",
+    "out_params": "A e",
+    "operation": "e = exp((A)x - (A)m)",
+    "name": "dbr_softmax_cross_entropy_exp",
+}
+# Per position: the label (ignored ones made 0), its weight (0 where ignored) and
+# the weighted -log softmax(x) at it, from the sums s and maxima m of the exponentials.
+_SCE_NLL_ELEMENTWISE = {
+    "in_params": (
+        "S t, raw T x, raw A s, raw T m, raw A class_weight, "
+        "int32 n_class, int32 rest, int32 ignore_label, bool weighted"
+    ),
+    "out_params": "A nll, A w, S label",
+    "operation": (
+        "const bool valid = t != ignore_label;"
+        "const S k = valid ? t : (S)0;"
+        "label = k;"
+        "w = valid ? (weighted ? class_weight[k] : (A)1) : (A)0;"
+        "const ptrdiff_t n = i / rest;"
+        "const A x_t = (A)x[(n * n_class + k) * rest + (i - n * rest)];"
+        "nll = w * (log(s[i]) - (x_t - (A)m[i]))"
+    ),
+    "name": "dbr_softmax_cross_entropy_nll",
+}
+# 1 / max(the number of labels that are not ignore_label, 1).
+_SCE_INV_COUNT_REDUCTION = {
+    "in_params": "S t, int32 ignore_label",
+    "out_params": "float64 inv_count",
+    "map_expr": "t != ignore_label ? 1.0 : 0.0",
+    "reduce_expr": "a + b",
+    "post_map_expr": "inv_count = 1.0 / (a > 1.0 ? a : 1.0)",
+    "identity": "0.0",
+    "name": "dbr_softmax_cross_entropy_inv_count",
+    "reduce_type": "double",
+}
+# c * w * (softmax(x) - onehot(label)) with c the output gradient (0-d for 'mean').
+_SCE_GRAD_ELEMENTWISE = {
+    "in_params": (
+        "A e, raw A s, raw S label, raw A w, raw A c, int32 n_class, int32 rest, bool c_scalar"
+    ),
+    "out_params": "T gx",
+    "operation": (
+        "const ptrdiff_t row = i / rest;"
+        "const ptrdiff_t pos = (row / n_class) * rest + (i - row * rest);"
+        "const A coef = c[c_scalar ? 0 : pos] * w[pos];"
+        "const A hit = (S)(row % n_class) == label[pos] ? (A)1 : (A)0;"
+        "gx = (T)(coef * (e / s[pos] - hit))"
+    ),
+    "name": "dbr_softmax_cross_entropy_grad",
+}
 
 
 def _check_options(normalize, class_weight, ignore_label, reduce, soft_target_loss):
@@ -240,6 +295,8 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x)
         dtype = _acc_dtype(x.dtype)
         has_ignored = _check_labels(t, x.shape[1], self.ignore_label)
+        if xp is not numpy:
+            return self._forward_gpu(x, t, dtype)
         e, s, m = _exponentials(x, dtype)
 
         weight = valid = None
@@ -268,6 +325,47 @@ class SoftmaxCrossEntropy(FunctionNode):
             loss = force_array(nll.sum() * self._inv_count, x.dtype)
         else:
             loss = force_array(nll, x.dtype)
+        if self.cache_score:
+            self._exp = e
+            self._exp_sum = s
+        return (loss,)
+
+    def _forward_gpu(self, x, t, dtype):
+        # Kernels: max, exp, sum, the per-position loss, then its sum and scaling.
+        xp = backend.get_array_module(x)
+        n_class = x.shape[1]
+        rest = t.size // max(t.shape[0], 1)
+        m = x.max(axis=1, keepdims=True)
+        e = kernel(_SCE_EXP_ELEMENTWISE)(x, m, xp.empty(x.shape, dtype))
+        s = e.sum(axis=1, keepdims=True)
+        weighted = self.class_weight is not None
+        cw = _class_weight_for(self.class_weight, x, dtype) if weighted else s
+        nll, w, labels = kernel(_SCE_NLL_ELEMENTWISE)(
+            t,
+            x,
+            s,
+            m,
+            cw,
+            n_class,
+            rest,
+            self.ignore_label,
+            weighted,
+            xp.empty(t.shape, dtype),
+            xp.empty(t.shape, dtype),
+            xp.empty(t.shape, t.dtype),
+        )
+        self._labels = labels
+        self._weight = w
+        if self.reduce == "mean":
+            if self.normalize:
+                self._inv_count = kernel(_SCE_INV_COUNT_REDUCTION, "reduce")(
+                    t, self.ignore_label
+                ).astype(dtype)
+            else:
+                self._inv_count = 1.0 / max(x.shape[0], 1)
+            loss = force_array(nll.sum() * self._inv_count, x.dtype)
+        else:
+            loss = nll.astype(x.dtype)
         if self.cache_score:
             self._exp = e
             self._exp_sum = s
@@ -355,11 +453,24 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
             return (force_array(gx, x.dtype),)
         if self._labels is not None:
             t = self._labels
+        if type(x) is not numpy.ndarray:
+            return (self._forward_gpu(x, e, s, t, c),)
         if self._weight is not None:
             c = c * self._weight
         gx *= _expand_class_axis(c) / s
         gx[_label_index(backend.get_array_module(gx), t)] -= c
         return (force_array(gx, x.dtype),)
+
+    def _forward_gpu(self, x, e, s, labels, c):
+        xp = backend.get_array_module(x)
+        w = self._weight
+        if w is None:
+            w = xp.ones(labels.shape, e.dtype)
+        n_class = x.shape[1]
+        rest = labels.size // max(labels.shape[0], 1)
+        return kernel(_SCE_GRAD_ELEMENTWISE)(
+            e, s, labels, w, c, n_class, rest, c.ndim == 0, xp.empty(x.shape, x.dtype)
+        )
 
     def backward(self, indexes, grad_outputs):
         x, t, gloss = self.get_retained_inputs()

@@ -30,6 +30,7 @@ def special_function(xp, name, who):
 
     Raises:
         ImportError: on the CPU without SciPy, saying how to install it.
+        RuntimeError: on CuPy arrays when no GPU can be used (from ``dbr.gpu.require``).
     """
     if xp is numpy:
         try:
@@ -39,6 +40,9 @@ def special_function(xp, name, who):
                 f"{who} needs SciPy on the CPU, which is not installed: {_INSTALL_HINT}"
             ) from e
     else:
+        import dbr.gpu
+
+        dbr.gpu.require(who)
         from cupyx.scipy import special
     return getattr(special, name)
 

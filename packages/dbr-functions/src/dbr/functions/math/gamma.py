@@ -103,7 +103,11 @@ class Zeta(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0,))
         q = inputs[0]
-        f = special_function(array_module(q), "zeta", "zeta")
+        xp = array_module(q)
+        if xp is not numpy and isinstance(self.x, numpy.ndarray):
+            # CuPy's ufuncs take no NumPy arrays; backward reuses the moved exponent.
+            self.x = xp.asarray(self.x)
+        f = special_function(xp, "zeta", "zeta")
         return (force_array(f(self.x, q), q.dtype),)
 
     def backward(self, indexes, grad_outputs):
@@ -187,7 +191,7 @@ def zeta(x, q):
 
     Args:
         x (float, array or Variable): the exponent, a real scalar or an array
-            (on ``q``'s device) whose shape broadcasts to ``q``'s shape.
+            (a NumPy one is moved to ``q``'s device) whose shape broadcasts to ``q``'s.
         q (Variable or array): float16, float32 or float64.
 
     Returns:

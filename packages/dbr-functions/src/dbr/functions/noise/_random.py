@@ -8,6 +8,8 @@ import numpy
 
 from dbr.core.utils import force_array
 
+_float64 = numpy.dtype(numpy.float64)
+
 
 def keep_flags(xp, shape, ratio):
     """Return a boolean array of ``shape`` that is True with probability ``1 - ratio``."""
@@ -16,6 +18,11 @@ def keep_flags(xp, shape, ratio):
     else:
         u = xp.random.random_sample(shape, dtype=numpy.float32)
     return force_array(u >= ratio)
+
+
+def gpu_sample_dtype(dtype):
+    """The dtype ``cupy.random`` draws ``dtype`` samples in (it has float32 and float64 only)."""
+    return _float64 if dtype == _float64 else numpy.dtype(numpy.float32)
 
 
 def check_ratio(ratio, who, upper_inclusive=False):

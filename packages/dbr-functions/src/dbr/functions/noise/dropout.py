@@ -4,7 +4,16 @@ import numpy
 
 from dbr.core import FunctionNode, Variable, as_variable, backend, config, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions._gpu import kernel
 from dbr.functions.noise._random import check_ratio, keep_flags
+
+# The mask from uniform draws u in [0, 1) and the output, in one pass.
+_DROPOUT_ELEMENTWISE = {
+    "in_params": "T x, float32 u, float32 ratio, T scale",
+    "out_params": "T mask, T y",
+    "operation": "mask = u >= ratio ? scale : (T)0; y = x * mask",
+    "name": "dbr_dropout",
+}
 
 _ndarray = numpy.ndarray
 
@@ -42,6 +51,11 @@ class Dropout(FunctionNode):
         mask = self.mask
         if mask is None:
             xp = numpy if type(x) is _ndarray else backend.get_array_module(x)
+            if xp is not numpy:
+                u = xp.random.random_sample(x.shape, dtype=numpy.float32)
+                scale = force_type(x.dtype, 1.0 / (1.0 - self.ratio))
+                self.mask, y = kernel(_DROPOUT_ELEMENTWISE)(x, u, self.ratio, scale)
+                return (y,)
             mask = keep_flags(xp, x.shape, self.ratio).astype(x.dtype)
             mask *= force_type(x.dtype, 1.0 / (1.0 - self.ratio))
             self.mask = mask

@@ -4,6 +4,7 @@ import numpy
 
 from dbr.core import FunctionNode, Variable, backend, type_check
 from dbr.core.utils import force_array, force_type
+from dbr.functions.noise._random import gpu_sample_dtype
 
 _ndarray = numpy.ndarray
 
@@ -48,7 +49,8 @@ class Gaussian(FunctionNode):
             if xp is numpy:
                 eps = numpy.random.standard_normal(ln_var.shape).astype(dtype)
             else:
-                eps = xp.random.standard_normal(ln_var.shape, dtype=dtype)
+                draw = gpu_sample_dtype(dtype)
+                eps = xp.random.standard_normal(ln_var.shape, dtype=draw).astype(dtype, copy=False)
             self.eps = force_array(eps)
         y = force_array(ln_var * force_type(dtype, 0.5))
         xp.exp(y, out=y)

@@ -6,6 +6,7 @@ import numpy
 
 from dbr.core import Variable, as_variable, backend, type_check
 from dbr.functions.activation.softmax import softmax
+from dbr.functions.noise._random import gpu_sample_dtype
 
 
 def gumbel_softmax(log_pi, tau=0.1, axis=1):
@@ -57,5 +58,6 @@ def gumbel_softmax(log_pi, tau=0.1, axis=1):
     if xp is numpy:
         g = numpy.random.gumbel(size=data.shape).astype(dtype)
     else:
-        g = xp.random.gumbel(size=data.shape, dtype=dtype)
+        g = xp.random.gumbel(size=data.shape, dtype=gpu_sample_dtype(dtype))
+        g = g.astype(dtype, copy=False)
     return softmax((as_variable(log_pi) + g) / tau, axis=axis)

@@ -19,6 +19,7 @@ import numpy
 
 from dbr.core import FunctionNode, Variable, ops, type_check
 from dbr.core.backend import get_array_module
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.normalization._statistics import (
     ChannelLayout,
     channel_dot,
@@ -31,6 +32,50 @@ from dbr.functions.normalization._statistics import (
 
 _float64 = numpy.dtype(numpy.float64)
 _KWARGS = ("eps", "running_mean", "running_var", "decay", "axis")
+
+# The GPU paths: per-channel arrays are (1, C, 1) and broadcast over the (A, C, B) view
+# of x; A is the dtype of the statistics (float32 for float16 and float32 inputs).
+_BN_INV_STD_ELEMENTWISE = {
+    "in_params": "A var, float64 eps",
+    "out_params": "A inv_std",
+    "operation": "inv_std = (A)1 / sqrt(var + (A)eps)",
+    "name": "dbr_bn_inv_std",
+}
+_BN_FORWARD_ELEMENTWISE = {
+    "in_params": "T x, A mean, A inv_std, G gamma, G beta",
+    "out_params": "T y",
+    "operation": "y = (T)(((A)x - mean) * (inv_std * (A)gamma) + (A)beta)",
+    "name": "dbr_bn_forward",
+}
+_BN_GGAMMA_REDUCTION = {
+    "in_params": "T gy, T x, A mean, A inv_std",
+    "out_params": "A ggamma",
+    "map_expr": "(A)gy * (((A)x - mean) * inv_std)",
+    "reduce_expr": "a + b",
+    "post_map_expr": "ggamma = a",
+    "identity": "0",
+    "name": "dbr_bn_ggamma",
+}
+_FIXED_BN_ELEMENTWISE = {
+    "in_params": "T x, G gamma, G beta, G mean, G var, float64 eps",
+    "out_params": "T y",
+    "operation": (
+        "typedef dbr_acc<T>::type A;"
+        "const A inv_std = (A)1 / sqrt((A)var + (A)eps);"
+        "y = (T)(((A)x - (A)mean) * (inv_std * (A)gamma) + (A)beta)"
+    ),
+    "name": "dbr_fixed_bn_forward",
+    "preamble": ACC_PREAMBLE,
+}
+_BN_GRAD_ELEMENTWISE = {
+    "in_params": "T x, T gy, A mean, A inv_std, G gamma, A gbeta, A ggamma, float64 inv_m",
+    "out_params": "T gx",
+    "operation": (
+        "const A x_hat = ((A)x - mean) * inv_std;"
+        "gx = (T)((A)gamma * inv_std * ((A)gy - (gbeta + x_hat * ggamma) * (A)inv_m))"
+    ),
+    "name": "dbr_bn_grad",
+}
 
 
 # -- arguments -----------------------------------------------------------------------
@@ -179,6 +224,8 @@ class BatchNormalization(FunctionNode):
         x, gamma, beta = inputs
         layout = self.layout = ChannelLayout(x.shape, key_axes(x.ndim, gamma.ndim, self.axis))
         dtype = compute_dtype(x.dtype, gamma.dtype)
+        if type(x) is not numpy.ndarray:
+            return self._forward_gpu(x, gamma, beta, dtype)
         x3 = layout.view(x, dtype)
         if self.statistics is None:
             mean, var, centered = moments(x3)
@@ -207,7 +254,31 @@ class BatchNormalization(FunctionNode):
             self._update_running(mean, var, layout.m)
         return (layout.restore(y3).astype(x.dtype, copy=False),)
 
+    def _forward_gpu(self, x, gamma, beta, dtype):
+        # Statistics by two reductions (the variance is centred, so it needs no
+        # check of its conditioning), then y by one elementwise kernel.
+        layout = self.layout
+        x3 = layout.view(x)
+        if self.statistics is None:
+            mean = x3.mean(axis=(0, 2), dtype=dtype)
+            var = x3.var(axis=(0, 2), dtype=dtype)
+        else:
+            mean, var = self.statistics
+        inv_std = kernel(_BN_INV_STD_ELEMENTWISE)(var, self.eps)
+        g, b = self._scale_shift_params(gamma, beta, mean, var)
+        y3 = kernel(_BN_FORWARD_ELEMENTWISE)(
+            x3, _channels(mean), _channels(inv_std), _channels(g), _channels(b)
+        )
+        self.mean = mean
+        self.inv_std = inv_std
+        self.centered = False
+        if self.running_mean is not None:
+            self._update_running(mean, var, layout.m)
+        return (layout.restore(y3),)
+
     def _scale_shift_params(self, gamma, beta, mean, var):
+        if type(gamma) is not numpy.ndarray:
+            return gamma.reshape(-1), beta.reshape(-1)
         return gamma.reshape(-1).astype(_float64), beta.reshape(-1).astype(_float64)
 
     def _update_running(self, mean, var, m):
@@ -232,6 +303,11 @@ def _pick(grads, indexes, has_gx):
     if rest:
         named[1], named[2] = rest
     return tuple([named[i] for i in indexes])
+
+
+def _channels(c):
+    """A per-channel vector as a ``(1, C, 1)`` array, broadcasting over the ``(A, C, B)`` view."""
+    return c.reshape(1, -1, 1)
 
 
 class BatchNormalizationGrad(FunctionNode):
@@ -265,6 +341,8 @@ class BatchNormalizationGrad(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0, 1, 2))
         x, gamma, gy = inputs
+        if type(x) is not numpy.ndarray:
+            return self._forward_gpu(x, gamma, gy)
         layout = self.layout
         dtype = compute_dtype(x.dtype, gamma.dtype)
         x3 = layout.view(x, dtype)
@@ -288,6 +366,34 @@ class BatchNormalizationGrad(FunctionNode):
             gx3 += x3 * column(b, dtype)
             gx3 += column(c, dtype)
             outputs.append(layout.restore(gx3).astype(x.dtype, copy=False))
+        if self.need_params:
+            outputs.append(ggamma.reshape(gamma.shape).astype(gamma.dtype))
+            outputs.append(gbeta.reshape(gamma.shape).astype(gamma.dtype))
+        return tuple(outputs)
+
+    def _forward_gpu(self, x, gamma, gy):
+        # gbeta and ggamma by two reductions, gx by one elementwise kernel, all from
+        # x - mean (so the centred flag needs no extra pass here).
+        layout = self.layout
+        x3 = layout.view(x)
+        gy3 = layout.view(gy)
+        mean = _channels(self.mean)
+        inv_std = _channels(self.inv_std)
+        gbeta = gy3.sum(axis=(0, 2), dtype=self.mean.dtype)
+        ggamma = kernel(_BN_GGAMMA_REDUCTION, "reduce")(gy3, x3, mean, inv_std, axis=(0, 2))
+        outputs = []
+        if self.need_x:
+            gx3 = kernel(_BN_GRAD_ELEMENTWISE)(
+                x3,
+                gy3,
+                mean,
+                inv_std,
+                _channels(gamma.reshape(-1)),
+                _channels(gbeta),
+                _channels(ggamma),
+                1.0 / layout.m,
+            )
+            outputs.append(layout.restore(gx3))
         if self.need_params:
             outputs.append(ggamma.reshape(gamma.shape).astype(gamma.dtype))
             outputs.append(gbeta.reshape(gamma.shape).astype(gamma.dtype))
@@ -396,6 +502,16 @@ class FixedBatchNormalization(FunctionNode):
         layout = self.layout = ChannelLayout(x.shape, key_axes(x.ndim, gamma.ndim, self.axis))
         dtype = compute_dtype(x.dtype, gamma.dtype)
         xp = get_array_module(x)
+        if xp is not numpy:
+            y3 = kernel(_FIXED_BN_ELEMENTWISE)(
+                layout.view(x),
+                _channels(gamma.reshape(-1)),
+                _channels(beta.reshape(-1)),
+                _channels(mean.reshape(-1)),
+                _channels(var.reshape(-1)),
+                self.eps,
+            )
+            return (layout.restore(y3),)
         inv_std = var.reshape(-1).astype(_float64) + self.eps
         xp.sqrt(inv_std, out=inv_std)
         xp.reciprocal(inv_std, out=inv_std)

@@ -11,13 +11,61 @@ The functions differ only in where the gates lie in ``P`` (a
 ``c`` unchanged, which is how sequences that have ended keep their state.
 """
 
+import numpy
+
 from dbr.core import FunctionNode, Variable, backend, ops
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.activation.sigmoid import sigmoid
 from dbr.functions.activation.tanh import tanh
 from dbr.functions.array.concat import concat
 from dbr.functions.array.stack import stack
 
 _new_variable = Variable._new
+
+# The one-cell, four-gate cell on the GPU. Element i of c (B, N, R) reads gate k of
+# P (B, 4N, R, C-contiguous) at base + k * ks, with js and ks the strides of a unit
+# and a gate in P (interleaved: 4R and R; blocked: R and NR).
+_GATES = """
+typedef dbr_acc<T>::type A;
+const int b = i / nr;
+const int jr = i - b * nr;
+const int j = jr / rs;
+const ptrdiff_t base = (ptrdiff_t)b * 4 * nr + (ptrdiff_t)j * js + (jr - j * rs);
+const A half = 0.5;
+const A a = tanh((A)p[base + ga * ks]);
+const A ig = tanh((A)p[base + gi * ks] * half) * half + half;
+const A fg = tanh((A)p[base + gf * ks] * half) * half + half;
+const A og = tanh((A)p[base + go * ks] * half) * half + half;
+"""
+_LAYOUT_PARAMS = "int32 nr, int32 rs, int32 js, int32 ks, int32 ga, int32 gi, int32 gf, int32 go"
+_LSTM_ELEMENTWISE = {
+    "in_params": "T c_prev, raw T p, " + _LAYOUT_PARAMS,
+    "out_params": "T c, T h",
+    "operation": _GATES
+    + """
+const T ct = (T)(a * ig + fg * (A)c_prev);
+c = ct;
+h = (T)(og * tanh((A)ct));
+""",
+    "name": "dbr_lstm",
+    "preamble": ACC_PREAMBLE,
+}
+_LSTM_GRAD_ELEMENTWISE = {
+    "in_params": "T c_prev, T c, T gc, T gh, raw T p, " + _LAYOUT_PARAMS,
+    "out_params": "T gc_prev, raw T gp",
+    "operation": _GATES
+    + """
+const A tc = tanh((A)c);
+const A gct = (A)gh * og * ((A)1 - tc * tc) + (A)gc;
+gp[base + ga * ks] = (T)(gct * ig * ((A)1 - a * a));
+gp[base + gi * ks] = (T)(gct * a * ig * ((A)1 - ig));
+gp[base + gf * ks] = (T)(gct * (A)c_prev * fg * ((A)1 - fg));
+gp[base + go * ks] = (T)((A)gh * tc * og * ((A)1 - og));
+gc_prev = (T)(gct * fg);
+""",
+    "name": "dbr_lstm_grad",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 class GateLayout:
@@ -91,6 +139,51 @@ class GateLayout:
         """The Variable of ``shape`` whose gates are ``parts`` (by position)."""
         return ops.reshape(stack(parts, axis=2 if self.interleaved else 1), shape)
 
+    def kernel_args(self, c_shape):
+        """The layout arguments of the GPU kernels for a cell state of ``c_shape``."""
+        units = c_shape[1]
+        rest = 1
+        for d in c_shape[2:]:
+            rest *= d
+        nr = units * rest
+        js, ks = (4 * rest, rest) if self.interleaved else (rest, nr)
+        return (nr, rest, js, ks, self.a, self.i, self.f[0], self.o)
+
+
+def _gpu_cell(layout, cs):
+    """Whether the one-cell GPU kernels compute this cell."""
+    return len(cs) == 1 and layout.n_gates == 4 and type(cs[0]) is not numpy.ndarray
+
+
+def _cell_forward_gpu(layout, p, c_prev):
+    """The cell by one kernel: return ``(c, h)``."""
+    xp = backend.get_array_module(p)
+    batch = p.shape[0]
+    c = xp.empty(c_prev.shape, p.dtype)
+    h = xp.empty((batch,) + c_prev.shape[1:], p.dtype)
+    p = xp.ascontiguousarray(p)
+    args = layout.kernel_args(c_prev.shape)
+    kernel(_LSTM_ELEMENTWISE)(c_prev[:batch], p, *args, c[:batch], h)
+    if len(c_prev) > batch:
+        c[batch:] = c_prev[batch:]
+    return c, h
+
+
+def _cell_grad_gpu(layout, p, c_prev, c, gc, gh):
+    """The gradients ``(gc_prev, gP)`` of the cell by one kernel."""
+    xp = backend.get_array_module(p)
+    batch = p.shape[0]
+    p = xp.ascontiguousarray(p)
+    gp = xp.empty(p.shape, p.dtype)
+    gc_prev = xp.empty(c_prev.shape, p.dtype)
+    args = layout.kernel_args(c_prev.shape)
+    kernel(_LSTM_GRAD_ELEMENTWISE)(
+        c_prev[:batch], c[:batch], gc[:batch], gh, p, *args, gc_prev[:batch], gp
+    )
+    if len(c_prev) > batch:
+        gc_prev[batch:] = gc[batch:]
+    return gc_prev, gp
+
 
 def cell_forward(layout, p, cs):
     """The cell on arrays: return ``(c, h, act, tanh_c)``.
@@ -145,6 +238,9 @@ class CellFunction(FunctionNode):
         n = self.n_cells
         self.retain_inputs(tuple(range(len(inputs))))
         self.retain_outputs((0,))
+        if _gpu_cell(self.layout, inputs[:n]):
+            self._act = self._tanh_c = None
+            return _cell_forward_gpu(self.layout, self.pre_activations(inputs[n:]), inputs[0])
         c, h, self._act, self._tanh_c = cell_forward(
             self.layout, self.pre_activations(inputs[n:]), inputs[:n]
         )
@@ -156,12 +252,12 @@ class CellFunction(FunctionNode):
         cs, xs = inputs[:n], inputs[n:]
         c = self.get_retained_outputs()[0]
         gc, gh = grad_outputs
+        p = self.pre_activations_variable(xs)
         if gc is None:
             gc = _new_variable(c.xp.zeros(c.shape, c.dtype), False)
         if gh is None:
-            shape = (self._act.shape[0],) + c.shape[1:]
+            shape = (p.shape[0],) + c.shape[1:]
             gh = _new_variable(c.xp.zeros(shape, c.dtype), False)
-        p = self.pre_activations_variable(xs)
         grads = CellGrad(self.layout, self._act, self._tanh_c).apply((*cs, p, c, gc, gh))
         if indexes[-1] < n:
             return grads[:n] + (None,) * len(xs)
@@ -187,6 +283,9 @@ class CellGrad(FunctionNode):
         layout = self.layout
         cs = inputs[:-4]
         p, c, gc, gh = inputs[-4:]
+        if _gpu_cell(layout, cs):
+            self._act = self._tanh_c = None
+            return _cell_grad_gpu(layout, p, cs[0], c, gc, gh)
         xp = backend.get_array_module(p)
         batch = p.shape[0]
         act = self._act if self._act is not None else layout.activate(p)

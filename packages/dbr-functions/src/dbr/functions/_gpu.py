@@ -1,0 +1,80 @@
+"""The GPU kernels of dbr.functions, built through dbr.gpu on first use.
+
+Each kernel is defined as a module-level dict named ``*_ELEMENTWISE``,
+``*_REDUCTION`` or ``*_RAW`` in the module that uses it, holding the keyword
+arguments of ``dbr.gpu.elementwise``, ``reduce`` or ``raw``. Only this
+module imports dbr.gpu, and only when a kernel is first asked for, which
+happens on CuPy arrays alone: the CPU paths never import it.
+
+``ACC_PREAMBLE`` defines ``dbr_acc<T>::type``, the type a kernel computes
+in: float for float16, ``T`` itself otherwise.
+"""
+
+from dbr.core import FunctionNode
+
+ACC_PREAMBLE = """
+template <typename T> struct dbr_acc { typedef T type; };
+template <> struct dbr_acc<float16> { typedef float type; };
+"""
+
+_kernels = {}
+
+
+def kernel(spec, kind="elementwise"):
+    """The CuPy kernel of the definition ``spec``, built (through dbr.gpu) once.
+
+    Args:
+        spec (dict): the keyword arguments of ``dbr.gpu.<kind>``, a module constant.
+        kind (str): ``'elementwise'``, ``'reduce'`` or ``'raw'``.
+
+    Returns:
+        cupy.ElementwiseKernel, cupy.ReductionKernel or cupy.RawKernel.
+    """
+    built = _kernels.get(id(spec))
+    if built is None:
+        import dbr.gpu
+
+        built = getattr(dbr.gpu, kind)(**spec)
+        # The key is the id of a module constant, which lives as long as this cache.
+        _kernels[id(spec)] = built
+    return built
+
+
+def use_cudnn(dtype):
+    """Whether a convolution of ``dtype`` on CuPy arrays goes through cuDNN (``'>=auto'``)."""
+    from dbr.gpu import cudnn
+
+    return cudnn.should_use_cudnn(">=auto", dtype)
+
+
+def cudnn():
+    """The ``dbr.gpu.cudnn`` module."""
+    from dbr.gpu import cudnn
+
+    return cudnn
+
+
+class ElementwiseGrad(FunctionNode):
+    """``gx = k(cond, gy, *scalars)`` by one elementwise kernel, linear in ``gy``.
+
+    The gradient of an activation whose derivative depends only on a
+    constant array ``cond`` (its input or output, not differentiated
+    through): its own gradient is the same node applied to ``ggx``. GPU only.
+
+    Args:
+        spec (dict): an ``*_ELEMENTWISE`` definition with inputs
+            ``(cond, gy, *scalars)`` and one output ``gx`` of ``gy``'s dtype.
+        cond: the array the derivative is computed from.
+        scalars: the kernel's scalar arguments.
+    """
+
+    def __init__(self, spec, cond, *scalars):
+        self.spec = spec
+        self.cond = cond
+        self.scalars = scalars
+
+    def forward(self, inputs):
+        return (kernel(self.spec)(self.cond, inputs[0], *self.scalars),)
+
+    def backward(self, indexes, grad_outputs):
+        return ElementwiseGrad(self.spec, self.cond, *self.scalars).apply(grad_outputs)
