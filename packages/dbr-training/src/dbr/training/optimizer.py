@@ -19,6 +19,85 @@ from dbr.core.serializers import Deserializer
 
 _ndarray = numpy.ndarray
 _float16 = numpy.dtype(numpy.float16)
+_gpu_kernels = {}
+
+# One launch per GPU gradient, all writing to one flag array per device.
+_NONFINITE_FLAG_ELEMENTWISE = {
+    "in_params": "T grad, int32 index",
+    "out_params": "raw int32 flags",
+    "operation": "if (!isfinite(grad)) flags[index] = 1",
+    "name": "dbr_flag_nonfinite",
+    "no_return": True,
+}
+
+
+def _gpu_kernel(kind, definition):
+    kernel = _gpu_kernels.get(definition["name"])
+    if kernel is None:
+        import dbr.gpu
+
+        build = dbr.gpu.elementwise if kind == "elementwise" else dbr.gpu.reduce
+        kernel = _gpu_kernels[definition["name"]] = build(**definition)
+    return kernel
+
+
+def gpu_elementwise(definition):
+    """Return the ``cupy.ElementwiseKernel`` of a ``*_ELEMENTWISE`` definition, built once.
+
+    dbr.gpu is imported here, on the first call, so that CPU training never
+    imports it. Only the GPU code paths of dbr.training call this.
+
+    Args:
+        definition (dict): the keyword arguments of ``dbr.gpu.elementwise``
+            (a module-level constant; its ``name`` keys the cache).
+    """
+    return _gpu_kernel("elementwise", definition)
+
+
+def gpu_reduction(definition):
+    """Return the ``cupy.ReductionKernel`` of a ``*_REDUCTION`` definition, built once.
+
+    Args:
+        definition (dict): the keyword arguments of ``dbr.gpu.reduce``.
+    """
+    return _gpu_kernel("reduce", definition)
+
+
+def check_eps(rule, eps, dtype):
+    """Raise ValueError when ``eps`` is nonzero but rounds to 0 in ``dtype`` (host only)."""
+    if eps != 0 and numpy.dtype(dtype).type(eps) == 0:
+        raise ValueError(
+            f"{type(rule).__name__}: eps={eps!r} is too small for {numpy.dtype(dtype).name}"
+        )
+
+
+def _nonfinite_grad_names(named_params):
+    """Names, in order, of the parameters whose gradient holds a NaN or an infinity.
+
+    NumPy gradients are checked one by one. GPU gradients set flags on their
+    device (one kernel each) that are read back once per device: a single
+    synchronisation for a model on one GPU.
+    """
+    order, bad, on_gpu = [], set(), {}
+    for name, param in named_params:
+        grad = param.grad
+        if grad is None:
+            continue
+        order.append(name)
+        if type(grad) is _ndarray:
+            if not numpy.isfinite(grad).all():
+                bad.add(name)
+        else:
+            on_gpu.setdefault(param.device, []).append((name, grad))
+    for device, entries in on_gpu.items():
+        with device:
+            flags = device.xp.zeros(len(entries), dtype=numpy.int32)
+            kernel = gpu_elementwise(_NONFINITE_FLAG_ELEMENTWISE)
+            for index, (_, grad) in enumerate(entries):
+                kernel(grad, index, flags)
+            flags = flags.get()
+        bad.update(name for (name, _), flag in zip(entries, flags, strict=True) if flag)
+    return [name for name in order if name in bad]
 
 
 class Hyperparameter:
@@ -141,8 +220,9 @@ class UpdateRule:
     and its ``state`` (a dict of arrays such as moment estimates), created by
     :meth:`init_state` on the parameter's device at the first update.
     Subclasses implement :meth:`init_state` and :meth:`update_core_cpu` /
-    :meth:`update_core_gpu` (the built-in rules write one array-module-generic
-    update used for both), updating ``param.array`` and the state in place.
+    :meth:`update_core_gpu` (the built-in rules' GPU update is one fused
+    elementwise kernel per parameter), updating ``param.array`` and the state
+    in place.
 
     Args:
         parent_hyperparam (Hyperparameter): the defaults (default None).
@@ -506,23 +586,22 @@ class Optimizer:
         self.loss_scaling(scale=loss_scale)
 
     def check_nan_in_grads(self):
-        """Record (and warn) whether any gradient is not finite; only with dynamic scaling."""
+        """Record (and warn) whether any gradient is not finite; only with dynamic scaling.
+
+        On a GPU this costs one flagging kernel per gradient and one
+        synchronisation per device.
+        """
         self._loss_scaling_isnan = False
         if not self._loss_scaling_is_dynamic:
             return
-        for name, param in self.target.namedparams(False):
-            grad = param.grad
-            if grad is None:
-                continue
-            xp = backend.get_array_module(grad)
-            if not xp.isfinite(grad).all():
-                self._loss_scaling_isnan = True
-                self._loss_scaling_isnan_ever = True
-                warnings.warn(
-                    f"{type(self).__name__}: non-finite value in the gradient of {name} "
-                    f"(iteration {self.t}, loss scale {self._loss_scale})",
-                    stacklevel=2,
-                )
+        for name in _nonfinite_grad_names(self.target.namedparams(False)):
+            self._loss_scaling_isnan = True
+            self._loss_scaling_isnan_ever = True
+            warnings.warn(
+                f"{type(self).__name__}: non-finite value in the gradient of {name} "
+                f"(iteration {self.t}, loss scale {self._loss_scale})",
+                stacklevel=2,
+            )
 
     def is_safe_to_update(self):
         """Whether the last :meth:`check_nan_in_grads` found only finite gradients."""

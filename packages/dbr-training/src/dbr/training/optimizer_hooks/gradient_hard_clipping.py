@@ -1,6 +1,7 @@
 """GradientHardClipping: element-wise clipping of the gradients."""
 
-from dbr.core import backend
+import numpy
+
 from dbr.training.optimizer_hooks._util import check_real
 
 
@@ -41,5 +42,8 @@ class GradientHardClipping:
         g = param.grad
         if g is None:
             return
-        xp = backend.get_array_module(g)
-        xp.clip(g, self.lower_bound, self.upper_bound, out=g)
+        if type(g) is numpy.ndarray:
+            numpy.clip(g, self.lower_bound, self.upper_bound, out=g)
+            return
+        with param.device:
+            param.xp.clip(g, self.lower_bound, self.upper_bound, out=g)

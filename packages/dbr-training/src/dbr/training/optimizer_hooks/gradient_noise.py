@@ -68,5 +68,9 @@ class GradientNoise:
         if g is None:
             return
         xp = backend.get_array_module(g)
-        noise = self.noise_func(xp, g.shape, g.dtype, self, rule)
-        g += noise
+        if xp is numpy:
+            g += self.noise_func(xp, g.shape, g.dtype, self, rule)
+            return
+        # The noise is drawn by the generator of the gradient's GPU.
+        with param.device:
+            g += self.noise_func(xp, g.shape, g.dtype, self, rule)

@@ -1,15 +1,25 @@
 """Lasso: L1 regularization applied to the gradients."""
 
-from dbr.core import backend
+import numpy
+
+from dbr.training.optimizer import gpu_elementwise
 from dbr.training.optimizer_hooks._util import check_real
+
+# sign(p) as NumPy's: 0 for zeros, NaN for NaN.
+_LASSO_ELEMENTWISE = {
+    "in_params": "T p, T rate",
+    "out_params": "T g",
+    "operation": "g += rate * (p > (T)0 ? (T)1 : (p < (T)0 ? (T)-1 : p))",
+    "name": "dbr_lasso",
+}
 
 
 class Lasso:
     """Optimizer/UpdateRule hook adding ``rate * sign(param)`` to each parameter's gradient.
 
     This is the (sub)gradient of the L1 penalty ``rate * ||param||_1``. The
-    gradient is updated in place; a parameter without array or gradient is
-    left alone.
+    gradient is updated in place (on a GPU by one fused kernel); a parameter
+    without array or gradient is left alone.
 
     Args:
         rate (float): coefficient of the L1 penalty.
@@ -33,5 +43,8 @@ class Lasso:
         p, g = param.array, param.grad
         if p is None or g is None:
             return
-        xp = backend.get_array_module(p)
-        g += self.rate * xp.sign(p)
+        if type(p) is numpy.ndarray:
+            g += self.rate * numpy.sign(p)
+            return
+        with param.device:
+            gpu_elementwise(_LASSO_ELEMENTWISE)(p, self.rate, g)

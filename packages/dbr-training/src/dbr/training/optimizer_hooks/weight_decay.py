@@ -1,14 +1,24 @@
 """WeightDecay: L2 regularization applied to the gradients."""
 
+import numpy
+
+from dbr.training.optimizer import gpu_elementwise
 from dbr.training.optimizer_hooks._util import check_real
+
+_WEIGHT_DECAY_ELEMENTWISE = {
+    "in_params": "T p, T rate",
+    "out_params": "T g",
+    "operation": "g += rate * p",
+    "name": "dbr_weight_decay",
+}
 
 
 class WeightDecay:
     """Optimizer/UpdateRule hook adding ``rate * param`` to each parameter's gradient.
 
     This is the gradient of the L2 penalty ``rate / 2 * ||param||^2``. The
-    gradient is updated in place; a parameter without array or gradient is
-    left alone.
+    gradient is updated in place (on a GPU by one fused kernel); a parameter
+    without array or gradient is left alone.
 
     Args:
         rate (float): coefficient of the weight decay.
@@ -35,4 +45,8 @@ class WeightDecay:
         p, g = param.array, param.grad
         if p is None or g is None:
             return
-        g += self.rate * p
+        if type(p) is numpy.ndarray:
+            g += self.rate * p
+            return
+        with param.device:
+            gpu_elementwise(_WEIGHT_DECAY_ELEMENTWISE)(p, self.rate, g)

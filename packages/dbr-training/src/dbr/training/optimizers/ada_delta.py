@@ -6,6 +6,18 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.rho = 0.95
 _default_hyperparam.eps = 1e-6
 
+_ADA_DELTA_ELEMENTWISE = {
+    "in_params": "T grad, T rho, T one_minus_rho, T eps",
+    "out_params": "T param, T msg, T msdx",
+    "operation": (
+        "msg = rho * msg + one_minus_rho * grad * grad;"
+        "T dx = sqrt((msdx + eps) / (msg + eps)) * grad;"
+        "msdx = rho * msdx + one_minus_rho * dx * dx;"
+        "param -= dx"
+    ),
+    "name": "dbr_ada_delta",
+}
+
 
 class AdaDeltaRule(optimizer.UpdateRule):
     """Update rule of Zeiler's AdaDelta.
@@ -34,7 +46,7 @@ class AdaDeltaRule(optimizer.UpdateRule):
         self.state["msdx"] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -58,7 +70,17 @@ class AdaDeltaRule(optimizer.UpdateRule):
         msdx += tmp
         param.array -= dx
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        rho = hp.rho
+        state = self.state
+        optimizer.gpu_elementwise(_ADA_DELTA_ELEMENTWISE)(
+            grad, rho, 1 - rho, hp.eps, param.array, state["msg"], state["msdx"]
+        )
 
 
 class AdaDelta(optimizer.GradientMethod):

@@ -6,6 +6,13 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
 _default_hyperparam.eps = 1e-8
 
+_ADA_GRAD_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T eps",
+    "out_params": "T param, T h",
+    "operation": "h += grad * grad; param -= lr * grad / (sqrt(h) + eps)",
+    "name": "dbr_ada_grad",
+}
+
 
 class AdaGradRule(optimizer.UpdateRule):
     """Update rule of AdaGrad: ``h += grad**2; param -= lr * grad / (sqrt(h) + eps)``.
@@ -27,7 +34,7 @@ class AdaGradRule(optimizer.UpdateRule):
         self.state["h"] = param.xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -42,7 +49,15 @@ class AdaGradRule(optimizer.UpdateRule):
         step /= denom
         param.array -= step
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        optimizer.gpu_elementwise(_ADA_GRAD_ELEMENTWISE)(
+            grad, hp.lr, hp.eps, param.array, self.state["h"]
+        )
 
 
 class AdaGrad(optimizer.GradientMethod):

@@ -18,6 +18,51 @@ _default_hyperparam.adabound = False
 _default_hyperparam.final_lr = 0.1
 _default_hyperparam.gamma = 1e-3
 
+# C, the type the update is computed in, is float for float16 parameters (as on the
+# CPU) and the parameter's type otherwise; host scalars come as doubles so that
+# eps survives the cast to C.
+_COMPUTE_TYPE_PREAMBLE = """
+template <typename X> struct dbr_adam_compute { typedef X type; };
+template <> struct dbr_adam_compute<float16> { typedef float type; };
+"""
+
+
+def _adam_definition(amsgrad, adabound, name):
+    vhat = "vhat" if amsgrad else "v"
+    lines = [
+        "C g = (C)grad;",
+        "m += (C)one_minus_beta1 * (g - (C)m);",
+        "v += (C)one_minus_beta2 * (g * g - (C)v);",
+        "vhat = max(vhat, v);" if amsgrad else "",
+        f"C step = (C)alpha_t / (sqrt((C){vhat}) + (C)eps);",
+        "step = min(max(step, (C)lower), (C)upper);" if adabound else "",
+        "param = (C)param * (C)one_minus_decay - (step * (C)m) * (C)eta",
+    ]
+    return {
+        "in_params": (
+            "T grad, float64 alpha_t, float64 one_minus_beta1, float64 one_minus_beta2, "
+            "float64 eps, float64 eta, float64 one_minus_decay"
+            + (", float64 lower, float64 upper" if adabound else "")
+        ),
+        "out_params": "T param, T m, T v" + (", T vhat" if amsgrad else ""),
+        "operation": "".join(lines),
+        "name": name,
+        "preamble": _COMPUTE_TYPE_PREAMBLE,
+        "loop_prep": "typedef dbr_adam_compute<T>::type C",
+    }
+
+
+_ADAM_ELEMENTWISE = _adam_definition(False, False, "dbr_adam")
+_AMSGRAD_ELEMENTWISE = _adam_definition(True, False, "dbr_amsgrad")
+_ADABOUND_ELEMENTWISE = _adam_definition(False, True, "dbr_adabound")
+_AMSBOUND_ELEMENTWISE = _adam_definition(True, True, "dbr_amsbound")
+_ADAM_DEFINITIONS = {
+    (False, False): _ADAM_ELEMENTWISE,
+    (True, False): _AMSGRAD_ELEMENTWISE,
+    (False, True): _ADABOUND_ELEMENTWISE,
+    (True, True): _AMSBOUND_ELEMENTWISE,
+}
+
 
 def _step_size(alpha, beta1, beta2, t):
     """Adam's bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
@@ -110,7 +155,7 @@ class AdamRule(optimizer.UpdateRule):
         return lower, upper
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays).
+        """Apply the update in place (NumPy arrays).
 
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
@@ -124,10 +169,7 @@ class AdamRule(optimizer.UpdateRule):
         data = param.array
         if data.dtype == numpy.float16:
             grad = grad.astype(numpy.float32)
-        if eps != 0 and grad.dtype.type(eps) == 0:
-            raise ValueError(
-                f"{type(self).__name__}: eps={eps!r} is too small for {grad.dtype.name}"
-            )
+        optimizer.check_eps(self, eps, grad.dtype)
         alpha_t = _step_size(hp.alpha, beta1, beta2, t)
         xp = param.xp
         state = self.state
@@ -159,7 +201,41 @@ class AdamRule(optimizer.UpdateRule):
             data *= 1 - weight_decay_rate
         data += tmp
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays).
+
+        The running maximum of AMSGrad and the clipping of AdaBound happen in
+        the kernel; the step size and the bounds are computed on the host.
+
+        Raises:
+            ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
+        """
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
+        data = param.array
+        optimizer.check_eps(
+            self, eps, numpy.float32 if data.dtype == numpy.float16 else grad.dtype
+        )
+        amsgrad, adabound = bool(hp.amsgrad), bool(hp.adabound)
+        state = self.state
+        args = [
+            grad,
+            _step_size(hp.alpha, beta1, beta2, self.t),
+            1 - beta1,
+            1 - beta2,
+            eps,
+            hp.eta,
+            1 - hp.weight_decay_rate,
+        ]
+        if adabound:
+            args.extend(self.bounds)
+        args += [data, state["m"], state["v"]]
+        if amsgrad:
+            args.append(state["vhat"])
+        optimizer.gpu_elementwise(_ADAM_DEFINITIONS[amsgrad, adabound])(*args)
 
 
 class Adam(optimizer.GradientMethod):

@@ -7,6 +7,13 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
+_CORRECTED_MOMENTUM_SGD_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T momentum",
+    "out_params": "T param, T v",
+    "operation": "v = momentum * v - grad; param += v * lr",
+    "name": "dbr_corrected_momentum_sgd",
+}
+
 
 class CorrectedMomentumSGDRule(_VelocityRule):
     """Update rule of corrected momentum SGD: ``v = momentum * v - grad; param += lr * v``.
@@ -25,7 +32,7 @@ class CorrectedMomentumSGDRule(_VelocityRule):
     _defaults = _default_hyperparam
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -35,7 +42,15 @@ class CorrectedMomentumSGDRule(_VelocityRule):
         v -= grad
         param.array += v * hp.lr
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        optimizer.gpu_elementwise(_CORRECTED_MOMENTUM_SGD_ELEMENTWISE)(
+            grad, hp.lr, hp.momentum, param.array, self.state["v"]
+        )
 
 
 class CorrectedMomentumSGD(optimizer.GradientMethod):

@@ -6,6 +6,13 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
+_MOMENTUM_SGD_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T momentum",
+    "out_params": "T param, T v",
+    "operation": "v = momentum * v - lr * grad; param += v",
+    "name": "dbr_momentum_sgd",
+}
+
 
 class _VelocityRule(optimizer.UpdateRule):
     """Base of the momentum rules: ``lr`` and ``momentum`` hyperparameters and a velocity ``v``."""
@@ -32,7 +39,7 @@ class MomentumSGDRule(_VelocityRule):
     """
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -42,7 +49,15 @@ class MomentumSGDRule(_VelocityRule):
         v -= grad * hp.lr
         param.array += v
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        optimizer.gpu_elementwise(_MOMENTUM_SGD_ELEMENTWISE)(
+            grad, hp.lr, hp.momentum, param.array, self.state["v"]
+        )
 
 
 class MomentumSGD(optimizer.GradientMethod):

@@ -11,6 +11,26 @@ _default_hyperparam.beta = 0.9
 _default_hyperparam.eta = 1.0
 _default_hyperparam.weight_decay_rate = 0
 
+# A factor that is 0 / 0 counts as 0; one_minus_bp = 1 - beta**t and rho come from the host.
+_MSVAG_ELEMENTWISE = {
+    "in_params": (
+        "T grad, T lr, T one_minus_beta, T one_minus_bp, T rho, T one_minus_rho, T eta, "
+        "T weight_decay_rate"
+    ),
+    "out_params": "T param, T m, T v",
+    "operation": (
+        "m += one_minus_beta * (grad - m);"
+        "v += one_minus_beta * (grad * grad - v);"
+        "T mt = m / one_minus_bp;"
+        "T mt2 = mt * mt;"
+        "T s = (v / one_minus_bp - mt2) / one_minus_rho * rho + mt2;"
+        "T factor = mt2 / s;"
+        "factor = isnan(factor) ? (T)0 : min(max(factor, (T)0), (T)1);"
+        "param -= (mt * lr * factor + param * weight_decay_rate) * eta"
+    ),
+    "name": "dbr_msvag",
+}
+
 
 class MSVAGRule(optimizer.UpdateRule):
     """Update rule of M-SVAG (Balles and Hennig, "Dissecting Adam"), with decoupled weight decay.
@@ -53,15 +73,14 @@ class MSVAGRule(optimizer.UpdateRule):
             self.beta_power = power
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
         hp = self.hyperparam
         beta, lr, eta = hp.beta, hp.lr, hp.eta
         bp = self.beta_power
-        rho = ((1.0 - beta) ** 2) * (1.0 - bp**2) / (((1.0 - bp) ** 2) * (1.0 - beta**2))
-        rho = min(rho, 0.9999)
+        rho = self._rho(beta, bp)
         xp = param.xp
         data = param.array
         state = self.state
@@ -92,7 +111,35 @@ class MSVAGRule(optimizer.UpdateRule):
         data -= mt
         self.beta_power = bp * beta
 
-    update_core_gpu = update_core_cpu
+    @staticmethod
+    def _rho(beta, bp):
+        rho = ((1.0 - beta) ** 2) * (1.0 - bp**2) / (((1.0 - bp) ** 2) * (1.0 - beta**2))
+        return min(rho, 0.9999)
+
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        beta = hp.beta
+        bp = self.beta_power
+        rho = self._rho(beta, bp)
+        state = self.state
+        optimizer.gpu_elementwise(_MSVAG_ELEMENTWISE)(
+            grad,
+            hp.lr,
+            1 - beta,
+            1 - bp,
+            rho,
+            1 - rho,
+            hp.eta,
+            hp.weight_decay_rate,
+            param.array,
+            state["m"],
+            state["v"],
+        )
+        self.beta_power = bp * beta
 
 
 class MSVAG(optimizer.GradientMethod):

@@ -7,6 +7,14 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
+# momentum_sq = momentum**2 and grad_rate = (1 + momentum) * lr come from the host.
+_NESTEROV_AG_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T momentum, T momentum_sq, T grad_rate",
+    "out_params": "T param, T v",
+    "operation": "v = momentum * v - lr * grad; param += momentum_sq * v - grad_rate * grad",
+    "name": "dbr_nesterov_ag",
+}
+
 
 class NesterovAGRule(_VelocityRule):
     """Update rule of Nesterov's accelerated gradient.
@@ -24,7 +32,7 @@ class NesterovAGRule(_VelocityRule):
     _defaults = _default_hyperparam
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -41,7 +49,22 @@ class NesterovAGRule(_VelocityRule):
         xp.multiply(grad, (1 + momentum) * lr, out=tmp)
         data -= tmp
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        lr, momentum = hp.lr, hp.momentum
+        optimizer.gpu_elementwise(_NESTEROV_AG_ELEMENTWISE)(
+            grad,
+            lr,
+            momentum,
+            momentum * momentum,
+            (1 + momentum) * lr,
+            param.array,
+            self.state["v"],
+        )
 
 
 class NesterovAG(optimizer.GradientMethod):

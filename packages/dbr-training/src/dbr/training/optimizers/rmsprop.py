@@ -9,6 +9,23 @@ _default_hyperparam.eps = 1e-8
 _default_hyperparam.eps_inside_sqrt = False
 
 
+def _rmsprop_definition(denominator, name):
+    return {
+        "in_params": "T grad, T lr, T alpha, T one_minus_alpha, T eps",
+        "out_params": "T param, T ms",
+        "operation": (
+            f"ms = alpha * ms + one_minus_alpha * grad * grad;param -= lr * grad / ({denominator})"
+        ),
+        "name": name,
+    }
+
+
+_RMSPROP_ELEMENTWISE = _rmsprop_definition("sqrt(ms) + eps", "dbr_rmsprop")
+_RMSPROP_EPS_INSIDE_SQRT_ELEMENTWISE = _rmsprop_definition(
+    "sqrt(ms + eps)", "dbr_rmsprop_eps_inside_sqrt"
+)
+
+
 class RMSpropRule(optimizer.UpdateRule):
     """Update rule of RMSprop.
 
@@ -37,7 +54,7 @@ class RMSpropRule(optimizer.UpdateRule):
         self.state["ms"] = param.xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays).
+        """Apply the update in place (NumPy arrays).
 
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
@@ -47,10 +64,7 @@ class RMSpropRule(optimizer.UpdateRule):
             return
         hp = self.hyperparam
         eps = hp.eps
-        if eps != 0 and grad.dtype.type(eps) == 0:
-            raise ValueError(
-                f"{type(self).__name__}: eps={eps!r} is too small for {grad.dtype.name}"
-            )
+        optimizer.check_eps(self, eps, grad.dtype)
         alpha = hp.alpha
         xp = param.xp
         ms = self.state["ms"]
@@ -68,7 +82,24 @@ class RMSpropRule(optimizer.UpdateRule):
         step /= denom
         param.array -= step
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays).
+
+        Raises:
+            ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
+        """
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        eps, alpha = hp.eps, hp.alpha
+        optimizer.check_eps(self, eps, grad.dtype)
+        definition = (
+            _RMSPROP_EPS_INSIDE_SQRT_ELEMENTWISE if hp.eps_inside_sqrt else _RMSPROP_ELEMENTWISE
+        )
+        optimizer.gpu_elementwise(definition)(
+            grad, hp.lr, alpha, 1 - alpha, eps, param.array, self.state["ms"]
+        )
 
 
 class RMSprop(optimizer.GradientMethod):

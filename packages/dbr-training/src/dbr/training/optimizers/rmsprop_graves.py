@@ -8,6 +8,18 @@ _default_hyperparam.alpha = 0.95
 _default_hyperparam.momentum = 0.9
 _default_hyperparam.eps = 1e-4
 
+_RMSPROP_GRAVES_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T alpha, T one_minus_alpha, T momentum, T eps",
+    "out_params": "T param, T n, T g, T delta",
+    "operation": (
+        "n = alpha * n + one_minus_alpha * grad * grad;"
+        "g = alpha * g + one_minus_alpha * grad;"
+        "delta = momentum * delta - lr * grad / sqrt(n - g * g + eps);"
+        "param += delta"
+    ),
+    "name": "dbr_rmsprop_graves",
+}
+
 
 class RMSpropGravesRule(optimizer.UpdateRule):
     """Update rule of Alex Graves's RMSprop.
@@ -36,7 +48,7 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         self.state["delta"] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -62,7 +74,26 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         delta -= step
         param.array += delta
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        alpha = hp.alpha
+        state = self.state
+        optimizer.gpu_elementwise(_RMSPROP_GRAVES_ELEMENTWISE)(
+            grad,
+            hp.lr,
+            alpha,
+            1 - alpha,
+            hp.momentum,
+            hp.eps,
+            param.array,
+            state["n"],
+            state["g"],
+            state["delta"],
+        )
 
 
 class RMSpropGraves(optimizer.GradientMethod):

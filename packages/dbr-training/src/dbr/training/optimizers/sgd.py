@@ -5,6 +5,13 @@ from dbr.training import optimizer
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 
+_SGD_ELEMENTWISE = {
+    "in_params": "T grad, T lr",
+    "out_params": "T param",
+    "operation": "param -= lr * grad",
+    "name": "dbr_sgd",
+}
+
 
 class SGDRule(optimizer.UpdateRule):
     """Update rule of vanilla SGD: ``param -= lr * grad``.
@@ -20,13 +27,18 @@ class SGDRule(optimizer.UpdateRule):
         self._set_hyperparams(lr=lr)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
         param.array -= grad * self.hyperparam.lr
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        optimizer.gpu_elementwise(_SGD_ELEMENTWISE)(grad, self.hyperparam.lr, param.array)
 
 
 class SGD(optimizer.GradientMethod):

@@ -6,6 +6,21 @@ _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
 _default_hyperparam.eps = 1e-16
 
+_SMORMS3_ELEMENTWISE = {
+    "in_params": "T grad, T lr, T eps",
+    "out_params": "T param, T mem, T g, T g2",
+    "operation": (
+        "T r = (T)1 / (mem + (T)1);"
+        "T x = (T)1 - r;"
+        "g = g * x + r * grad;"
+        "g2 = g2 * x + r * grad * grad;"
+        "x = g * g / (g2 + eps);"
+        "param -= min(x, lr) * grad / (sqrt(g2) + eps);"
+        "mem = (T)1 + mem * ((T)1 - x)"
+    ),
+    "name": "dbr_smorms3",
+}
+
 
 class SMORMS3Rule(optimizer.UpdateRule):
     """Update rule of Simon Funk's SMORMS3.
@@ -33,7 +48,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
         self.state["g2"] = xp.zeros_like(param.array)
 
     def update_core_cpu(self, param):
-        """Apply the update in place (NumPy or CuPy arrays)."""
+        """Apply the update in place (NumPy arrays)."""
         grad = param.grad
         if grad is None:
             return
@@ -64,7 +79,16 @@ class SMORMS3Rule(optimizer.UpdateRule):
         mem *= x
         mem += 1
 
-    update_core_gpu = update_core_cpu
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        state = self.state
+        optimizer.gpu_elementwise(_SMORMS3_ELEMENTWISE)(
+            grad, hp.lr, hp.eps, param.array, state["mem"], state["g"], state["g2"]
+        )
 
 
 class SMORMS3(optimizer.GradientMethod):

@@ -5,7 +5,13 @@ The CUDA side (devices ``'@cupy:N'``, the NCCL communicator) lives in
 constructed, never at import time. It uses this part of ``dbr.gpu.nccl``:
 ``available()``, ``get_unique_id()`` and ``NcclCommunicator(n_ranks,
 comm_id, rank)`` with the in-place array collectives ``reduce(array,
-root=0)`` (sum) and ``bcast(array, root=0)``.
+root=0)`` (sum), ``bcast(array, root=0)`` and ``destroy()``.
+
+Workers are started with the ``spawn`` method: CUDA cannot be used in a
+child forked from a process that has initialised it, and importing dbr.gpu
+does (it counts the GPUs). The model, iterators and converter given to the
+updater must therefore be picklable, and the script that runs it must guard
+its entry point with ``if __name__ == "__main__":``.
 """
 
 import importlib
@@ -45,12 +51,15 @@ def _grouped_by_dtype(arrays):
     return list(groups.values())
 
 
-def _all_reduce_to_root(comm, arrays, collective):
-    """Pack arrays of each dtype into one buffer, run ``collective`` on it and unpack."""
+def _all_reduce_to_root(comm, arrays, collective, unpack):
+    """Pack arrays of each dtype into one buffer, run ``collective`` on it and, when
+    ``unpack`` (the ranks whose buffer the collective changed), copy it back."""
     for group in _grouped_by_dtype(arrays):
         xp = backend.get_array_module(group[0])
         flat = xp.concatenate([a.ravel() for a in group])
         collective(flat, root=0)
+        if not unpack:
+            continue
         offset = 0
         for array in group:
             array[...] = flat[offset : offset + array.size].reshape(array.shape)
@@ -70,7 +79,10 @@ def _arrays(model):
     return [param.array for param in model.params(include_uninit=False)]
 
 
-class _Worker(multiprocessing.Process):
+_SPAWN = multiprocessing.get_context("spawn")
+
+
+class _Worker(_SPAWN.Process):
     """A worker process: computes gradients on its own device for its own iterator."""
 
     def __init__(self, rank, pipe, master):
@@ -79,33 +91,36 @@ class _Worker(multiprocessing.Process):
         self.pipe = pipe
         self.converter = master.converter
         self.model = master._master
-        self.device = master._devices[rank]
+        # A name, not the Device: the child resolves it after importing dbr.gpu itself.
+        self.device_name = master._devices[rank].name
         self.iterator = master._mpu_iterators[rank]
         self.n_devices = len(master._devices)
 
     def run(self):
         nccl = _nccl_module()
-        self.device.use()
+        device = backend.get_device(self.device_name)
+        device.use()
         _, comm_id = self.pipe.recv()
         comm = nccl.NcclCommunicator(self.n_devices, comm_id, self.rank)
-        model = self.model.to_device(self.device)
+        model = self.model.to_device(device)
         reporter = Reporter()
         reporter.add_observer("main", model)
         reporter.add_observers("main", model.namedlinks(skipself=True))
         while True:
             job, _ = self.pipe.recv()
             if job == "finalize":
+                comm.destroy()
                 break
             model.cleargrads()
-            batch = call_converter(self.converter, self.iterator.next(), self.device)
+            batch = call_converter(self.converter, self.iterator.next(), device)
             with reporter.scope({}):
                 loss = _calc_loss(model, batch)
             model.cleargrads()
             loss.backward()
             del loss
-            _all_reduce_to_root(comm, _grads(model), comm.reduce)
+            _all_reduce_to_root(comm, _grads(model), comm.reduce, unpack=False)
             model.cleargrads()
-            _all_reduce_to_root(comm, _arrays(model), comm.bcast)
+            _all_reduce_to_root(comm, _arrays(model), comm.bcast, unpack=True)
 
 
 class MultiprocessParallelUpdater(StandardUpdater):
@@ -214,7 +229,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._initialized = True
         self._master.cleargrads()
         for rank in range(1, len(self._devices)):
-            pipe, worker_end = multiprocessing.Pipe()
+            pipe, worker_end = _SPAWN.Pipe()
             worker = _Worker(rank, worker_end, self)
             worker.start()
             self._workers.append(worker)
@@ -243,10 +258,10 @@ class MultiprocessParallelUpdater(StandardUpdater):
         loss.backward()
         del loss
         if self.comm is not None:
-            _all_reduce_to_root(self.comm, _grads(self._master), self.comm.reduce)
+            _all_reduce_to_root(self.comm, _grads(self._master), self.comm.reduce, unpack=True)
         optimizer.update()
         if self.comm is not None:
-            _all_reduce_to_root(self.comm, _arrays(self._master), self.comm.bcast)
+            _all_reduce_to_root(self.comm, _arrays(self._master), self.comm.bcast, unpack=False)
         if self.auto_new_epoch and iterator.is_new_epoch:
             optimizer.new_epoch(auto=True)
 
@@ -255,4 +270,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._send_message(("finalize", None))
         for worker in self._workers:
             worker.join()
+        if self.comm is not None:
+            self.comm.destroy()
+            self.comm = None
         super().finalize()

@@ -137,15 +137,19 @@ class ParallelUpdater(StandardUpdater):
         # Parameters initialized lazily in the forward pass get their gradients cleared too.
         for model in models.values():
             model.cleargrads()
-        for loss in losses:
-            loss.backward(loss_scale=self.loss_scale)
-        del losses
-        others = [model for name, model in models.items() if name != "main"]
-        for model in others:
-            main_model.addgrads(model)
-        optimizer.update()
-        for model in others:
-            model.copyparams(main_model)
+        # Each GPU computes with its own device current; the sums and the step run on main's.
+        for name, loss in zip(models, losses, strict=True):
+            with backend.using_device(self._devices[name]):
+                loss.backward(loss_scale=self.loss_scale)
+        del losses, loss
+        others = [name for name in models if name != "main"]
+        with backend.using_device(self._devices["main"]):
+            for name in others:
+                main_model.addgrads(models[name])
+            optimizer.update()
+        for name in others:
+            with backend.using_device(self._devices[name]):
+                models[name].copyparams(main_model)
         if self.auto_new_epoch and iterator.is_new_epoch:
             optimizer.new_epoch(auto=True)
 

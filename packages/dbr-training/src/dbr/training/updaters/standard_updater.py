@@ -166,8 +166,14 @@ class StandardUpdater(Updater):
         return self._iterators[name]
 
     def update(self):
-        """Run :meth:`update_core` and advance ``iteration`` by one."""
-        self.update_core()
+        """Run :meth:`update_core` (with ``device`` current, when given) and advance
+        ``iteration`` by one."""
+        device = self._device
+        if device is None:
+            self.update_core()
+        else:
+            with device:
+                self.update_core()
         self.iteration += 1
 
     def update_core(self):
