@@ -1,5 +1,3 @@
-import importlib.util
-
 import numpy
 import pytest
 
@@ -12,8 +10,6 @@ from dbr.datasets.convert import (
     converter,
     to_device,
 )
-
-HAS_DBR_GPU = importlib.util.find_spec("dbr.gpu") is not None
 
 
 def assert_same(actual, expected):
@@ -170,28 +166,3 @@ def test_async_transfer_keeps_its_device():
         ValueError, match="sends to @numpy, fixed at its first call; got device None"
     ):
         convert([numpy.ones(2)])
-
-
-@pytest.mark.skipif(HAS_DBR_GPU, reason="dbr.gpu is installed; this checks the error without it")
-def test_async_transfer_to_gpu_without_dbr_gpu_names_the_package():
-    with pytest.raises(RuntimeError, match=r"ConcatWithAsyncTransfer: .*dbr\.gpu"):
-        ConcatWithAsyncTransfer()([numpy.ones(2)], "@cupy:0")
-
-
-@pytest.mark.gpu
-def test_async_transfer_to_gpu():
-    if not HAS_DBR_GPU:
-        pytest.skip("needs the dbr.gpu package and a CUDA device")
-    device = backend.get_device("@cupy:0")
-    compute_stream = device.xp.cuda.Stream(non_blocking=True)
-    for convert in (
-        ConcatWithAsyncTransfer(),
-        ConcatWithAsyncTransfer(compute_stream=compute_stream),
-    ):
-        for step in range(4):
-            batch = [(numpy.full(3, step + i, numpy.float32), i) for i in range(5)]
-            x, t = convert(batch, device)
-            assert isinstance(x, device.xp.ndarray)
-            compute_stream.synchronize()
-            numpy.testing.assert_array_equal(x.get(), concat_examples(batch)[0])
-            numpy.testing.assert_array_equal(t.get(), numpy.arange(5))

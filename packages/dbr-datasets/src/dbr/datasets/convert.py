@@ -243,15 +243,16 @@ class ConcatWithAsyncTransfer:
     On the first call it fixes the target device; later calls must use the
     same one. For a CPU target (or None) it behaves as
     :func:`concat_examples`. For a GPU it stacks each field on the host,
-    copies it into page-locked memory, and starts an asynchronous copy to the
-    GPU on ``stream`` (a new non-blocking stream if None). Without
-    ``compute_stream``, each call waits for its own copy before returning.
-    With ``compute_stream``, it returns at once: the copy is ordered before
-    later work on ``compute_stream`` through a CUDA event, and the next call
-    first waits until ``compute_stream`` has finished with the previous
-    batch. Host and device buffers are kept and reused in turn (two per
-    field), so an array it returned is overwritten two calls later: copy it
-    to keep it.
+    copies it into page-locked memory (a :class:`dbr.gpu.memory.PinnedBuffer`)
+    and starts an asynchronous copy to the GPU on ``stream`` (a new
+    non-blocking stream if None). The copies of a call start only after the
+    work already queued on the stream that uses the batches (``compute_stream``,
+    else the device's current stream) is done. Without ``compute_stream``,
+    each call waits for its own copies before returning. With
+    ``compute_stream``, it returns at once: the copies are ordered before
+    later work on ``compute_stream`` through a CUDA event. Host and device
+    buffers are kept and reused in turn (two per field), so an array it
+    returned is overwritten two calls later: copy it to keep it.
 
     The GPU path needs the ``dbr.gpu`` package (``pip install
     "dbr-datasets[gpu]"``); the CPU path needs nothing.
@@ -272,7 +273,6 @@ class ConcatWithAsyncTransfer:
         self.compute_stream = compute_stream
         self._device = self._UNSET
         self._conveyors = {}
-        self._events = None
 
     def __call__(self, batch, device=None, padding=None):
         """Stack ``batch`` as :func:`concat_examples` does and send it to ``device``."""
@@ -294,58 +294,71 @@ class ConcatWithAsyncTransfer:
         return self._transfer(batch, device, padding)
 
     def _transfer(self, batch, device, padding):
-        cuda = device.xp.cuda
+        import dbr.gpu
+        from dbr.gpu.memory import PinnedBuffer
+
+        cuda = dbr.gpu.require("ConcatWithAsyncTransfer").cuda
         with device:
             if self._stream is None:
                 self._stream = cuda.Stream(non_blocking=True)
-            if self.compute_stream is not None:
-                if self._events is None:
-                    self._events = (cuda.Event(), cuda.Event())
-                compute_done, copy_done = self._events
-                # Host buffers are reused: wait until the previous batch is consumed.
-                compute_done.synchronize()
-                compute_done.record(self.compute_stream)
-            fields = []
+            consumer = self.compute_stream
+            if consumer is None:
+                consumer = cuda.get_current_stream()
+            # The device buffers about to be refilled may still be read by queued work.
+            consumed = cuda.Event(block=False, disable_timing=True)
+            consumed.record(consumer)
+            self._stream.wait_event(consumed)
+            turn = []
 
             def put(arrays, pad, field):
-                key = len(fields)
+                key = len(turn)
                 conveyor = self._conveyors.get(key)
                 if conveyor is None:
-                    conveyor = self._conveyors[key] = _Conveyor(device.xp, self._stream)
-                fields.append(conveyor)
-                return conveyor.put(_concat_arrays(arrays, pad, field))
+                    conveyor = self._conveyors[key] = _Conveyor(PinnedBuffer)
+                turn.append(conveyor)
+                return conveyor.put(_concat_arrays(arrays, pad, field), device.xp, self._stream)
 
             result = _map_fields(batch, padding, "ConcatWithAsyncTransfer", put)
             if self.compute_stream is None:
                 self._stream.synchronize()
             else:
-                copy_done.record(self._stream)
-                self.compute_stream.wait_event(copy_done)
+                copied = cuda.Event(block=False, disable_timing=True)
+                copied.record(self._stream)
+                self.compute_stream.wait_event(copied)
             return result
 
 
 class _Conveyor:
-    """Sends host arrays of one field to the GPU through page-locked memory, two buffers deep."""
+    """Sends the host arrays of one field to the GPU through page-locked memory, two deep.
 
-    def __init__(self, cupy, stream):
-        self._cupy = cupy
-        self._stream = stream
-        self._buffers = [None, None]
+    Each turn has a :class:`~dbr.gpu.memory.PinnedBuffer` (which waits, when
+    reused, until its previous copy has read it) and a device array.
+    """
+
+    def __init__(self, pinned_buffer):
+        self._turns = [(pinned_buffer(), None), (pinned_buffer(), None)]
         self._turn = 0
 
-    def put(self, array):
-        """Start copying ``array`` (host or device) to the current GPU; return the GPU array."""
-        cupy = self._cupy
+    def put(self, array, cupy, stream):
+        """Queue the copy of ``array`` (host or device) to the current GPU on ``stream``.
+
+        Returns:
+            cupy.ndarray: the device array, valid once ``stream`` has passed the copy.
+        """
         if isinstance(array, cupy.ndarray):
             return array
         array = numpy.ascontiguousarray(array)
-        buffers = self._buffers[self._turn]
-        if buffers is None or buffers[0].shape != array.shape or buffers[0].dtype != array.dtype:
-            memory = cupy.cuda.alloc_pinned_memory(max(array.nbytes, 1))
-            pinned = numpy.frombuffer(memory, array.dtype, array.size).reshape(array.shape)
-            buffers = self._buffers[self._turn] = (pinned, cupy.empty(array.shape, array.dtype))
+        pinned_buffer, device_array = self._turns[self._turn]
+        if (
+            device_array is None
+            or device_array.shape != array.shape
+            or device_array.dtype != array.dtype
+        ):
+            device_array = cupy.empty(array.shape, array.dtype)
+        self._turns[self._turn] = (pinned_buffer, device_array)
         self._turn ^= 1
-        pinned, device_array = buffers
+        pinned = pinned_buffer.array(array.shape, array.dtype)
         pinned[...] = array
-        device_array.set(pinned, self._stream)
+        device_array.set(pinned, stream)
+        pinned_buffer.record(stream)
         return device_array
