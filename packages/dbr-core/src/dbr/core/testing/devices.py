@@ -8,7 +8,12 @@ the reason when dbr.gpu is not installed or no GPU can be used.
 
 import importlib.util
 
-import pytest
+try:
+    import pytest
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "dbr.core.testing.DEVICES needs pytest: pip install 'dbr-core[testing]'"
+    ) from e
 
 from dbr.core import backend
 
