@@ -126,26 +126,9 @@ class DCGANUpdater(StandardUpdater):
             raise ValueError(
                 f"DCGANUpdater: expected the optimizers 'gen' and 'dis', got {sorted(optimizer)}"
             )
-        optimizers_ = {"main": optimizer["gen"], **optimizer}
-        super().__init__(iterator, optimizers_, converter=converter, device=device)
+        super().__init__(iterator, optimizer, converter=converter, device=device)
         self.gen = optimizer["gen"].target
         self.dis = optimizer["dis"].target
-
-    def get_all_optimizers(self):
-        """The optimizers 'gen' and 'dis' (not the 'main' alias of 'gen')."""
-        return {name: opt for name, opt in super().get_all_optimizers().items() if name != "main"}
-
-    def serialize(self, serializer):
-        """Save or load the iterator, both optimizers, both networks and ``iteration``.
-
-        StandardUpdater's own serialize would also write the 'main' alias of
-        'gen', storing the generator and its optimizer twice.
-        """
-        self.get_iterator("main").serialize(serializer["iterator:main"])
-        for name, optimizer in self.get_all_optimizers().items():
-            optimizer.serialize(serializer["optimizer:" + name])
-            optimizer.target.serialize(serializer["model:" + name])
-        self.iteration = int(serializer("iteration", self.iteration))
 
     def loss_dis(self, dis, y_fake, y_real):
         """The discriminator's loss; reports it as ``dis/loss``."""

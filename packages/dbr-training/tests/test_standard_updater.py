@@ -256,14 +256,26 @@ def test_getters_and_finalize():
     assert finalized == [main, aux]
 
 
+def test_optimizers_need_no_main_entry_unless_update_core_uses_it():
+    x, t = data()
+    it = SerialIterator(TupleDataset(x, t), 2)
+    opt = RecordingOptimizer().setup(Linear())
+    updater = StandardUpdater(it, {"gen": opt})
+    assert updater.get_optimizer("gen") is opt
+    assert updater.get_all_optimizers() == {"gen": opt}
+    with pytest.raises(
+        KeyError, match=r"optimizer named 'main', but the optimizers are named \['gen'\]"
+    ):
+        updater.update()
+    assert updater.iteration == 0
+
+
 def test_bad_arguments():
     x, t = data()
     it = SerialIterator(TupleDataset(x, t), 2)
     opt = RecordingOptimizer().setup(Linear())
     with pytest.raises(ValueError, match="a dict of iterators must have a 'main' entry"):
         StandardUpdater({"train": it}, opt)
-    with pytest.raises(ValueError, match="a dict of optimizers must have a 'main' entry"):
-        StandardUpdater(it, {"opt": opt})
     with pytest.raises(TypeError, match="iterator 'main' must be an iterator object, got list"):
         StandardUpdater([1, 2], opt)
     with pytest.raises(TypeError, match="optimizer 'main' must be an optimizer object"):

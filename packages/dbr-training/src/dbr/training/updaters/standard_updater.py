@@ -7,10 +7,10 @@ from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.updater import Updater
 
 
-def _as_named(who, what, value, check):
-    """Wrap a single object as ``{'main': value}``; check a dict for 'main' and its values."""
+def _as_named(who, what, value, check, need_main=True):
+    """Wrap a single object as ``{'main': value}``; check a dict's values (and its 'main')."""
     named = dict(value) if isinstance(value, dict) else {"main": value}
-    if "main" not in named:
+    if need_main and "main" not in named:
         raise ValueError(
             f"{who}: a dict of {what}s must have a 'main' entry, got the keys {sorted(named)}"
         )
@@ -79,7 +79,9 @@ class StandardUpdater(Updater):
     ):
         who = type(self).__name__
         iterators = _as_named(who, "iterator", iterator, _is_iterator)
-        optimizers = _as_named(who, "optimizer", optimizer, _is_optimizer)
+        # As in Chainer, only the default update_core needs an optimizer named 'main':
+        # a subclass may name its optimizers as it likes ('gen' and 'dis', say).
+        optimizers = _as_named(who, "optimizer", optimizer, _is_optimizer, need_main=False)
         if not callable(converter):
             raise TypeError(
                 f"{who}: converter must be callable as converter(batch, device), "
@@ -181,7 +183,13 @@ class StandardUpdater(Updater):
         iterator = self._iterators["main"]
         batch = iterator.next()
         in_arrays = call_converter(self.converter, batch, self.input_device)
-        optimizer = self._optimizers["main"]
+        optimizer = self._optimizers.get("main")
+        if optimizer is None:
+            raise KeyError(
+                f"{type(self).__name__}.update_core updates the optimizer named 'main', but "
+                f"the optimizers are named {sorted(self._optimizers)}: name one 'main' or "
+                "override update_core"
+            )
         loss_func = optimizer.target if self.loss_func is None else self.loss_func
         if isinstance(in_arrays, tuple):
             optimizer.update(loss_func, *in_arrays)
