@@ -41,7 +41,6 @@ Run: ``python benchmarks/gpu.py [--cases mlp-b100 lstm] [--iterations 20]
 import argparse
 import dataclasses
 import gc
-import os
 import pathlib
 import statistics
 import sys
@@ -54,6 +53,7 @@ from end_to_end import MLP, LeNet5
 import dbr.functions as F
 import dbr.links as L
 from dbr.core import Chain, ChainList, backend, config
+from dbr.core.serializers import write_atomically
 from dbr.training import optimizer_hooks, optimizers
 
 # The residual blocks are the CIFAR example's, examples/convnet/train_cifar.py.
@@ -376,16 +376,11 @@ def measure(side, name, case, inputs, args):
         side.release()
 
 
-def write_atomically(path, text):
-    """Write ``text`` to ``path`` through a temporary file beside it and a rename."""
+def write_report(path, text):
+    """Write ``text`` to ``path`` atomically (dbr.core's temporary file and rename)."""
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_text(text)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    write_atomically(path, lambda temporary: pathlib.Path(temporary).write_text(text))
 
 
 def memory_line(ours, args):
@@ -431,7 +426,7 @@ def main(argv=None):
             report = f"no GPU benchmark on {args.device}: {reason}\n"
             print(report, end="")
             if args.out:
-                write_atomically(args.out, report)
+                write_report(args.out, report)
             return 0
     device = backend.get_device(args.device)
     device.use()
@@ -462,7 +457,7 @@ def main(argv=None):
         lines.append(table_row(name, case, dbr_figures, torch_figures))
         print(lines[-1], flush=True)
     if args.out:
-        write_atomically(args.out, "\n".join(lines) + "\n")
+        write_report(args.out, "\n".join(lines) + "\n")
     return 1 if failed else 0
 
 

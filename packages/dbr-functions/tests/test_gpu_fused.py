@@ -326,3 +326,38 @@ def test_deconvolution_cudnn_and_im2col(device, dtype, case):
         assert f.dtype == dtype
         assert_allclose(f, s, atol=tol, rtol=tol)
         assert_allclose(f, c, atol=tol, rtol=tol)
+
+
+def test_convolution_falls_back_when_no_cudnn_engine_takes_it(device, monkeypatch):
+    """A configuration cuDNN rejects (CudnnNotSupportedError) is computed by im2col + matmul."""
+    from dbr.gpu import cudnn
+
+    if not cudnn.available():
+        pytest.skip("cuDNN (nvidia-cudnn-frontend) is not available")
+    refused = []
+
+    def refuse(name):
+        def operation(*args):
+            refused.append(name)
+            raise cudnn.CudnnNotSupportedError(f"{name}: no engine (test)")
+
+        return operation
+
+    for name in (
+        "convolution_forward",
+        "convolution_backward_data",
+        "convolution_backward_filter",
+    ):
+        monkeypatch.setattr(cudnn, name, refuse(name))
+    rng = np.random.default_rng(3)
+    x, W, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 7, 7), (4, 3, 3, 3), 4))
+    gy = rng.standard_normal((2, 4, 5, 5)).astype(np.float32)
+    refused_run = _conv_grads(device, x, W, b, 1, 0, 1, 1, gy, "always")
+    assert sorted(set(refused)) == [
+        "convolution_backward_data",
+        "convolution_backward_filter",
+        "convolution_forward",
+    ]
+    fallback = _conv_grads(device, x, W, b, 1, 0, 1, 1, gy, "never")
+    for r, f in zip(refused_run, fallback):
+        assert_allclose(r, f, atol=1e-6, rtol=1e-6)

@@ -52,6 +52,30 @@ def test_builders_without_gpu_raise_and_build_nothing(builder, spec):
     assert kernels.compile_count() == before
 
 
+@pytest.mark.skipif(dbr.gpu.available, reason="a GPU is usable here")
+def test_from_definition_without_gpu_raises_and_caches_nothing():
+    before = kernels.compile_count()
+    with pytest.raises(RuntimeError, match=r"dbr_test_squared_norm.*needs a CUDA GPU"):
+        kernels.from_definition(_SQUARED_NORM, "reduce")
+    assert id(_SQUARED_NORM) not in kernels._by_definition
+    assert kernels.compile_count() == before
+    with pytest.raises(KeyError):
+        kernels.from_definition(_FILL, "kernel")
+
+
+@pytest.mark.gpu
+def test_from_definition_builds_each_definition_dict_once():
+    get_test_device("@cupy:0")
+    spec = dict(_RELU_GRAD, name=f"dbr_test_from_definition_{uuid.uuid4().hex[:12]}")
+    before = kernels.compile_count()
+    kernel = kernels.from_definition(spec)
+    assert kernels.from_definition(spec) is kernel
+    assert kernels.elementwise(**spec) is kernel
+    assert kernels.compile_count() == before + 1
+    raw = kernels.from_definition(_FILL, "raw")
+    assert raw is kernels.raw(**_FILL)
+
+
 @needs_nvrtc
 def test_good_definitions_compile_for_each_float_dtype():
     floats = ("float16", "float32", "float64")

@@ -17,8 +17,6 @@ template <typename T> struct dbr_acc { typedef T type; };
 template <> struct dbr_acc<float16> { typedef float type; };
 """
 
-_kernels = {}
-
 
 def kernel(spec, kind="elementwise"):
     """The CuPy kernel of the definition ``spec``, built (through dbr.gpu) once.
@@ -30,14 +28,9 @@ def kernel(spec, kind="elementwise"):
     Returns:
         cupy.ElementwiseKernel, cupy.ReductionKernel or cupy.RawKernel.
     """
-    built = _kernels.get(id(spec))
-    if built is None:
-        import dbr.gpu
+    from dbr.gpu.kernels import from_definition
 
-        built = getattr(dbr.gpu, kind)(**spec)
-        # The key is the id of a module constant, which lives as long as this cache.
-        _kernels[id(spec)] = built
-    return built
+    return from_definition(spec, kind)
 
 
 def use_cudnn(dtype):
@@ -47,11 +40,18 @@ def use_cudnn(dtype):
     return cudnn.should_use_cudnn(">=auto", dtype)
 
 
-def cudnn():
-    """The ``dbr.gpu.cudnn`` module."""
+def cudnn(operation, *args):
+    """``dbr.gpu.cudnn.<operation>(*args)``, or None when no cuDNN engine takes it.
+
+    The caller then computes the same result with im2col + matmul; so does
+    Chainer for the configurations its cuDNN path rejects.
+    """
     from dbr.gpu import cudnn
 
-    return cudnn
+    try:
+        return getattr(cudnn, operation)(*args)
+    except cudnn.CudnnNotSupportedError:
+        return None
 
 
 class ElementwiseGrad(FunctionNode):

@@ -16,7 +16,15 @@ import numpy
 
 from dbr.gpu import _cupy
 
-__all__ = ["CompileError", "check_compiles", "compile_count", "elementwise", "raw", "reduce"]
+__all__ = [
+    "CompileError",
+    "check_compiles",
+    "compile_count",
+    "elementwise",
+    "from_definition",
+    "raw",
+    "reduce",
+]
 
 _kernels = {}
 _lock = threading.Lock()
@@ -182,6 +190,29 @@ def raw(code, name, *, options=(), backend="nvrtc"):
         f"dbr.gpu.raw({name!r})",
         lambda cupy: cupy.RawKernel(code, name, options=options, backend=backend),
     )
+
+
+_BUILDERS = {"elementwise": elementwise, "reduce": reduce, "raw": raw}
+_by_definition = {}
+
+
+def from_definition(definition, kind="elementwise"):
+    """The kernel of a definition dict (the keyword arguments of :func:`elementwise`,
+    :func:`reduce` or :func:`raw`, per ``kind``), built once.
+
+    Other packages keep their kernels as module-level ``*_ELEMENTWISE``,
+    ``*_REDUCTION`` and ``*_RAW`` dicts and call this on their GPU paths. The
+    dict's identity is the cache key (a lookup that hashes no strings); the
+    dict is kept with its kernel, so the identity cannot be reused.
+
+    Raises:
+        RuntimeError: CuPy or a GPU is missing (see :func:`dbr.gpu.require`).
+        KeyError: ``kind`` is not one of 'elementwise', 'reduce', 'raw'.
+    """
+    entry = _by_definition.get(id(definition))
+    if entry is None:
+        entry = _by_definition[id(definition)] = (definition, _BUILDERS[kind](**definition))
+    return entry[1]
 
 
 def compile_count():

@@ -19,7 +19,6 @@ from dbr.core.serializers import Deserializer
 
 _ndarray = numpy.ndarray
 _float16 = numpy.dtype(numpy.float16)
-_gpu_kernels = {}
 
 # One launch per GPU gradient, all writing to one flag array per device.
 _NONFINITE_FLAG_ELEMENTWISE = {
@@ -32,13 +31,9 @@ _NONFINITE_FLAG_ELEMENTWISE = {
 
 
 def _gpu_kernel(kind, definition):
-    kernel = _gpu_kernels.get(definition["name"])
-    if kernel is None:
-        import dbr.gpu
+    from dbr.gpu.kernels import from_definition
 
-        build = dbr.gpu.elementwise if kind == "elementwise" else dbr.gpu.reduce
-        kernel = _gpu_kernels[definition["name"]] = build(**definition)
-    return kernel
+    return from_definition(definition, kind)
 
 
 def gpu_elementwise(definition):
@@ -49,7 +44,7 @@ def gpu_elementwise(definition):
 
     Args:
         definition (dict): the keyword arguments of ``dbr.gpu.elementwise``
-            (a module-level constant; its ``name`` keys the cache).
+            (a module-level constant).
     """
     return _gpu_kernel("elementwise", definition)
 

@@ -189,10 +189,10 @@ class ConvolutionND(FunctionNode):
         x, W = inputs[:2]
         b = inputs[2] if len(inputs) == 3 else None
         if cudnn_applies(self.cover_all, x, W):
-            y = _gpu.cudnn().convolution_forward(
-                x, W, b, self.stride, self.pad, self.dilate, self.groups
-            )
-            return (y,)
+            options = (self.stride, self.pad, self.dilate, self.groups)
+            y = _gpu.cudnn("convolution_forward", x, W, b, *options)
+            if y is not None:
+                return (y,)
         y = convolve(x, W, b, self.stride, self.pad, self.dilate, self.groups, self.cover_all)
         return (y.astype(x.dtype, copy=False),)
 
@@ -247,10 +247,10 @@ class ConvolutionNDGradW(FunctionNode):
         x, gy = inputs
         if cudnn_applies(self.cover_all, x, gy) and x.dtype == self.w_dtype:
             w_shape = (gy.shape[1], x.shape[1] // self.groups) + self.ksize
-            gw = _gpu.cudnn().convolution_backward_filter(
-                x, gy, w_shape, self.stride, self.pad, self.dilate, self.groups
-            )
-            return (gw,)
+            options = (self.stride, self.pad, self.dilate, self.groups)
+            gw = _gpu.cudnn("convolution_backward_filter", x, gy, w_shape, *options)
+            if gw is not None:
+                return (gw,)
         gw = convolve_grad_w(
             x, gy, self.ksize, self.stride, self.pad, self.dilate, self.groups, self.cover_all
         )

@@ -192,12 +192,12 @@ class DeconvolutionND(FunctionNode):
         b = inputs[2] if len(inputs) == 3 else None
         if self._cudnn_applies(x, W, outsize):
             y_shape = (x.shape[0], W.shape[1] * self.groups) + tuple(outsize)
-            y = _gpu.cudnn().convolution_backward_data(
-                W, x, y_shape, self.stride, self.pad, self.dilate, self.groups
-            )
-            if b is not None:
-                y += b.reshape((1, -1) + (1,) * len(outsize))
-            return (y,)
+            options = (self.stride, self.pad, self.dilate, self.groups)
+            y = _gpu.cudnn("convolution_backward_data", W, x, y_shape, *options)
+            if y is not None:
+                if b is not None:
+                    y += b.reshape((1, -1) + (1,) * len(outsize))
+                return (y,)
         y = deconvolve(x, W, b, self.stride, self.pad, self.dilate, self.groups, outsize)
         return (y.astype(x.dtype, copy=False),)
 
