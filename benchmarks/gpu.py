@@ -182,17 +182,23 @@ def dbr_step(name, model, x, t):
 
 
 def median_ms(step, synchronize, iterations, repeats):
-    """Median over ``repeats`` of the ms per iteration of ``iterations`` calls of ``step``,
-    each repeat timed between two calls of ``synchronize``."""
-    times = []
+    """(median ms per iteration, median host ms per iteration) over ``repeats`` repeats of
+    ``iterations`` calls of ``step``, each repeat timed between two calls of
+    ``synchronize``. The host figure stops before the closing synchronisation: the time
+    Python takes to issue the work. Close to the first figure, the step is bound by the
+    host (interpreter and launches); well below it, by the device's kernels."""
+    times, host_times = [], []
     for _ in range(repeats):
         synchronize()
         start = time.perf_counter()
         for _ in range(iterations):
             step()
+        issued = time.perf_counter()
         synchronize()
-        times.append((time.perf_counter() - start) / iterations)
-    return statistics.median(times) * 1e3
+        end = time.perf_counter()
+        times.append((end - start) / iterations)
+        host_times.append((issued - start) / iterations)
+    return statistics.median(times) * 1e3, statistics.median(host_times) * 1e3
 
 
 def cupy_peak_bytes(cupy, pool, step, iterations, synchronize):
@@ -341,23 +347,26 @@ COLUMNS = (
     "torch peak MiB",
     "memory ratio",
     "memory target",
+    "dbr host ms",
+    "torch host ms",
 )
 
 
 def table_row(name, case, ours, theirs):
-    """A Markdown table row from dbr's and PyTorch's (ms, peak MiB) of one case."""
+    """A Markdown table row from dbr's and PyTorch's (ms, peak MiB, host ms) of one case."""
     ratio, target = ratio_cells(ours[0], theirs[0], case.target)
     memory_ratio, memory_target = ratio_cells(ours[1], theirs[1], MEMORY_TARGET)
     if ours[1] is None and theirs[1] is None:
         memory_target = "-"
     cells = (name, str(case.batch), cell(ours[0], 2), cell(theirs[0], 2), ratio, target)
     cells += (cell(ours[1], 1), cell(theirs[1], 1), memory_ratio, memory_target)
+    cells += (cell(ours[2], 2), cell(theirs[2], 2))
     return "| " + " | ".join(cells) + " |"
 
 
 def measure(side, name, case, inputs, args):
-    """(ms per iteration, peak MiB or None) of case ``name`` on one side, or
-    ('error', 'error') after printing the traceback."""
+    """(ms per iteration, peak MiB or None, host ms per iteration) of case ``name`` on
+    one side, or ('error', 'error', 'error') after printing the traceback."""
     model = step = None
     try:
         numpy.random.seed(0)
@@ -365,12 +374,12 @@ def measure(side, name, case, inputs, args):
         step = side.prepare(name, model, inputs)
         for _ in range(args.warmup):
             step()
-        ms = median_ms(step, side.synchronize, args.iterations, args.repeats)
-        return ms, side.peak_mib(step, args.memory_iterations)
+        ms, host_ms = median_ms(step, side.synchronize, args.iterations, args.repeats)
+        return ms, side.peak_mib(step, args.memory_iterations), host_ms
     except Exception:
         print(f"{name} failed on the {side.label} side:", file=sys.stderr)
         traceback.print_exc()
-        return "error", "error"
+        return "error", "error", "error"
     finally:
         del model, step
         side.release()
@@ -438,7 +447,9 @@ def main(argv=None):
         f"- {ours.describe()}",
         f"- {torch_line}",
         f"- ms per iteration: median of {args.repeats} repeat(s) of {args.iterations} "
-        f"iteration(s), after {args.warmup} warm-up iteration(s)",
+        f"iteration(s), after {args.warmup} warm-up iteration(s); host ms: the part of "
+        "it Python takes to issue the work (near the total: bound by the host's "
+        "interpreter and launches; well below: by the device's kernels)",
         f"- peak memory: {memory_line(ours, args)}",
         "",
         "| " + " | ".join(COLUMNS) + " |",
@@ -450,7 +461,7 @@ def main(argv=None):
         case = CASES[name]
         inputs = make_inputs(name, case)
         dbr_figures = measure(ours, name, case, inputs, args)
-        torch_figures = (None, None)
+        torch_figures = (None, None, None)
         if theirs is not None:
             torch_figures = measure(theirs, name, case, inputs, args)
         failed = failed or "error" in dbr_figures + torch_figures

@@ -19,7 +19,7 @@ SCRIPT = BENCHMARKS / "gpu.py"
 QUICK_CASES = {"mlp-b100": 100, "lenet5": 128}
 HEADER = (
     "| case | batch | dbr ms | torch ms | ratio | target | dbr peak MiB | torch peak MiB "
-    "| memory ratio | memory target |"
+    "| memory ratio | memory target | dbr host ms | torch host ms |"
 )
 # The parameters of the MNIST MLP with their gradients and Adam's two moments, in MiB.
 MLP_TRAINING_STATE_MIB = 4 * (784 * 1000 + 1000 + 1000 * 1000 + 1000 + 1000 * 10 + 10) * 4 / 2**20
@@ -67,11 +67,13 @@ def check_times(row, with_torch):
     """The row's dbr time is positive; torch's too, with their ratio, when it ran."""
     dbr_ms = float(row["dbr ms"])
     assert dbr_ms > 0
+    assert 0 < float(row["dbr host ms"]) <= dbr_ms + 0.01
     if not with_torch:
-        assert row["torch ms"] == row["ratio"] == "-"
+        assert row["torch ms"] == row["ratio"] == row["torch host ms"] == "-"
         return
     torch_ms = float(row["torch ms"])
     assert torch_ms > 0
+    assert 0 < float(row["torch host ms"]) <= torch_ms + 0.01
     assert float(row["ratio"].rstrip("x")) == pytest.approx(dbr_ms / torch_ms, rel=0.02, abs=0.01)
     target = {"mlp-b100": 1.5, "lenet5": 1.3}[row["case"]]
     assert row["target"] in (f"{target}x met", f"{target}x missed")

@@ -7,6 +7,9 @@ dbr.gpu, cuDNN and NCCL are usable; exit 0 when a GPU is usable, else 3.
 (pytest junit files), write ``OUT_DIR/summary.txt`` with pass/fail/skip
 counts per suite and the notes, print it, and exit 1 if a test failed or
 errored, else 0.
+
+``python tools/gpu_check.py run ...``: the whole check, every suite side by
+side (see ``tools/gpu_check_run.py``).
 """
 
 import pathlib
@@ -102,6 +105,10 @@ def main(argv):
         return facts()
     if argv[:1] == ["summary"] and len(argv) >= 2:
         return summary(argv[1], argv[2:])
+    if argv[:1] == ["run"]:
+        import gpu_check_run
+
+        return gpu_check_run.main(argv[1:])
     print(__doc__, file=sys.stderr)
     return 2
 
