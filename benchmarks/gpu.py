@@ -385,6 +385,37 @@ def measure(side, name, case, inputs, args):
         side.release()
 
 
+def profile(side, name, case, inputs, args):
+    """Text of the ``args.profile`` functions with the most own time over
+    ``args.iterations`` iterations of dbr's step of case ``name`` (after warm-up),
+    by cProfile, and the number of calls into CuPy's kernels and cuDNN."""
+    import cProfile
+    import io
+    import pstats
+
+    model = step = None
+    try:
+        numpy.random.seed(0)
+        model = case.make_model()
+        step = side.prepare(name, model, inputs)
+        for _ in range(args.warmup):
+            step()
+        side.synchronize()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(args.iterations):
+            step()
+        side.synchronize()
+        profiler.disable()
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out)
+        stats.sort_stats("tottime").print_stats(args.profile)
+        return f"### profile of dbr's {name}, {args.iterations} iteration(s)\n{out.getvalue()}"
+    finally:
+        del model, step
+        side.release()
+
+
 def write_report(path, text):
     """Write ``text`` to ``path`` atomically (dbr.core's temporary file and rename)."""
     path = pathlib.Path(path)
@@ -416,6 +447,13 @@ def parse_args(argv):
     )
     parser.add_argument("--device", default="@cupy:0", help="dbr's device (default @cupy:0)")
     parser.add_argument("--out", help="also write the report to this Markdown file")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the table, print the N functions with the most own time in dbr's step",
+    )
     args = parser.parse_args(argv)
     small = args.quick
     args.cases = args.cases or list(QUICK_CASES if small else CASES)
@@ -469,6 +507,10 @@ def main(argv=None):
         print(lines[-1], flush=True)
     if args.out:
         write_report(args.out, "\n".join(lines) + "\n")
+    if args.profile:
+        for name in args.cases:
+            case = CASES[name]
+            print(profile(ours, name, case, make_inputs(name, case), args), flush=True)
     return 1 if failed else 0
 
 

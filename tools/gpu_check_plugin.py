@@ -8,10 +8,10 @@ Loaded with ``-p gpu_check_plugin`` (tools/ on ``sys.path``). It reads:
   then per test ``suite<TAB>outcome<TAB>seconds<TAB>nodeid`` (outcome passed,
   failed, error or skipped; a skip adds a fifth column, its reason), so that a
   run killed at its deadline still says what ran and what did not;
-- ``GPU_CHECK_FAILURES``: a file to which each failure's node id and the end of
-  its report are appended (the whole end for the first three failures with the
-  same message in a suite, the message alone after that, so that a systematic
-  failure does not fill the file);
+- ``GPU_CHECK_FAILURES``: a file to which each failure's node id and report
+  are appended (a long report cut to its first error lines and its end; after
+  three failures with the same message in a suite, the message alone, so that
+  a systematic failure does not fill the file);
 - ``GPU_CHECK_RERUN``: an earlier run's outcomes file; when set, only the tests
   of this suite that did not pass or skip there are kept (with
   ``GPU_CHECK_RERUN_SKIPPED=1``, the skipped ones too).
@@ -26,6 +26,7 @@ import os
 import pytest
 
 _FAILURE_CHARS = 4000
+_HEAD_ERROR_LINES = 25
 _FULL_REPORTS_PER_MESSAGE = 3
 _messages = {}
 
@@ -92,6 +93,15 @@ def _skip_reason(report):
     return " ".join(reason.split())[:300]
 
 
+def _shorten(text):
+    """The report if short; else its first error lines (the assertion's summary) and its end."""
+    if len(text) <= _FAILURE_CHARS:
+        return text
+    errors = [line for line in text.splitlines() if line.startswith("E ")][:_HEAD_ERROR_LINES]
+    head = "\n".join(errors)[: _FAILURE_CHARS // 2]
+    return f"{head}\n...\n{text[-_FAILURE_CHARS // 2 :]}"
+
+
 def pytest_runtest_logreport(report):
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
@@ -109,9 +119,7 @@ def pytest_runtest_logreport(report):
         if message and _messages[message] > _FULL_REPORTS_PER_MESSAGE:
             text = f"(as above) {message}"
         else:
-            text = report.longreprtext or ""
-            if len(text) > _FAILURE_CHARS:
-                text = "...\n" + text[-_FAILURE_CHARS:]
+            text = _shorten(report.longreprtext or "")
         _append(
             "GPU_CHECK_FAILURES",
             f"=== {_suite()} {outcome} ({report.when}): {report.nodeid}\n{text}\n",

@@ -87,6 +87,13 @@ def parse_args(argv):
     parser.add_argument("--test-timeout", type=float, default=120, help="seconds per test")
     parser.add_argument("--bench-timeout", type=float, default=150)
     parser.add_argument("--demo-timeout", type=float, default=240)
+    parser.add_argument(
+        "--bench-profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="benchmarks/gpu.py --profile N: the top functions of dbr's step per case",
+    )
     parser.add_argument("--no-bench", action="store_true")
     parser.add_argument("--no-demo", action="store_true")
     parser.add_argument("--suites", nargs="+", help="suite names (default: all)")
@@ -289,7 +296,8 @@ def main(argv=None):
 
     if not args.no_bench:
         rc = run_program(
-            [sys.executable, "benchmarks/gpu.py", "--out", str(out / "benchmarks.md")],
+            [sys.executable, "benchmarks/gpu.py", "--out", str(out / "benchmarks.md")]
+            + (["--profile", str(args.bench_profile)] if args.bench_profile else []),
             out / "benchmarks.log",
             args.bench_timeout,
             env,

@@ -10,9 +10,15 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def well_conditioned(shape, dtype):
-    """Random matrices plus n * identity: far from singular."""
+    """Random matrices plus (n + 1) * identity: far from singular.
+
+    Each row's diagonal exceeds the sum of its off-diagonal magnitudes by more
+    than 1, so every singular value is above 1 (Varah's bound). With only n * I
+    a 1x1 input was uniform in (0, 2): near 0 the central difference of 1 / x
+    (relative error about (eps / x) ** 2) missed the float64 tolerance.
+    """
     n = shape[-1]
-    a = numpy.random.uniform(-1, 1, shape) + n * numpy.eye(n)
+    a = numpy.random.uniform(-1, 1, shape) + (n + 1) * numpy.eye(n)
     return a.astype(dtype)
 
 
@@ -32,6 +38,12 @@ class TestInv(FunctionTestCase):
     def forward_expected(self, inputs):
         a = inputs[0].astype(numpy.float64)
         return (numpy.linalg.inv(a).astype(self.dtype),)
+
+
+def test_well_conditioned_keeps_every_singular_value_above_one():
+    for shape in [(1, 1), (3, 3), (50, 2, 2)]:
+        a = well_conditioned(shape, numpy.float64)
+        assert numpy.linalg.svd(a, compute_uv=False).min() > 1
 
 
 def test_inverse_times_input_is_identity():

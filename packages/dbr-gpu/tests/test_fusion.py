@@ -5,12 +5,13 @@ import pytest
 
 import dbr.gpu
 from dbr.core.testing import get_test_device
-from dbr.gpu.fusion import fuse
+from dbr.gpu.fusion import array_module, fuse
 from dbr.gpu.testing import count_nvrtc_compilations
 
 
 def _swish_grad(x, beta, gy):
-    s = 1 / (1 + np.exp(-beta * x))
+    xp = array_module(x)
+    s = 1 / (1 + xp.exp(-beta * x))
     return gy * (s + beta * x * s * (1 - s))
 
 
@@ -21,6 +22,11 @@ def test_numpy_path_equals_the_plain_function_and_keeps_its_name():
     np.testing.assert_array_equal(fused(x, 1.5, gy), _swish_grad(x, 1.5, gy))
     assert fused.__name__ == "_swish_grad"
     assert fused.__wrapped__ is _swish_grad
+
+
+def test_array_module_is_numpy_for_numpy_arrays_and_scalars():
+    assert array_module(np.ones(2), 1.5) is np
+    assert array_module(np.float32(2)) is np
 
 
 def test_numpy_path_never_touches_cupy(monkeypatch):

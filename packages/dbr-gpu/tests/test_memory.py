@@ -98,7 +98,10 @@ def test_usage_follows_allocations_and_free_all_blocks(gpu):
     memory.free_all_blocks()
     after = memory.usage()
     assert after["total_bytes"] <= during["total_bytes"] - 8 * MiB
-    assert after["free_bytes"] == 0 and after["free_blocks"] == 0
+    # Blocks that share a chunk with an array still in use stay cached; the freed
+    # 8 MiB block had a chunk of its own.
+    assert after["free_bytes"] <= cached["free_bytes"] - 8 * MiB
+    assert after["free_blocks"] < cached["free_blocks"]
     assert after["pinned_free_blocks"] == 0
     assert memory.memory_pool() is cupy.get_default_memory_pool()
     assert memory.pinned_memory_pool() is cupy.get_default_pinned_memory_pool()

@@ -87,9 +87,24 @@ def assert_same_run(gpu_model, cpu_model, tol):
             numpy.testing.assert_allclose(to_numpy(s_gpu[key]), s_cpu[key], **tol)
 
 
+# M-SVAG's first step divides vt - mt**2 (zero but for rounding) by 1 - rho = 1e-4; with
+# m and v stored in float16 that amplifies one rounding step into a factor anywhere in
+# [0, 1], so its float16 runs agree only as far as their last bits do. Its float16
+# parameters are compared through the float32 master update below instead.
+SAME_DTYPE_CASES = [
+    (cls, hp, dtype)
+    for (cls, hp) in CASES
+    for dtype in (numpy.float16, numpy.float32, numpy.float64)
+    if not (cls is optimizers.MSVAG and dtype is numpy.float16)
+]
+SAME_DTYPE_IDS = [
+    f"{cls.__name__}-{CASES.index((cls, hp))}-{numpy.dtype(dtype).name}"
+    for cls, hp, dtype in SAME_DTYPE_CASES
+]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
-@pytest.mark.parametrize(("cls", "hp"), CASES, ids=IDS)
+@pytest.mark.parametrize(("cls", "hp", "dtype"), SAME_DTYPE_CASES, ids=SAME_DTYPE_IDS)
 def test_gpu_update_matches_cpu(cls, hp, dtype):
     gpu = get_test_device("@cupy:0")
     cpu = get_test_device("@numpy")

@@ -8,7 +8,8 @@ NCDHW for 1-d and 3-d), made C-contiguous here; ``W`` is
 ``(out_channels, in_channels // groups, k_1, ..., k_n)``. One cuDNN graph is
 built per operation, shapes, dtype, options and device, and cached; it runs
 on CuPy's current stream with its workspace from CuPy's memory pool.
-float16 convolutions compute in float32.
+float16 convolutions compute in float32; float32 convolutions never run on
+engines that round their inputs to TF32.
 """
 
 import functools
@@ -206,6 +207,12 @@ def _build(cudnn, handle, op, shapes, dtype, stride, pad, dilate):
         graph.validate()
         graph.build_operation_graph()
         graph.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+        if dtype == "float32":
+            # Tensor-core engines compute float32 convolutions in TF32 (10-bit
+            # mantissas): off, as in Chainer and in PyTorch with allow_tf32 False.
+            graph.deselect_numeric_notes(
+                [cudnn.numerical_note.TENSOR_CORE, cudnn.numerical_note.DOWN_CONVERT_INPUTS]
+            )
         graph.check_support()
         graph.build_plans()
     except Exception as e:

@@ -2,9 +2,30 @@
 
 import functools
 
+import numpy
+
 from dbr.gpu import _cupy
 
-__all__ = ["fuse"]
+__all__ = ["array_module", "fuse"]
+
+
+def array_module(*args):
+    """The array module to call ufuncs through in a function decorated with :func:`fuse`.
+
+    ``numpy`` for NumPy arrays and scalars; CuPy for CuPy arrays; while
+    ``cupy.fuse`` traces the function, the module of CuPy's fusion ufuncs,
+    which record each call into the fused kernel (NumPy's own ufuncs do not
+    accept the traced variables). Works without CuPy installed.
+
+    Example:
+        >>> import numpy
+        >>> array_module(numpy.ones(2)) is numpy
+        True
+    """
+    cupy = _cupy.cupy
+    if cupy is None:
+        return numpy
+    return cupy.get_array_module(*args)
 
 
 def fuse(*, kernel_name=None):
@@ -15,9 +36,10 @@ def fuse(*, kernel_name=None):
     decorated function (CuPy caches the binaries per dtypes and ndim).
     Called with NumPy arrays or scalars only, the plain function runs, so one
     definition serves both devices and gives the same values. Write the body
-    with operators and NumPy ufuncs (``numpy.exp(x)``, ``numpy.maximum(x, 0)``):
-    NumPy applies them to NumPy arrays, and ``cupy.fuse`` maps them to CuPy's
-    while it traces the function. Positional arguments only, as ``cupy.fuse``.
+    with operators, and call ufuncs through :func:`array_module`
+    (``xp = array_module(x); xp.exp(x)``): NumPy's on NumPy arrays, CuPy's
+    fusion ufuncs while ``cupy.fuse`` traces the function (NumPy's ufuncs
+    reject its traced variables). Positional arguments only, as ``cupy.fuse``.
 
     Args:
         kernel_name (str or None): the fused kernel's name; ``dbr_`` followed

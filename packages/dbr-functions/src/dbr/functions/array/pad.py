@@ -47,7 +47,15 @@ class Pad(FunctionNode):
             return (y,)
         if self.mode == "constant":
             return (xp.pad(x, self.pad_width, mode="constant", constant_values=value),)
-        return (xp.pad(x, self.pad_width, mode=self.mode),)
+        # A gather along each axis rather than xp.pad: cupy.pad (14.x) keeps NumPy's
+        # pre-1.25 wrap/reflect/symmetric loop, which copies the wrong elements once a
+        # pad width exceeds the axis length (e.g. wrap of 2 elements by (3, 1)).
+        y = x
+        for axis, (n, (before, after)) in enumerate(zip(x.shape, self.pad_width)):
+            if before or after:
+                source = _source_indices(n, before, after, self.mode)
+                y = xp.take(y, xp.asarray(source), axis=axis)
+        return (y.copy() if y is x else y,)
 
     def _center(self):
         return tuple([slice(b, b + n) for n, (b, _) in zip(self._x_shape, self.pad_width)])
@@ -76,7 +84,7 @@ class PadGrad(FunctionNode):
             if not (before or after):
                 continue
             lead = (slice(None),) * axis
-            source = numpy.pad(numpy.arange(n), (before, after), mode=self.mode)
+            source = _source_indices(n, before, after, self.mode)
             padded = numpy.concatenate(
                 [numpy.arange(before), numpy.arange(before + n, before + n + after)]
             )
@@ -88,6 +96,11 @@ class PadGrad(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return Pad(self.pad_width, self.mode).apply(grad_outputs)
+
+
+def _source_indices(n, before, after, mode):
+    """The index into an axis of length ``n`` that each of its padded positions copies."""
+    return numpy.pad(numpy.arange(n), (before, after), mode=mode)
 
 
 def _pairs(value, ndim, name):
