@@ -43,6 +43,14 @@ def _assert_on_device_and_equal(actual, expected, device):
         numpy.testing.assert_array_equal(host, expected)
 
 
+def _numbers_as_numpy(x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_numbers_as_numpy(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _numbers_as_numpy(v) for k, v in x.items()}
+    return x if isinstance(x, numpy.ndarray) else numpy.asarray(x)[()]
+
+
 @pytest.mark.parametrize("device_spec", DEVICES)
 @pytest.mark.parametrize("kind", sorted(_batches(numpy.random.RandomState(0))))
 def test_concat_examples_to_device(kind, device_spec):
@@ -51,7 +59,9 @@ def test_concat_examples_to_device(kind, device_spec):
     expected = concat_examples(batch, padding=padding)
     _assert_on_device_and_equal(concat_examples(batch, device, padding), expected, device)
     _assert_on_device_and_equal(concat_examples(batch, device_spec, padding), expected, device)
-    on_device = to_device(device, batch)
+    # Device.send takes arrays and NumPy scalars only (a Python int raises on a GPU, as
+    # in Chainer), so the examples' plain numbers become NumPy scalars first.
+    on_device = to_device(device, _numbers_as_numpy(batch))
     _assert_on_device_and_equal(concat_examples(on_device, padding=padding), expected, device)
     _assert_on_device_and_equal(to_device(device_spec, expected), expected, device)
 
@@ -169,3 +179,13 @@ def test_cpu_path_imports_neither_dbr_gpu_nor_cupy():
         """
     )
     assert out.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("device_spec", DEVICES)
+def test_to_device_of_a_python_number(device_spec):
+    device = get_test_device(device_spec)
+    if device.xp is numpy:
+        assert to_device(device, {"t": 3})["t"] == 3
+    else:
+        with pytest.raises(TypeError, match="@cupy:0: can send only NumPy or CuPy arrays.*int"):
+            to_device(device, {"t": 3})

@@ -159,3 +159,34 @@ def test_non_contiguous_inputs_and_graph_cache():
     want = _reference(x, W, None, (1, 1), (1, 1), (1, 1), 1)[0]
     np.testing.assert_allclose(y1.get(), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(y1.get(), y2.get())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_deterministic_mode_gives_the_same_bits_every_run(dtype):
+    get_test_device("@cupy:0")
+    if not cudnn.available():
+        pytest.skip(f"cuDNN is not available: {cudnn.unavailable_reason()}")
+    cupy = dbr.gpu.cupy
+    x_shape, W_shape, stride, pad, dilate, groups = _CASES[-1]
+    rng = np.random.default_rng(3)
+    x = cupy.asarray(rng.uniform(-1, 1, x_shape).astype(dtype))
+    W = cupy.asarray(rng.uniform(-1, 1, W_shape).astype(dtype))
+    y_shape = cudnn.convolution_forward(x, W, None, stride, pad, dilate, groups).shape
+    gy = cupy.asarray(rng.uniform(-1, 1, y_shape).astype(dtype))
+    graphs = len(cudnn._graphs)
+    with using_config("cudnn_deterministic", True):
+        runs = [
+            (
+                cudnn.convolution_backward_data(W, gy, x_shape, stride, pad, dilate, groups).get(),
+                cudnn.convolution_backward_filter(
+                    x, gy, W_shape, stride, pad, dilate, groups
+                ).get(),
+            )
+            for _ in range(5)
+        ]
+    # Graphs of their own: the default mode's may use engines with atomics.
+    assert len(cudnn._graphs) >= graphs + 2
+    for gx, gW in runs[1:]:
+        np.testing.assert_array_equal(gx, runs[0][0])
+        np.testing.assert_array_equal(gW, runs[0][1])

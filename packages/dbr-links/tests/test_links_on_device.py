@@ -239,12 +239,15 @@ CASES = {
         lambda r: (_floats(r, 5, 4), _ints(r, 3, 5)),
         call=lambda link, x, t: (link(x, t), link.accuracy.array),
     ),
+    # cuDNN and im2col sum in other orders, and the few ReLU inputs within rounding of 0
+    # then switch sides: a handful of filter gradients move by about 1e-4 of the largest.
     "GoogLeNet": Case(
         lambda: L.GoogLeNet(pretrained_model=None),
         lambda r: (_floats(r, 1, 3, 32, 32),),
         call=lambda link, x: link(x, layers=["inception_3b", "inception_5b"]),
         modes=(False,),
-        atol=1e-4,
+        atol=3e-4,
+        rtol=1e-2,
         shared="GoogLeNet",
     ),
     "ResNet50Layers": Case(
@@ -257,14 +260,16 @@ CASES = {
         shared="ResNet50Layers",
     ),
     # In training mode, batch statistics need several values per channel: res5 of a 32x32
-    # image has one per sample, so the batch stops at res4 (2x2).
+    # image has one per sample, so the batch stops at res4 (2x2). Through 40-odd batch
+    # normalizations of 8 values each, the input's gradient grows to hundreds and float32
+    # rounding (which differs between cuDNN and im2col) to 10% of it: float64 here.
     "ResNet50Layers-train": Case(
-        lambda: L.ResNet50Layers(pretrained_model=None),
-        lambda r: (_floats(r, 2, 3, 32, 32),),
+        lambda: _in_float64(L.ResNet50Layers, pretrained_model=None),
+        lambda r: (_floats(r, 2, 3, 32, 32, dtype=numpy.float64),),
         call=lambda link, x: link(x, layers=["res4"]),
-        atol=1e-4,
-        rtol=1e-2,
-        shared="ResNet50Layers",
+        atol=1e-9,
+        rtol=1e-7,
+        shared="ResNet50Layers-float64",
     ),
     "ResNet101Layers": Case(
         lambda: L.ResNet101Layers(pretrained_model=None),

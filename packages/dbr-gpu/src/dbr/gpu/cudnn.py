@@ -9,7 +9,9 @@ NCDHW for 1-d and 3-d), made C-contiguous here; ``W`` is
 built per operation, shapes, dtype, options and device, and cached; it runs
 on CuPy's current stream with its workspace from CuPy's memory pool.
 float16 convolutions compute in float32; float32 convolutions never run on
-engines that round their inputs to TF32.
+engines that round their inputs to TF32. With ``config.cudnn_deterministic``
+only engines that give the same bits on every run are used (as in Chainer;
+others may accumulate in a varying order).
 """
 
 import functools
@@ -178,7 +180,7 @@ def _out_shape(x_shape, w_shape, stride, pad, dilate):
     return (x_shape[0], w_shape[0], *spatial)
 
 
-def _build(cudnn, handle, op, shapes, dtype, stride, pad, dilate):
+def _build(cudnn, handle, op, shapes, dtype, stride, pad, dilate, deterministic):
     io = {
         "float16": cudnn.data_type.HALF,
         "float32": cudnn.data_type.FLOAT,
@@ -207,12 +209,18 @@ def _build(cudnn, handle, op, shapes, dtype, stride, pad, dilate):
         graph.validate()
         graph.build_operation_graph()
         graph.create_execution_plans([cudnn.heur_mode.A, cudnn.heur_mode.FALLBACK])
+        excluded = []
         if dtype == "float32":
             # Tensor-core engines compute float32 convolutions in TF32 (10-bit
             # mantissas): off, as in Chainer and in PyTorch with allow_tf32 False.
-            graph.deselect_numeric_notes(
-                [cudnn.numerical_note.TENSOR_CORE, cudnn.numerical_note.DOWN_CONVERT_INPUTS]
-            )
+            excluded += [
+                cudnn.numerical_note.TENSOR_CORE,
+                cudnn.numerical_note.DOWN_CONVERT_INPUTS,
+            ]
+        if deterministic:
+            excluded.append(cudnn.numerical_note.NONDETERMINISTIC)
+        if excluded:
+            graph.deselect_numeric_notes(excluded)
         graph.check_support()
         graph.build_plans()
     except Exception as e:
@@ -239,14 +247,17 @@ def _run(op, a, b, out_shape, stride, pad, dilate):
         b = cupy.ascontiguousarray(b)
         handle = _handle(cudnn, device_id)
         shapes = (tuple(a.shape), tuple(b.shape), tuple(out_shape))
-        key = (op, shapes, dtype, stride, pad, dilate, device_id)
+        deterministic = bool(config.cudnn_deterministic)
+        key = (op, shapes, dtype, stride, pad, dilate, deterministic, device_id)
         built = _graphs.get(key)
         if built is None:
             with _graphs_lock:
                 built = _graphs.get(key)
                 if built is None:
                     try:
-                        built = _build(cudnn, handle, op, shapes, dtype, stride, pad, dilate)
+                        built = _build(
+                            cudnn, handle, op, shapes, dtype, stride, pad, dilate, deterministic
+                        )
                     except CudnnNotSupportedError as e:
                         built = e
                     _graphs[key] = built
