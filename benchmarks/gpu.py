@@ -386,13 +386,15 @@ def measure(side, name, case, inputs, args):
 
 
 def profile(side, name, case, inputs, args):
-    """Text of the ``args.profile`` functions with the most own time over
-    ``args.iterations`` iterations of dbr's step of case ``name`` (after warm-up),
-    by cProfile, and the number of calls into CuPy's kernels and cuDNN."""
-    import cProfile
-    import io
-    import pstats
+    """What one side's step of case ``name`` spends its time on, as text.
 
+    Over ``args.iterations`` iterations after warm-up: for dbr, the ``args.profile``
+    functions with the most own time (cProfile); on a GPU with a CUDA build of
+    PyTorch, for either side, the kernels with the most GPU time and, per
+    iteration, the GPU time of all kernels, kernel launches, synchronisations and
+    memory copies, read from CUPTI through ``torch.profiler`` (which sees every
+    kernel of the process, CuPy's and cuDNN's included).
+    """
     model = step = None
     try:
         numpy.random.seed(0)
@@ -401,19 +403,64 @@ def profile(side, name, case, inputs, args):
         for _ in range(args.warmup):
             step()
         side.synchronize()
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for _ in range(args.iterations):
-            step()
-        side.synchronize()
-        profiler.disable()
-        out = io.StringIO()
-        stats = pstats.Stats(profiler, stream=out)
-        stats.sort_stats("tottime").print_stats(args.profile)
-        return f"### profile of dbr's {name}, {args.iterations} iteration(s)\n{out.getvalue()}"
+        text = ""
+        if side.label == "dbr":
+            text += _cprofile_text(step, side.synchronize, args)
+        if side.synchronize is not _nothing:
+            text += _kernel_text(step, side.synchronize, args)
+        return f"### profile of {side.label}'s {name}, {args.iterations} iteration(s)\n{text}"
     finally:
         del model, step
         side.release()
+
+
+def _cprofile_text(step, synchronize, args):
+    import cProfile
+    import io
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(args.iterations):
+        step()
+    synchronize()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(args.profile)
+    return out.getvalue()
+
+
+def _kernel_text(step, synchronize, args):
+    try:
+        from torch.profiler import ProfilerActivity
+        from torch.profiler import profile as torch_profile
+    except ImportError:
+        return "(no kernel profile: PyTorch is not installed)\n"
+    with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(args.iterations):
+            step()
+        synchronize()
+    averages = prof.key_averages()
+
+    def device_us(event):
+        return getattr(event, "self_device_time_total", None) or getattr(
+            event, "self_cuda_time_total", 0
+        )
+
+    def calls(*words):
+        return sum(e.count for e in averages if any(w in e.key for w in words))
+
+    n = args.iterations
+    kernels = sorted((e for e in averages if device_us(e) > 0), key=device_us, reverse=True)
+    lines = [
+        f"per iteration: {sum(map(device_us, kernels)) / n / 1e3:.2f} ms of GPU kernels, "
+        f"{calls('LaunchKernel') / n:.0f} kernel launches, "
+        f"{calls('Synchronize') / n:.1f} synchronisations, {calls('Memcpy') / n:.1f} copies",
+        f"{'GPU ms/iter':>12} {'calls/iter':>10}  kernel",
+    ]
+    for e in kernels[: args.profile]:
+        lines.append(f"{device_us(e) / n / 1e3:>12.3f} {e.count / n:>10.1f}  {e.key[:110]}")
+    return "\n".join(lines) + "\n"
 
 
 def write_report(path, text):
@@ -510,7 +557,9 @@ def main(argv=None):
     if args.profile:
         for name in args.cases:
             case = CASES[name]
-            print(profile(ours, name, case, make_inputs(name, case), args), flush=True)
+            for side in (ours, theirs):
+                if side is not None:
+                    print(profile(side, name, case, make_inputs(name, case), args), flush=True)
     return 1 if failed else 0
 
 

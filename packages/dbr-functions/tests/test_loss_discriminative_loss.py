@@ -103,6 +103,17 @@ def test_l2_gradient_is_finite_at_zero_distance():
     assert numpy.isfinite(g.array).all()
 
 
+def test_l2_float16_second_derivative_is_finite_at_small_distances():
+    # The pixels lie 0.02 from their mean, inside delta_v: the squared distance 4e-4
+    # must not overflow float16 on the way to a zero second derivative.
+    emb = Variable(numpy.array([[[[0.0, 0.04]]]], numpy.float16))
+    labels = numpy.array([[[1, 1]]], numpy.int32)
+    variance = discriminative_margin_based_clustering_loss(emb, labels, 0.5, 1.5, 1, norm=2)[0]
+    (g,) = grad([variance], [emb], enable_double_backprop=True)
+    (gg,) = grad([g * numpy.ones_like(g.array)], [emb])
+    numpy.testing.assert_array_equal(gg.array, numpy.zeros((1, 1, 1, 2), numpy.float16))
+
+
 def test_bad_arguments():
     emb = numpy.zeros((1, 2, 2, 2), numpy.float32)
     labels = numpy.zeros((1, 2, 2), numpy.int32)

@@ -1,8 +1,8 @@
 import numpy
 import pytest
 
-from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core import Variable, backend, grad, testing
+from dbr.core.testing import DEVICES, FunctionTestCase, get_test_device
 from dbr.core.type_check import InvalidType
 from dbr.functions.noise.gumbel_softmax import gumbel_softmax
 
@@ -70,6 +70,21 @@ class TestGumbelSoftmaxLearnedTemperature(FunctionTestCase):
         numpy.random.seed(NOISE_SEED)
         g = numpy.random.gumbel(size=log_pi.shape).astype(self.dtype).astype(numpy.float64)
         return (softmax_ref((log_pi + g) / tau, 1).astype(self.dtype),)
+
+
+@pytest.mark.parametrize("device_spec", DEVICES)
+def test_seeded_noise_does_not_depend_on_the_dtype(device_spec):
+    # The numerical gradient evaluates a float64 copy of log_pi: after the same seed it
+    # must meet the noise that log_pi's own dtype gets (cupy.random's float32 draws differ).
+    device = get_test_device(device_spec)
+    samples = []
+    for dtype in FLOATS:
+        device.xp.random.seed(NOISE_SEED)
+        with device:
+            y = gumbel_softmax(device.xp.zeros((3, 4), dtype), tau=1.0)
+        samples.append(backend.to_cpu(y.array).astype(numpy.float64))
+    testing.assert_allclose(samples[0], samples[2], atol=2e-3, rtol=1e-2)
+    testing.assert_allclose(samples[1], samples[2], atol=1e-6, rtol=1e-5)
 
 
 def test_samples_follow_the_categorical_distribution():

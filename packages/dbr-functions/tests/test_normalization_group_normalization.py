@@ -2,6 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
+from dbr.core.gradient_check import check_backward
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.normalization.group_normalization import group_normalization
@@ -28,6 +29,15 @@ def reference(x, groups, gamma, beta, eps):
     return y * gamma.astype(numpy.float64).reshape(shape) + beta.reshape(shape)
 
 
+def spread_out(shape, groups, dtype, min_std=0.1):
+    """Uniform inputs in [-0.5, 1.5) whose every group has a std of at least ``min_std``."""
+    while True:
+        x = uniform(-1, 1, shape, dtype) + dtype(0.5)
+        std = x.astype(numpy.float64).reshape(shape[0], groups, -1).std(axis=2)
+        if std.min(initial=numpy.inf) >= min_std:
+            return x
+
+
 @testing.parameterize(
     *testing.product(
         {
@@ -48,8 +58,12 @@ def reference(x, groups, gamma, beta, eps):
 class TestGroupNormalization(FunctionTestCase):
     def generate_inputs(self):
         channels = self.x_shape[1]
+        # A group whose elements nearly coincide (two elements of (3, 4) with groups=2
+        # drawn 0.02 apart) is normalized to almost a step; the central difference's
+        # error, about (1e-3 / std) ** 2, then exceeds float64's 1e-5 rtol. Redraw.
+        x = spread_out(self.x_shape, self.groups, self.dtype)
         return (
-            uniform(-1, 1, self.x_shape, self.dtype) + self.dtype(0.5),
+            x,
             uniform(0.5, 1.5, (channels,), self.dtype),
             uniform(-1, 1, (channels,), self.dtype),
         )
@@ -61,6 +75,21 @@ class TestGroupNormalization(FunctionTestCase):
     def forward_expected(self, inputs):
         x, gamma, beta = inputs
         return (reference(x, self.groups, gamma, beta, self.eps).astype(self.dtype),)
+
+
+def test_spread_out_inputs_pass_the_float64_check_where_close_pairs_fail():
+    def f(x, gamma, beta):
+        return group_normalization(x, 2, gamma, beta, eps=1e-5)
+
+    gamma, beta, gy = numpy.ones(4), numpy.zeros(4), numpy.linspace(-1, 1, 12).reshape(3, 4)
+    close = numpy.array([[0.5, 0.51, 0.3, 0.29], [1.2, 1.19, -0.1, -0.09], [0.0, 0.01, 0.8, 0.81]])
+    numpy.random.seed(0)
+    with pytest.raises(AssertionError, match="check_backward failed"):
+        check_backward(f, (close, gamma, beta), gy, dtype=numpy.float64, atol=1e-6, rtol=1e-5)
+    numpy.random.seed(1)
+    for _ in range(20):
+        x = spread_out((3, 4), 2, numpy.float64)
+        check_backward(f, (x, gamma, beta), gy, dtype=numpy.float64, atol=1e-6, rtol=1e-5)
 
 
 def test_each_group_has_zero_mean_and_unit_variance():

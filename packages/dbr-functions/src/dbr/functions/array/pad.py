@@ -47,9 +47,9 @@ class Pad(FunctionNode):
             return (y,)
         if self.mode == "constant":
             return (xp.pad(x, self.pad_width, mode="constant", constant_values=value),)
-        # A gather along each axis rather than xp.pad: cupy.pad (14.x) keeps NumPy's
-        # pre-1.25 wrap/reflect/symmetric loop, which copies the wrong elements once a
-        # pad width exceeds the axis length (e.g. wrap of 2 elements by (3, 1)).
+        # A gather along each axis rather than xp.pad: cupy.pad (14.2) keeps an old copy of
+        # NumPy's wrap/reflect/symmetric loop, which copies the wrong elements once a pad
+        # width exceeds the axis length (e.g. wrap of 2 elements by (3, 1)).
         y = x
         for axis, (n, (before, after)) in enumerate(zip(x.shape, self.pad_width)):
             if before or after:

@@ -11,6 +11,7 @@ import numpy
 
 from dbr.core import Variable, backend, ops, type_check
 from dbr.functions.activation.relu import relu
+from dbr.functions.math.sqrt import sqrt
 
 
 def _invalid(expect, actual):
@@ -29,10 +30,12 @@ def _l1_norm(x, axis):
 def _l2_norm(x, axis):
     # Where every element is 0 the norm is 0 and so is its gradient (sqrt's
     # derivative at 0 would make it NaN): the zero sums are replaced by 1
-    # under the square root and masked out after it.
+    # under the square root and masked out after it. sqrt (as Chainer's F.sqrt) rather
+    # than ``** 0.5``: its second derivative goes through 1 / y**2, where the power's
+    # s ** -1.5 overflows float16 for sums below 6e-4 and turns a zero gradient to NaN.
     squares = ops.sum(x * x, axis=axis)
     zero = (squares.array == 0).astype(squares.dtype)
-    return (squares + zero) ** 0.5 * (1 - zero)
+    return sqrt(squares + zero) * (1 - zero)
 
 
 def discriminative_margin_based_clustering_loss(

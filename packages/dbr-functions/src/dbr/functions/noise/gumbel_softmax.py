@@ -2,11 +2,8 @@
 
 import numbers
 
-import numpy
-
 from dbr.core import Variable, as_variable, backend, type_check
 from dbr.functions.activation.softmax import softmax
-from dbr.functions.noise._random import gpu_sample_dtype
 
 
 def gumbel_softmax(log_pi, tau=0.1, axis=1):
@@ -55,9 +52,8 @@ def gumbel_softmax(log_pi, tau=0.1, axis=1):
     xp = backend.get_array_module(data)
     if data.ndim < 1:
         return Variable(xp.ones((), dtype))
-    if xp is numpy:
-        g = numpy.random.gumbel(size=data.shape).astype(dtype)
-    else:
-        g = xp.random.gumbel(size=data.shape, dtype=gpu_sample_dtype(dtype))
-        g = g.astype(dtype, copy=False)
+    # Drawn in float64 and cast, as Chainer does, on either device: cupy.random's float32
+    # and float64 streams differ, so a dtype-dependent draw would give a float64 copy of
+    # log_pi (as the numerical gradient evaluates) other noise than log_pi itself.
+    g = xp.random.gumbel(size=data.shape).astype(dtype, copy=False)
     return softmax((as_variable(log_pi) + g) / tau, axis=axis)
