@@ -137,3 +137,16 @@ def test_bad_input():
         pad(x, 1, "constant", reflect_type="even")
     with pytest.raises(ValueError, match="pad: expected reflect_type to be 'even'"):
         pad(x, 1, "reflect", reflect_type="odd")
+
+
+@pytest.mark.parametrize("mode", ["edge", "wrap", "symmetric", "reflect"])
+def test_source_indices_repeat_the_axis_periodically_for_any_pad(mode):
+    # Independent of numpy.pad, whose wrap and reflect of pads wider than the axis
+    # differ between NumPy 1.26 and 2.x.
+    from dbr.functions.array.pad import _source_indices
+
+    for n in range(1, 5):
+        for before in range(0, 10):
+            for after in range(0, 10):
+                want = [source_index(i, n, mode) for i in range(-before, n + after)]
+                assert _source_indices(n, before, after, mode).tolist() == want, (n, before, after)

@@ -99,8 +99,26 @@ class PadGrad(FunctionNode):
 
 
 def _source_indices(n, before, after, mode):
-    """The index into an axis of length ``n`` that each of its padded positions copies."""
-    return numpy.pad(numpy.arange(n), (before, after), mode=mode)
+    """The index into an axis of length ``n`` that each of its padded positions copies.
+
+    The padded axis is the input repeated periodically: ``wrap`` with period ``n``,
+    ``symmetric`` mirrored with period ``2 n``, ``reflect`` mirrored about the end
+    elements with period ``2 (n - 1)``; ``edge`` repeats the end elements. Written out
+    rather than taken from ``numpy.pad``, whose wrap of a pad wider than the axis
+    changed between NumPy versions (1.26 repeats a shorter cycle).
+    """
+    offset = numpy.arange(-before, n + after)
+    if mode == "edge":
+        return numpy.clip(offset, 0, n - 1)
+    if mode == "wrap":
+        return offset % n
+    if mode == "symmetric":
+        k = offset % (2 * n)
+        return numpy.where(k < n, k, 2 * n - 1 - k)
+    if n == 1:  # reflect of one element
+        return numpy.zeros_like(offset)
+    k = offset % (2 * (n - 1))
+    return numpy.where(k < n, k, 2 * (n - 1) - k)
 
 
 def _pairs(value, ndim, name):
