@@ -75,3 +75,14 @@ def test_n_step_functions_match_chainer(chainer_data, name):
         grads = grad(outputs, inputs, g_outputs, enable_double_backprop=double)
         for key, g in zip(names, grads):
             numpy.testing.assert_allclose(g.array, d["g_" + key], err_msg=key, **TOL)
+
+
+def test_slstm_matches_chainer(chainer_data):
+    d = _case(chainer_data, "slstm")
+    inputs = [Variable(d[k]) for k in ("c1", "c2", "x1", "x2")]
+    c, h = F.slstm(*inputs)
+    testing.assert_allclose(c.array, d["c"], **TOL)
+    testing.assert_allclose(h.array, d["h"], **TOL)
+    grads = grad([c, h], inputs, [d["gc"], d["gh"]])
+    for key, g in zip(("c1", "c2", "x1", "x2"), grads):
+        numpy.testing.assert_allclose(g.array, d["g_" + key], err_msg=key, **TOL)
