@@ -73,7 +73,11 @@ def reference_layer(xs, h, c, w, b, reverse, masks=None):
         hp = h[:n]
 
         pre = [x @ w[j].T + hp @ w[j + 4].T + b[j] + b[j + 4] for j in range(4)]
-        i, f, o, a = sigmoid(pre[0]), sigmoid(pre[1]), sigmoid(pre[2]), numpy.tanh(pre[3])
+        # Chainer's roles: W_0 input gate, W_1 forget gate, W_2 cell input, W_3 output gate
+        i = sigmoid(pre[0])
+        f = sigmoid(pre[1])
+        a = numpy.tanh(pre[2])
+        o = sigmoid(pre[3])
         c[:n] = f * c[:n] + i * a
         h[:n] = o * numpy.tanh(c[:n])
         ys[t] = h[:n].copy()
@@ -134,8 +138,8 @@ def composed_lstm(n_layers, directions, hx, cx, ws, bs, xs):
         for d in range(directions):
             k = layer * directions + d
             w, b = ws[k], bs[k]
-            # lstm interleaves a, i, f, o per unit: W_3, W_0, W_1, W_2
-            order = (3, 0, 1, 2)
+            # lstm interleaves a, i, f, o per unit: W_2, W_0, W_1, W_3
+            order = (2, 0, 1, 3)
 
             def stacked(mats, order=order):
                 return concat([m[:, None] for m in mats], axis=1).reshape(

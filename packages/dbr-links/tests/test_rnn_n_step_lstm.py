@@ -1,13 +1,17 @@
+import os
+
 import numpy
 import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, Variable, initializers, using_config
 from dbr.core.gradient_check import check_backward
+from dbr.core.serializers import load_npz
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.links.rnn.n_step_lstm import NStepBiLSTM, NStepLSTM, NStepLSTMBase
 
 CLASSES = [NStepLSTM, NStepBiLSTM]
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
@@ -16,10 +20,11 @@ def _sigmoid(x):
 
 
 def _lstm_step(w, b, x, h, c):
+    # Chainer's roles: w0/w4 input gate, w1/w5 forget gate, w2/w6 cell input, w3/w7 output gate
     i = _sigmoid(w[0] @ x + w[4] @ h + b[0] + b[4])
     f = _sigmoid(w[1] @ x + w[5] @ h + b[1] + b[5])
-    o = _sigmoid(w[2] @ x + w[6] @ h + b[2] + b[6])
-    a = numpy.tanh(w[3] @ x + w[7] @ h + b[3] + b[7])
+    a = numpy.tanh(w[2] @ x + w[6] @ h + b[2] + b[6])
+    o = _sigmoid(w[3] @ x + w[7] @ h + b[3] + b[7])
     c = f * c + i * a
     return o * numpy.tanh(c), c
 
@@ -301,11 +306,11 @@ def test_parameter_gradients_match_composed_functions():
         h = numpy.zeros((1, 3))
         c = numpy.zeros((1, 3))
         for t in range(len(x)):
-            # F.lstm takes [a, i, f, o] interleaved per unit
+            # F.lstm takes [a, i, f, o] interleaved per unit: w2, w0, w1, w3
             parts = [
                 F.linear(x[t : t + 1], getattr(w, f"w{j}"), getattr(w, f"b{j}"))
                 + F.linear(h, getattr(w, f"w{j + 4}"), getattr(w, f"b{j + 4}"))
-                for j in (3, 0, 1, 2)
+                for j in (2, 0, 1, 3)
             ]
             gates = F.reshape(F.stack(parts, axis=2), (1, 12))
             c, h = F.lstm(c, gates)
@@ -328,6 +333,27 @@ def test_round_trip(cls, link_check):
     hy2, cy2, _ = fresh(None, None, xs)
     numpy.testing.assert_array_equal(hy.array, hy2.array)
     numpy.testing.assert_array_equal(cy.array, cy2.array)
+
+
+@pytest.mark.parametrize(
+    "cls, file, prefix",
+    [(NStepLSTM, "n_step_lstm_link.npz", "uni"), (NStepBiLSTM, "n_step_bilstm_link.npz", "bi")],
+)
+def test_loads_a_chainer_model_and_gives_its_outputs(cls, file, prefix):
+    # Written by Chainer 7.8.1's save_npz from its own link; see
+    # dbr-functions/tests/fixtures/make_rnn_chainer.py, which made these files.
+    link = _make(cls, numpy.float64, 2, 3, 2, 0.0)
+    load_npz(os.path.join(FIXTURES, file), link)
+    with numpy.load(os.path.join(FIXTURES, "n_step_lstm_link_io.npz"), allow_pickle=False) as io:
+        io = {k[len(prefix) + 1 :]: v for k, v in io.items() if k.startswith(prefix + "/")}
+    xs = [io[f"x{b}"] for b in range(3)]
+    with using_config("train", False):
+        hy, cy, ys = link(None, None, xs)
+    tol = {"atol": 1e-12, "rtol": 1e-10}
+    assert_allclose(hy.array, io["hy"], **tol)
+    assert_allclose(cy.array, io["cy"], **tol)
+    for b, y in enumerate(ys):
+        assert_allclose(y.array, io[f"y{b}"], **tol)
 
 
 @pytest.mark.parametrize("cls", CLASSES)

@@ -1,9 +1,11 @@
 """The cell shared by lstm, slstm, tree_lstm and n_step_lstm.
 
-From pre-activations ``A, I, O, F_1 .. F_n`` laid out along the second axis of
-one array ``P`` and cell states ``c_1 .. c_n`` it computes
+From pre-activations ``A_1, I_1 .. A_m, I_m, O, F_1 .. F_n`` laid out along the
+second axis of one array ``P`` and cell states ``c_1 .. c_n`` it computes
 
-    c = tanh(A) sigmoid(I) + sum_k sigmoid(F_k) c_k,     h = sigmoid(O) tanh(c).
+    c = sum_j tanh(A_j) sigmoid(I_j) + sum_k sigmoid(F_k) c_k,     h = sigmoid(O) tanh(c).
+
+Every function but slstm has one pair ``A, I`` (``m == 1``); slstm has one per child.
 
 The functions differ only in where the gates lie in ``P`` (a
 :class:`GateLayout`) and in how ``P`` is made from their inputs. With one cell
@@ -69,26 +71,29 @@ gc_prev = (T)(gct * fg);
 
 
 class GateLayout:
-    """Where the ``G = 3 + n`` gates of a cell lie along the second axis of ``P``.
+    """Where the ``G = 2m + 1 + n`` gates of a cell lie along the second axis of ``P``.
 
     ``P`` has shape ``(B, G * N, ...)``. Interleaved, unit ``j`` of the gate at
     position ``k`` is column ``j * G + k``; blocked, it is column ``k * N + j``.
 
     Args:
         interleaved (bool): the layout.
-        a, i, o (int): positions of the cell-input, input and output gates.
+        a, i (int or tuple of int): positions of the cell-input gates and of
+            their input gates, ``m`` of each (one int for ``m == 1``).
+        o (int): position of the output gate.
         f (tuple of int): positions of the forget gates, one per cell.
     """
 
     def __init__(self, interleaved, a, i, o, f):
-        self.n_gates = 3 + len(f)
-        self.interleaved = interleaved
-        self.a = a
-        self.i = i
+        self.a = (a,) if isinstance(a, int) else tuple(a)
+        self.i = (i,) if isinstance(i, int) else tuple(i)
         self.o = o
         self.f = tuple(f)
-        if sorted((a, i, o) + self.f) != list(range(self.n_gates)):
-            raise ValueError(f"GateLayout: invalid gate positions {(a, i, o, self.f)}")
+        self.n_gates = len(self.a) + len(self.i) + 1 + len(self.f)
+        self.interleaved = interleaved
+        positions = self.a + self.i + (o,) + self.f
+        if len(self.a) != len(self.i) or sorted(positions) != list(range(self.n_gates)):
+            raise ValueError(f"GateLayout: invalid gate positions {(self.a, self.i, o, self.f)}")
 
     def grouped_shape(self, shape):
         """The shape of ``P`` with its gate axis made explicit."""
@@ -106,7 +111,7 @@ class GateLayout:
         return grouped[self._index(k)]
 
     def activate(self, p):
-        """Return ``P`` grouped, with ``tanh`` applied to ``A`` and sigmoid to the other gates."""
+        """Return ``P`` grouped, with ``tanh`` applied to the ``A_j`` and sigmoid to the others."""
         xp = backend.get_array_module(p)
         act = xp.empty(self.grouped_shape(p.shape), p.dtype)
         act[...] = p.reshape(act.shape)
@@ -114,21 +119,21 @@ class GateLayout:
         return act
 
     def activate_inplace(self, grouped):
-        """Apply ``tanh`` to ``A`` and sigmoid to the other gates of a grouped array in place.
+        """Apply ``tanh`` to the ``A_j`` and sigmoid to the other gates of grouped ``P`` in place.
 
         ``grouped`` must be C-contiguous: the sigmoid runs over all of it at once
-        (contiguous passes are much faster than strided ones), then ``A`` is restored.
+        (contiguous passes are much faster than strided ones), then the ``A_j`` are restored.
         """
         xp = backend.get_array_module(grouped)
         half = grouped.dtype.type(0.5)
-        a = self.gate(grouped, self.a)
-        tanh_a = xp.tanh(a)
+        tanh_as = [xp.tanh(self.gate(grouped, k)) for k in self.a]
         # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass, no overflow
         grouped *= half
         xp.tanh(grouped, out=grouped)
         grouped *= half
         grouped += half
-        a[...] = tanh_a
+        for k, tanh_a in zip(self.a, tanh_as):
+            self.gate(grouped, k)[...] = tanh_a
 
     def split_variable(self, p):
         """The gates of a Variable ``P`` as Variables, by position."""
@@ -140,14 +145,14 @@ class GateLayout:
         return ops.reshape(stack(parts, axis=2 if self.interleaved else 1), shape)
 
     def kernel_args(self, c_shape):
-        """The layout arguments of the GPU kernels for a cell state of ``c_shape``."""
+        """The layout arguments of the GPU kernels (one pair ``A, I``) for cells of ``c_shape``."""
         units = c_shape[1]
         rest = 1
         for d in c_shape[2:]:
             rest *= d
         nr = units * rest
         js, ks = (4 * rest, rest) if self.interleaved else (rest, nr)
-        return (nr, rest, js, ks, self.a, self.i, self.f[0], self.o)
+        return (nr, rest, js, ks, self.a[0], self.i[0], self.f[0], self.o)
 
 
 def _gpu_cell(layout, cs):
@@ -197,7 +202,9 @@ def cell_forward(layout, p, cs):
     c_first = cs[0]
     c = xp.empty(c_first.shape, p.dtype)
     head = c[:batch]
-    xp.multiply(layout.gate(act, layout.a), layout.gate(act, layout.i), out=head)
+    xp.multiply(layout.gate(act, layout.a[0]), layout.gate(act, layout.i[0]), out=head)
+    for ka, ki in zip(layout.a[1:], layout.i[1:]):
+        head += layout.gate(act, ka) * layout.gate(act, ki)
     if len(cs) == 1:
         f = layout.gate(act, layout.f[0])
         head += f * c_first if len(c_first) == batch else f * c_first[:batch]
@@ -292,8 +299,6 @@ class CellGrad(FunctionNode):
         tanh_c = self._tanh_c if self._tanh_c is not None else xp.tanh(c[:batch])
         self._act = self._tanh_c = None
         one = p.dtype.type(1)
-        a = layout.gate(act, layout.a)
-        i = layout.gate(act, layout.i)
         o = layout.gate(act, layout.o)
 
         # gc_total = gc + gh * o * (1 - tanh(c) ** 2): the gradient reaching c
@@ -304,16 +309,19 @@ class CellGrad(FunctionNode):
         gct += gc[:batch]
 
         gpg = xp.empty(act.shape, p.dtype)
-        g = layout.gate(gpg, layout.a)
-        xp.multiply(a, a, out=g)
-        xp.subtract(one, g, out=g)
-        g *= i
-        g *= gct
-        g = layout.gate(gpg, layout.i)
-        xp.subtract(one, i, out=g)
-        g *= i
-        g *= a
-        g *= gct
+        for ka, ki in zip(layout.a, layout.i):
+            a = layout.gate(act, ka)
+            i = layout.gate(act, ki)
+            g = layout.gate(gpg, ka)
+            xp.multiply(a, a, out=g)
+            xp.subtract(one, g, out=g)
+            g *= i
+            g *= gct
+            g = layout.gate(gpg, ki)
+            xp.subtract(one, i, out=g)
+            g *= i
+            g *= a
+            g *= gct
         g = layout.gate(gpg, layout.o)
         xp.subtract(one, o, out=g)
         g *= o
@@ -353,30 +361,35 @@ class CellGrad(FunctionNode):
             return ops.get_item(v, slice(None, batch)) if extra and v is not None else v
 
         pre = layout.split_variable(p)
-        a = tanh(pre[layout.a])
-        i = sigmoid(pre[layout.i])
+        as_ = [tanh(pre[k]) for k in layout.a]
+        is_ = [sigmoid(pre[k]) for k in layout.i]
         o = sigmoid(pre[layout.o])
         fs = [sigmoid(pre[k]) for k in layout.f]
         tc = tanh(head(c))
         dtc = 1.0 - tc * tc
-        da = 1.0 - a * a
-        di = i * (1.0 - i)
+        das = [1.0 - a * a for a in as_]
+        dis = [i * (1.0 - i) for i in is_]
         do = o * (1.0 - o)
         dfs = [f * (1.0 - f) for f in fs]
         gct = gh * o * dtc + head(gc)
         csb = [head(ck) for ck in cs]
         ggcsb = [head(g) for g in ggcs]
+        pairs = range(len(layout.a))
         if ggp is None:
-            gga = ggi = ggo = None
+            ggo = None
+            ggas = ggis = [None] * len(pairs)
             ggfs = [None] * n
         else:
             gg = layout.split_variable(ggp)
-            gga, ggi, ggo = gg[layout.a], gg[layout.i], gg[layout.o]
+            ggas = [gg[k] for k in layout.a]
+            ggis = [gg[k] for k in layout.i]
+            ggo = gg[layout.o]
             ggfs = [gg[k] for k in layout.f]
 
         # s = dL/d(gc_total)
         s = _sum(
-            [_mul(gga, i, da), _mul(ggi, a, di)]
+            [_mul(ggas[j], is_[j], das[j]) for j in pairs]
+            + [_mul(ggis[j], as_[j], dis[j]) for j in pairs]
             + [_mul(ggf, ck, df) for ggf, ck, df in zip(ggfs, csb, dfs)]
             + [_mul(g, f) for g, f in zip(ggcsb, fs)]
         )
@@ -386,13 +399,15 @@ class CellGrad(FunctionNode):
                 ret.append(_pad(_mul(ggfs[index], gct, dfs[index]), extra))
             elif index == n:
                 parts = [None] * layout.n_gates
-                parts[layout.a] = _mul(_sum([_mul(ggi, 1.0 - i), _mul(gga, a, -2.0)]), gct, da, i)
-                parts[layout.i] = _mul(_sum([_mul(gga, da), _mul(ggi, a, 1.0 - 2.0 * i)]), gct, di)
+                for j, (ka, ki) in enumerate(zip(layout.a, layout.i)):
+                    a, i, da, di, gga, ggi = as_[j], is_[j], das[j], dis[j], ggas[j], ggis[j]
+                    parts[ka] = _mul(_sum([_mul(ggi, 1.0 - i), _mul(gga, a, -2.0)]), gct, da, i)
+                    parts[ki] = _mul(_sum([_mul(gga, da), _mul(ggi, a, 1.0 - 2.0 * i)]), gct, di)
                 parts[layout.o] = _mul(_sum([_mul(s, dtc), _mul(ggo, tc, 1.0 - 2.0 * o)]), gh, do)
                 for k, position in enumerate(layout.f):
                     inner = _sum([_mul(ggfs[k], csb[k], 1.0 - 2.0 * fs[k]), ggcsb[k]])
                     parts[position] = _mul(inner, gct, dfs[k])
-                ret.append(_merge(layout, parts, a, p.shape))
+                ret.append(_merge(layout, parts, as_[0], p.shape))
             elif index == n + 1:
                 g = _sum([_mul(s, gh, o, tc, -2.0), _mul(ggo, gh, do)])
                 ret.append(_pad(_mul(g, dtc), extra))

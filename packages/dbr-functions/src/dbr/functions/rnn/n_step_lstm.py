@@ -10,7 +10,7 @@ from dbr.functions.rnn._cell import CellFunction, GateLayout
 # (o, i, f) are contiguous, and so are the ones whose gradient scales with that of c (i, f, a).
 _LAYOUT = GateLayout(interleaved=False, a=3, i=1, o=0, f=(2,))
 _O, _I, _F, _A = range(4)
-_ORDER = (2, 0, 1, 3)  # W_2 (o), W_0 (i), W_1 (f), W_3 (a); +4 for the recurrent ones
+_ORDER = (3, 0, 1, 2)  # W_3 (o), W_0 (i), W_1 (f), W_2 (a); +4 for the recurrent ones
 
 
 class NStepLSTMCell(CellFunction):
@@ -22,8 +22,8 @@ class NStepLSTMCell(CellFunction):
 class LSTMLayer(_n_step.RecurrentLayer):
     """One direction of one LSTM layer: inputs ``(P, h0, c0, W)``, outputs ``(H, h, c)``.
 
-    ``P`` holds the projected inputs ``x_t [W_2; W_0; W_1; W_3]^T`` plus the
-    biases (gates o, i, f, a); ``W`` is ``[W_6; W_4; W_5; W_7]``.
+    ``P`` holds the projected inputs ``x_t [W_3; W_0; W_1; W_2]^T`` plus the
+    biases (gates o, i, f, a); ``W`` is ``[W_7; W_4; W_5; W_6]``.
     """
 
     has_cell = True
@@ -134,10 +134,15 @@ def n_step_lstm(n_layers, dropout_ratio, hx, cx, ws, bs, xs, **kwargs):
     .. math::
         i_t &= \\sigma(W_0 x_t + W_4 h_{t-1} + b_0 + b_4) \\\\
         f_t &= \\sigma(W_1 x_t + W_5 h_{t-1} + b_1 + b_5) \\\\
-        o_t &= \\sigma(W_2 x_t + W_6 h_{t-1} + b_2 + b_6) \\\\
-        a_t &= \\tanh(W_3 x_t + W_7 h_{t-1} + b_3 + b_7) \\\\
+        a_t &= \\tanh(W_2 x_t + W_6 h_{t-1} + b_2 + b_6) \\\\
+        o_t &= \\sigma(W_3 x_t + W_7 h_{t-1} + b_3 + b_7) \\\\
         c_t &= f_t c_{t-1} + i_t a_t \\\\
         h_t &= o_t \\tanh(c_t)
+
+    These are the roles that Chainer's implementation (and cuDNN) gives the
+    weights, so that parameters trained with Chainer give the same outputs:
+    ``W_2`` is the cell input and ``W_3`` the output gate, the other way round
+    from the equations of Chainer's docstring.
 
     The input :math:`x_t` of layer ``k > 0`` is the output :math:`h_t` of
     layer ``k - 1``, to which dropout is applied (in training mode).

@@ -1,13 +1,14 @@
 """slstm: the S-LSTM unit, an LSTM for binary trees, as an activation function."""
 
 from dbr.core import FunctionNode, Variable, backend, type_check
-from dbr.functions.rnn._cell import CellFunction
-from dbr.functions.rnn.tree_lstm import _layout
+from dbr.functions.rnn._cell import CellFunction, GateLayout
 
 _new_variable = Variable._new
 
-# x1 and x2 interleave a, i, f, o (as lstm's x); the cell reads blocks a, i, o, f1, f2.
+# x1 and x2 interleave a, i, f, o (as lstm's x); the cell reads blocks a1, i1, a2, i2,
+# o1 + o2, f1, f2: each child brings its own cell input and input gate.
 _A, _I, _F, _O = range(4)
+_LAYOUT = GateLayout(interleaved=False, a=(0, 2), i=(1, 3), o=4, f=(5, 6))
 
 
 def _interleaved(x):
@@ -15,20 +16,23 @@ def _interleaved(x):
 
 
 def _gates(x1, x2):
-    """The cell's pre-activations ``[a1 + a2, i1 + i2, o1 + o2, f1, f2]`` (blocked) as an array."""
+    """The cell's pre-activations ``[a1, i1, a2, i2, o1 + o2, f1, f2]`` (blocked) as an array."""
     xp = backend.get_array_module(x1)
     r1, r2 = _interleaved(x1), _interleaved(x2)
     n = r1.shape[1]
-    pg = xp.empty((x1.shape[0], 5, n) + x1.shape[2:], x1.dtype)
-    for position, gate in enumerate((_A, _I, _O)):
-        xp.add(r1[:, :, gate], r2[:, :, gate], out=pg[:, position])
-    pg[:, 3] = r1[:, :, _F]
-    pg[:, 4] = r2[:, :, _F]
-    return pg.reshape((x1.shape[0], 5 * n) + x1.shape[2:])
+    pg = xp.empty((x1.shape[0], 7, n) + x1.shape[2:], x1.dtype)
+    pg[:, 0] = r1[:, :, _A]
+    pg[:, 1] = r1[:, :, _I]
+    pg[:, 2] = r2[:, :, _A]
+    pg[:, 3] = r2[:, :, _I]
+    xp.add(r1[:, :, _O], r2[:, :, _O], out=pg[:, 4])
+    pg[:, 5] = r1[:, :, _F]
+    pg[:, 6] = r2[:, :, _F]
+    return pg.reshape((x1.shape[0], 7 * n) + x1.shape[2:])
 
 
 class SLSTMGates(FunctionNode):
-    """``(x1, x2)`` to the cell's pre-activations ``[a1 + a2, i1 + i2, o1 + o2, f1, f2]``.
+    """``(x1, x2)`` to the cell's pre-activations ``[a1, i1, a2, i2, o1 + o2, f1, f2]``.
 
     Linear; its adjoint is :class:`SLSTMGatesGrad`.
     """
@@ -46,15 +50,15 @@ class SLSTMGatesGrad(FunctionNode):
     def forward(self, inputs):
         gp = inputs[0]
         xp = backend.get_array_module(gp)
-        n = gp.shape[1] // 5
-        pg = gp.reshape((gp.shape[0], 5, n) + gp.shape[2:])
+        n = gp.shape[1] // 7
+        pg = gp.reshape((gp.shape[0], 7, n) + gp.shape[2:])
         shape = (gp.shape[0], 4 * n) + gp.shape[2:]
         grads = []
-        for f_block in (3, 4):
+        for a_block, i_block, f_block in ((0, 1, 5), (2, 3, 6)):
             g = xp.empty((gp.shape[0], n, 4) + gp.shape[2:], gp.dtype)
-            g[:, :, _A] = pg[:, 0]
-            g[:, :, _I] = pg[:, 1]
-            g[:, :, _O] = pg[:, 2]
+            g[:, :, _A] = pg[:, a_block]
+            g[:, :, _I] = pg[:, i_block]
+            g[:, :, _O] = pg[:, 4]
             g[:, :, _F] = pg[:, f_block]
             grads.append(g.reshape(shape))
         return tuple(grads)
@@ -78,7 +82,7 @@ class SLSTM(CellFunction):
     See :func:`slstm`.
     """
 
-    layout = _layout(2)
+    layout = _LAYOUT
     n_cells = 2
 
     def check_type_forward(self, in_types):
@@ -118,9 +122,12 @@ def slstm(c_prev1, c_prev2, x1, x2):
     ``4j`` to ``4j + 3``. With :math:`\\sigma` the logistic sigmoid,
 
     .. math::
-        c = \\tanh(a_1 + a_2)\\,\\sigma(i_1 + i_2)
+        c = \\tanh(a_1)\\,\\sigma(i_1) + \\tanh(a_2)\\,\\sigma(i_2)
             + c_{\\text{prev}1}\\,\\sigma(f_1) + c_{\\text{prev}2}\\,\\sigma(f_2),
         \\qquad h = \\tanh(c)\\,\\sigma(o_1 + o_2).
+
+    Each child brings its own cell input and input gate, as Chainer computes
+    it (its docstring writes :math:`\\tanh(a_1 + a_2)\\,\\sigma(i_1 + i_2)`).
 
     Args:
         c_prev1 (Variable or array): the cell state of the first child, of

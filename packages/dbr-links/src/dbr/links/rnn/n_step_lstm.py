@@ -8,9 +8,11 @@ class NStepLSTMBase(NStepRNNBase):
     """Base of the stacked LSTM links: eight weights and biases per layer and direction.
 
     ``w0`` ... ``w3`` act on the layer's input and ``w4`` ... ``w7`` on the
-    hidden state, for the gates ``i``, ``f``, ``o`` and the cell input ``a``
-    in that order (see :func:`dbr.functions.n_step_lstm`). The link carries
-    a cell state besides the hidden state.
+    hidden state, for the input gate ``i``, the forget gate ``f``, the cell
+    input ``a`` and the output gate ``o`` in that order, as in Chainer (see
+    :func:`dbr.functions.n_step_lstm`), so that parameters saved from
+    Chainer's link give its outputs here. The link carries a cell state
+    besides the hidden state.
 
     Args:
         n_layers (int), in_size (int or None), out_size (int), dropout (float),
