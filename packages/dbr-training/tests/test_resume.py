@@ -213,6 +213,8 @@ def test_resume_after_kill_during_snapshot_write(tmp_path, script):
         assert int(npz["updater/optimizer:main/t"]) == 30
 
     finish(run_script(script, interrupted, hang_at=-1))
+    # The resumed run's first snapshot removed the killed run's temporary directory.
+    assert partial not in os.listdir(interrupted)
     assert (uninterrupted / "started_at").read_text() == "0\n"
     assert (interrupted / "started_at").read_text() == "0\n30\n"
     assert_same_run(uninterrupted, interrupted)

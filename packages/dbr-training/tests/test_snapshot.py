@@ -1,13 +1,15 @@
 """The snapshot extensions: file names, condition, n_retains, autoload, damaged files."""
 
 import os
+import struct
 import types
+import zipfile
 
 import numpy as np
 import pytest
 
 from dbr.core import Link, Parameter
-from dbr.core.serializers import load_npz
+from dbr.core.serializers import DeserializationError, load_npz
 from dbr.training.extensions import snapshot_writers
 from dbr.training.extensions._snapshot import snapshot, snapshot_object
 
@@ -169,12 +171,11 @@ def test_autoload_into_target(tmp_path):
 
 
 @pytest.mark.parametrize("keep", [0.5, 0.0])
-def test_truncated_snapshot_gives_clear_error(tmp_path, keep):
-    write_snapshots(tmp_path, [1, 2])
+def test_truncated_only_snapshot_gives_clear_error(tmp_path, keep):
+    write_snapshots(tmp_path, [2])
     path = tmp_path / "snapshot_iter_2"
     data = path.read_bytes()
     path.write_bytes(data[: int(len(data) * keep)])
-    os.utime(path, (2_000_000_000, 2_000_000_000))
     trainer = FakeTrainer(tmp_path, value=7.0)
     with pytest.raises(ValueError) as info:
         snapshot(autoload=True).initialize(trainer)
@@ -182,6 +183,114 @@ def test_truncated_snapshot_gives_clear_error(tmp_path, keep):
     assert str(path) in message
     assert "truncated or corrupt" in message
     assert trainer.model.W.array[0, 0] == 7.0
+
+
+class BigTrainer:
+    """A trainer-like target whose counter lies between two multi-block arrays."""
+
+    N = 4000
+
+    def __init__(self, out, seed=0):
+        rng = np.random.default_rng(seed)
+        self.out = str(out)
+        self.updater = types.SimpleNamespace(iteration=seed)
+        self.first = rng.standard_normal(self.N)
+        self.last = rng.standard_normal(self.N)
+
+    def serialize(self, serializer):
+        self.first = serializer("first", self.first)
+        self.updater.iteration = serializer("iteration", self.updater.iteration)
+        self.last = serializer("last", self.last)
+
+
+def corrupt_member(path, member):
+    """Flip bytes in the middle of ``member``'s data in the zip file at ``path``."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+    data = bytearray(path.read_bytes())
+    name_len, extra_len = struct.unpack(
+        "<HH", data[info.header_offset + 26 : info.header_offset + 30]
+    )
+    start = info.header_offset + 30 + name_len + extra_len + info.compress_size // 2
+    data[start : start + 8] = bytes(b ^ 0xFF for b in data[start : start + 8])
+    path.write_bytes(bytes(data))
+
+
+def write_big_snapshots(tmp_path, iterations):
+    for i, it in enumerate(iterations):
+        trainer = BigTrainer(tmp_path, seed=it)
+        snapshot()(trainer)
+        t = 1_700_000_000 + i
+        os.utime(tmp_path / f"snapshot_iter_{it}", (t, t))
+
+
+def test_autoload_of_a_corrupt_only_snapshot_changes_nothing(tmp_path):
+    write_big_snapshots(tmp_path, [3])
+    corrupt_member(tmp_path / "snapshot_iter_3", "last.npy")
+    trainer = BigTrainer(tmp_path, seed=100)
+    first, last = trainer.first.copy(), trainer.last.copy()
+    with pytest.raises(ValueError) as info:
+        snapshot(autoload=True).initialize(trainer)
+    message = str(info.value)
+    assert str(tmp_path / "snapshot_iter_3") in message and "'last'" in message
+    assert trainer.updater.iteration == 100
+    np.testing.assert_array_equal(trainer.first, first)
+    np.testing.assert_array_equal(trainer.last, last)
+
+
+def test_autoload_falls_back_to_the_previous_complete_snapshot(tmp_path):
+    write_big_snapshots(tmp_path, [3, 6, 9])
+    corrupt_member(tmp_path / "snapshot_iter_9", "last.npy")
+    trainer = BigTrainer(tmp_path, seed=100)
+    with pytest.warns(RuntimeWarning) as record:
+        snapshot(autoload=True).initialize(trainer)
+    (warning,) = record
+    message = str(warning.message)
+    assert str(tmp_path / "snapshot_iter_9") in message
+    assert str(tmp_path / "snapshot_iter_6") in message
+    expected = BigTrainer(tmp_path, seed=6)
+    assert trainer.updater.iteration == 6
+    np.testing.assert_array_equal(trainer.first, expected.first)
+    np.testing.assert_array_equal(trainer.last, expected.last)
+
+
+def test_autoload_skips_every_damaged_newer_snapshot(tmp_path):
+    write_big_snapshots(tmp_path, [3, 6, 9])
+    corrupt_member(tmp_path / "snapshot_iter_9", "last.npy")
+    path = tmp_path / "snapshot_iter_6"
+    path.write_bytes(path.read_bytes()[:100])
+    trainer = BigTrainer(tmp_path, seed=100)
+    with pytest.warns(RuntimeWarning) as record:
+        snapshot(autoload=True).initialize(trainer)
+    message = str(record[0].message)
+    for it in (9, 6, 3):
+        assert str(tmp_path / f"snapshot_iter_{it}") in message
+    assert trainer.updater.iteration == 3
+
+
+def test_autoload_with_every_snapshot_damaged_names_them_all(tmp_path):
+    write_big_snapshots(tmp_path, [3, 6])
+    corrupt_member(tmp_path / "snapshot_iter_6", "first.npy")
+    corrupt_member(tmp_path / "snapshot_iter_3", "last.npy")
+    trainer = BigTrainer(tmp_path, seed=100)
+    first = trainer.first.copy()
+    with pytest.raises(DeserializationError) as info:
+        snapshot(autoload=True).initialize(trainer)
+    message = str(info.value)
+    assert str(tmp_path / "snapshot_iter_6") in message
+    assert str(tmp_path / "snapshot_iter_3") in message
+    assert trainer.updater.iteration == 100
+    np.testing.assert_array_equal(trainer.first, first)
+
+
+def test_autoload_does_not_fall_back_past_a_mismatch(tmp_path):
+    # A snapshot that does not fit the target is not damaged: older ones would not fit either.
+    write_snapshots(tmp_path, [1, 2])
+    trainer = FakeTrainer(tmp_path)
+    trainer.model.W = Parameter(np.zeros((4, 4), np.float32))
+    with pytest.raises(DeserializationError, match="snapshot_iter_2"):
+        snapshot(autoload=True).initialize(trainer)
+    assert trainer.updater.iteration == 0
 
 
 def test_failed_save_leaves_previous_snapshot(tmp_path):

@@ -1,7 +1,10 @@
 """Snapshot writers: each writes a loadable file atomically; workers run one at a time."""
 
 import os
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -160,3 +163,86 @@ def test_bad_savefun():
         with pytest.raises(TypeError) as info:
             cls(savefun="save_npz")
         assert cls.__name__ in str(info.value) and "savefun" in str(info.value)
+
+
+KILLED_WRITER = """
+import os, signal, socket, sys, time
+if sys.argv[3] != "-":
+    socket.gethostname = lambda: sys.argv[3]
+from dbr.training.extensions.snapshot_writers import SimpleWriter
+
+def hang(path, target):
+    with open(path, "wb") as f:
+        f.write(b"PK\\x03\\x04 half a snapshot")
+    open(sys.argv[2], "w").close()
+    time.sleep(60)
+
+SimpleWriter(savefun=hang)("snapshot_iter_7", sys.argv[1], {})
+"""
+
+
+def kill_while_writing(tmp_path, out, hostname="-"):
+    """Run a writer in a process, kill it mid-write; return the directory it left."""
+    script = tmp_path / "killed_writer.py"
+    script.write_text(KILLED_WRITER)
+    flag = tmp_path / "writing"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(out), str(flag), hostname], env=env
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not flag.exists():
+            assert process.poll() is None, "the writer process exited early"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait()
+    flag.unlink()
+    (left,) = [name for name in os.listdir(out) if name.startswith("tmpsnapshot_iter_7")]
+    return left
+
+
+@pytest.mark.skipif(os.name != "posix", reason="stale directories are found by POSIX pids")
+def test_next_save_removes_a_killed_writers_temporary_directory(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    left = kill_while_writing(tmp_path, out)
+    (out / "tmp_not_a_writers").mkdir()
+    SimpleWriter()("snapshot_iter_8", str(out), serialized(8.0))
+    assert sorted(os.listdir(out)) == ["snapshot_iter_8", "tmp_not_a_writers"]
+    assert left not in os.listdir(out)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="stale directories are found by POSIX pids")
+def test_another_hosts_temporary_directory_is_kept(tmp_path):
+    # On a shared file system a pid says nothing about another host's processes.
+    out = tmp_path / "out"
+    out.mkdir()
+    left = kill_while_writing(tmp_path, out, hostname="elsewhere.example")
+    SimpleWriter()("snapshot_iter_8", str(out), serialized(8.0))
+    assert sorted(os.listdir(out)) == sorted(["snapshot_iter_8", left])
+
+
+def test_a_live_writers_temporary_directory_is_kept(tmp_path):
+    writing = threading.Event()
+    release = threading.Event()
+
+    def slow_savefun(path, target):
+        with open(path, "wb") as f:
+            f.write(b"PK\x03\x04 first half")
+        writing.set()
+        release.wait(5)
+        save_npz(path, target)
+
+    slow = ThreadWriter(savefun=slow_savefun)
+    slow("snap_a", str(tmp_path), serialized(1.0))
+    assert writing.wait(5)
+    SimpleWriter()("snap_b", str(tmp_path), serialized(2.0))
+    release.set()
+    slow.finalize()
+    assert sorted(os.listdir(tmp_path)) == ["snap_a", "snap_b"]
+    model = Model()
+    load_npz(tmp_path / "snap_a", model)
+    assert model.W.array[0, 0] == 1.0

@@ -10,14 +10,23 @@ and strings come back converted to ``type(value)``, and a ``value`` of None
 '/'-joined paths such as ``'predictor/l1/W'``.
 
 Loading a whole object (:meth:`Deserializer.load`, ``load_npz``,
-``load_hdf5``) first walks ``serialize`` with a recording deserializer that
-changes nothing, compares every requested key with the file, and raises one
-:class:`DeserializationError` naming every problem before any value is set.
+``load_hdf5``) runs in two phases. First it walks ``serialize`` with a
+recording deserializer that changes nothing, compares every requested key
+with the file (presence, shape, dtype, and the size each header declares
+against the data the file holds), then reads every requested value in full
+(which verifies zip CRCs and HDF5 chunks) into a staging table; any problem
+raises one :class:`DeserializationError` naming the file and every key at
+fault, and the object is untouched. Only then does a second ``serialize``
+walk assign the staged values, arrays and Python values (counters, iterator
+positions) alike, so that no failure of the file leaves an object half loaded.
 """
 
 import contextlib
 import os
 import secrets
+import struct
+import zipfile
+import zlib
 from collections import namedtuple
 
 import numpy
@@ -73,31 +82,39 @@ class Deserializer(AbstractSerializer):
 
 
 class DeserializationError(KeyError, ValueError):
-    """A file does not match the object being loaded.
+    """A file does not match the object being loaded, or cannot be read.
 
     Raised once, before anything is loaded, naming every key that the object
     expects and the file lacks (``missing``), every key that the file holds
-    under the loaded path and the object does not expect (``unexpected``), and
+    under the loaded path and the object does not expect (``unexpected``),
     every entry whose shape, type or content does not fit (``mismatched``, as
-    ``(key, description)`` pairs), together with the file.
+    ``(key, description)`` pairs), and every entry whose data is damaged
+    (``unreadable``, as ``(key, description)`` pairs: a bad checksum, a
+    truncated member, a header declaring more or less data than the file
+    holds; the key is None when the file as a whole cannot be read), together
+    with the file.
 
     It is both a :class:`KeyError` (what Chainer raised for a missing key, and
     what Chainer-style ``serialize`` methods catch to tolerate one) and a
     :class:`ValueError` (what Chainer raised for a shape mismatch).
     """
 
-    def __init__(self, message, file=None, missing=(), unexpected=(), mismatched=()):
+    def __init__(
+        self, message, file=None, missing=(), unexpected=(), mismatched=(), unreadable=()
+    ):
         super().__init__(message)
         self.file = file
         self.missing = list(missing)
         self.unexpected = list(unexpected)
         self.mismatched = list(mismatched)
+        self.unreadable = list(unreadable)
 
     __str__ = BaseException.__str__
 
 
 # How a file holds one key: kind is 'array' (shape, dtype known), 'none' (a
-# stored None) or 'refused' (reason says why it cannot be read).
+# stored None), 'refused' (a value dbr does not load, reason says why) or
+# 'damaged' (the file is corrupt there, reason says how).
 _Entry = namedtuple("_Entry", ["kind", "shape", "dtype", "reason"])
 
 
@@ -110,6 +127,21 @@ _NONE_ENTRY = _Entry("none", None, None, None)
 
 def _refused_entry(reason):
     return _Entry("refused", None, None, reason)
+
+
+def _damaged_entry(reason):
+    return _Entry("damaged", None, None, reason)
+
+
+# What reading a damaged file raises: zipfile.BadZipFile, zlib.error and
+# struct.error are not OSError or ValueError; h5py raises RuntimeError and
+# KeyError for broken links.
+_READ_ERRORS = (OSError, ValueError, EOFError, RuntimeError, KeyError, zipfile.BadZipFile)
+_READ_ERRORS += (zlib.error, struct.error)
+
+
+def _cause(error):
+    return f"{type(error).__name__}: {error}"
 
 
 def _describe_entry(entry):
@@ -140,7 +172,7 @@ _SCALAR_KINDS = ((bool, "b"), (int, "biu"), (float, "biuf"), (complex, "biufc"),
 
 def _mismatch(entry, value):
     """Return why the stored ``entry`` cannot be loaded into ``value``, or None if it can."""
-    if entry.kind == "refused":
+    if entry.kind in ("refused", "damaged"):
         return entry.reason
     if entry.kind == "none" or value is None:
         if entry.kind == "none" and value is not None:
@@ -202,11 +234,14 @@ class _StoreDeserializer(Deserializer):
     """A deserializer reading a store (a file's flat key → array table) under ``path``.
 
     A store has ``name`` (the file, for messages), ``names()``, ``entry(key)``
-    (an ``_Entry``, or None when absent) and ``read(key)`` (a NumPy array; 0-d
-    for scalars and strings). Subclasses pass theirs to ``_setup``.
+    (an ``_Entry``, or None when absent), ``read(key)`` (a NumPy array, 0-d
+    for scalars and strings, read in full; it raises one of ``_READ_ERRORS``
+    on damaged data) and ``where(key)`` (the member or dataset, for
+    messages). Subclasses pass theirs to ``_setup``.
     """
 
     _caller = None
+    _staged = None
 
     def _setup(self, store, path, strict, ignore_names):
         self._store = store
@@ -238,6 +273,8 @@ class _StoreDeserializer(Deserializer):
                 file=store.name,
                 missing=[key],
             )
+        if entry.kind == "damaged":
+            raise self._unreadable_error([(key, entry.reason)])
         problem = _mismatch(entry, value)
         if problem is not None:
             raise DeserializationError(
@@ -247,23 +284,68 @@ class _StoreDeserializer(Deserializer):
             )
         if entry.kind == "none":
             return None
-        return _assign(value, store.read(key))
+        staged = self._staged
+        if staged is not None and key in staged:
+            return _assign(value, staged[key])
+        data, reason = _read_verified(store, key, entry, self._who())
+        if reason is not None:
+            raise self._unreadable_error([(key, reason)])
+        return _assign(value, data)
 
     def load(self, obj):
-        """Check every key ``obj`` requests against the file, then load ``obj``.
+        """Check and read every value ``obj`` requests from the file, then load ``obj``.
+
+        The first pass records the requested keys (``obj.serialize`` with a
+        dry-run deserializer), checks them against the file's headers and
+        reads each requested value in full into a staging table; the second
+        pass (``obj.serialize(self)``) assigns the staged values.
 
         Raises:
             DeserializationError: before anything is changed, naming every
-                missing, unexpected (strict mode only) and mismatched key.
+                missing, unexpected (strict mode only), mismatched and
+                unreadable key.
+            MemoryError: a value the file holds does not fit in memory (the
+                message names the file and the key).
         """
         requests = []
-        obj.serialize(_KeyRecorder(self._store, self.path, self._ignored, requests))
+        obj.serialize(_KeyRecorder(self, requests))
         self._check(requests)
-        obj.serialize(self)
+        self._staged = self._stage(requests)
+        try:
+            obj.serialize(self)
+        finally:
+            self._staged = None
+
+    def _stage(self, requests):
+        store, staged, seen, unreadable = self._store, {}, set(), []
+        for key, _ in requests:
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = store.entry(key)
+            if entry is None or entry.kind != "array":
+                continue
+            data, reason = _read_verified(store, key, entry, self._who())
+            if reason is not None:
+                unreadable.append((key, reason))
+                staged.clear()
+            elif not unreadable:
+                staged[key] = data
+        if unreadable:
+            raise self._unreadable_error(unreadable)
+        return staged
+
+    def _unreadable_error(self, unreadable):
+        store = self._store
+        lines = [
+            f"{self._who()}: {store.name} is damaged (corrupt or truncated); nothing was loaded."
+        ]
+        lines.extend(f"  {key!r} ({store.where(key)}): {reason}" for key, reason in unreadable)
+        return DeserializationError("\n".join(lines), file=store.name, unreadable=unreadable)
 
     def _check(self, requests):
         store, path = self._store, self.path
-        requested, missing, mismatched = set(), [], []
+        requested, missing, mismatched, unreadable = set(), [], [], []
         for key, value in requests:
             if key in requested:
                 continue
@@ -273,6 +355,9 @@ class _StoreDeserializer(Deserializer):
                 if self.strict:
                     missing.append(key)
                 continue
+            if entry.kind == "damaged":
+                unreadable.append((key, entry.reason))
+                continue
             problem = _mismatch(entry, value)
             if problem is not None:
                 mismatched.append((key, problem))
@@ -280,7 +365,7 @@ class _StoreDeserializer(Deserializer):
         unexpected = []
         if self.strict:
             unexpected = [k for k in under_path if k not in requested and not self._ignored(k)]
-        if not (missing or unexpected or mismatched):
+        if not (missing or unexpected or mismatched or unreadable):
             return
         lines = [
             f"{self._who()}: {store.name} does not match the target "
@@ -297,6 +382,11 @@ class _StoreDeserializer(Deserializer):
         if mismatched:
             lines.append("  mismatched:")
             lines.extend(f"    {key!r}: {problem}" for key, problem in mismatched)
+        if unreadable:
+            lines.append("  damaged (corrupt or truncated):")
+            lines.extend(
+                f"    {key!r} ({store.where(key)}): {reason}" for key, reason in unreadable
+            )
         if missing or unexpected:
             lines.append(
                 "  (strict=False skips missing and unexpected keys; ignore_names "
@@ -308,7 +398,28 @@ class _StoreDeserializer(Deserializer):
             missing=missing,
             unexpected=unexpected,
             mismatched=mismatched,
+            unreadable=unreadable,
         )
+
+
+def _read_verified(store, key, entry, who):
+    """Read ``key`` in full; return ``(array, None)``, or ``(None, reason)`` if it is damaged."""
+    try:
+        data = store.read(key)
+    except MemoryError as e:
+        raise MemoryError(
+            f"{who}: not enough memory to read {key!r} ({store.where(key)}, "
+            f"{_describe_entry(entry)}) from {store.name}"
+        ) from e
+    except _READ_ERRORS as e:
+        return None, f"cannot be read ({_cause(e)})"
+    shape, dtype = tuple(data.shape), data.dtype
+    if shape != entry.shape or dtype.kind != entry.dtype.kind:
+        return None, (
+            f"the header declares {_describe_entry(entry)}, the data read is "
+            f"{_describe_array(dtype, shape)}"
+        )
+    return data, None
 
 
 class _KeyRecorder(Deserializer):
@@ -320,26 +431,28 @@ class _KeyRecorder(Deserializer):
 
     dry_run = True
 
-    def __init__(self, store, path, ignored, requests):
-        self._store = store
-        self._path = path
-        self._ignored = ignored
+    def __init__(self, owner, requests, path=None):
+        self._owner = owner
+        self._path = owner.path if path is None else path
         self._requests = requests
 
     def __getitem__(self, key):
-        return _KeyRecorder(
-            self._store, self._path + key.strip("/") + "/", self._ignored, self._requests
-        )
+        return _KeyRecorder(self._owner, self._requests, self._path + key.strip("/") + "/")
 
     def __call__(self, key, value):
         key = self._path + key.lstrip("/")
-        if self._ignored(key):
+        owner = self._owner
+        if owner._ignored(key):
             return value
         self._requests.append((key, value))
         if isinstance(value, str):
-            entry = self._store.entry(key)
+            store = owner._store
+            entry = store.entry(key)
             if entry is not None and _mismatch(entry, value) is None:
-                return str(self._store.read(key)[()])
+                data, reason = _read_verified(store, key, entry, owner._who())
+                if reason is not None:
+                    raise owner._unreadable_error([(key, reason)])
+                return str(data[()])
         return value
 
 

@@ -8,13 +8,20 @@ string datasets. h5py is imported only when HDF5 is used; install it with
 ``pip install "dbr-core[hdf5]"``.
 """
 
+import math
+
 import numpy
 
 from dbr.core import backend
 from dbr.core.serializers.base import (
     _NONE_ENTRY,
+    _READ_ERRORS,
+    DeserializationError,
     Serializer,
     _array_entry,
+    _cause,
+    _damaged_entry,
+    _describe_array,
     _file_name,
     _ignore_predicate,
     _is_path,
@@ -123,15 +130,19 @@ class _Hdf5Store:
             self._keys = keys
         return self._keys
 
+    def where(self, key):
+        return f"dataset {key!r} of group {self.group.name!r}"
+
     def _dataset(self, key):
-        try:
-            obj = self.group.get(key)
-        except (KeyError, ValueError, TypeError):
-            return None
+        obj = self.group.get(key)
         return obj if isinstance(obj, self._h5py.Dataset) else None
 
     def entry(self, key):
-        dataset = self._dataset(key)
+        try:
+            dataset = self._dataset(key)
+        except _READ_ERRORS as e:
+            # get() answers None for an absent name: an error is a link that cannot be followed.
+            return _damaged_entry(f"the link cannot be followed ({_cause(e)})")
         if dataset is None:
             return None
         if dataset.shape is None:
@@ -142,7 +153,35 @@ class _Hdf5Store:
             return _refused_entry(
                 f"the dataset has dtype {dataset.dtype}, which dbr does not load"
             )
+        missing = self._missing_storage(dataset)
+        if missing is not None:
+            return _damaged_entry(missing)
         return _array_entry(dataset.shape, dataset.dtype)
+
+    def _missing_storage(self, dataset):
+        """Why ``dataset`` lacks the data its shape declares, or None.
+
+        HDF5 answers never-written storage with fill values, so a dataset
+        declaring a huge shape over no data would be materialised in full.
+        """
+        h5d = self._h5py.h5d
+        dsid = dataset.id
+        declared = math.prod(dataset.shape) * dataset.dtype.itemsize
+        layout = dsid.get_create_plist().get_layout()
+        if layout == h5d.CHUNKED:
+            expected = math.prod(-(-n // c) for n, c in zip(dataset.shape, dataset.chunks))
+            written = dsid.get_num_chunks()
+            if written < expected:
+                return (
+                    f"the dataset declares {_describe_array(dataset.dtype, dataset.shape)} "
+                    f"({declared} bytes) in {expected} chunks, the file holds {written}"
+                )
+        elif layout == h5d.CONTIGUOUS and declared and dsid.get_storage_size() < declared:
+            return (
+                f"the dataset declares {_describe_array(dataset.dtype, dataset.shape)} "
+                f"({declared} bytes), the file holds {dsid.get_storage_size()} bytes of it"
+            )
+        return None
 
     def read(self, key):
         dataset = self._dataset(key)
@@ -178,10 +217,13 @@ class HDF5Deserializer(_StoreDeserializer):
 def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
     """Load ``obj`` from an HDF5 file written by :func:`save_hdf5` or by Chainer.
 
-    Every key that ``obj.serialize`` requests is checked against the file
-    before anything is set; a mismatch raises one
+    Every key that ``obj.serialize`` requests is checked against the file,
+    then every requested value is read in full (decompressing every chunk),
+    before anything is set; any problem raises one
     :class:`~dbr.core.serializers.DeserializationError` naming the file and
-    every missing, unexpected and mismatched key, and leaves ``obj`` untouched.
+    every missing, unexpected, mismatched and damaged key, and leaves ``obj``
+    untouched. A file that is not a readable HDF5 file raises it too, with
+    ``unreadable`` holding ``(None, reason)``.
 
     Args:
         filename: a path or a binary file object.
@@ -193,11 +235,33 @@ def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
     h5py = _import_h5py("load_hdf5")
     _normalize_path(path, "load_hdf5")
     _ignore_predicate(ignore_names, "load_hdf5")
-    with h5py.File(filename, "r") as f:
+    name = _file_name(filename)
+    try:
+        f = h5py.File(filename, "r")
+    except _READ_ERRORS as e:
+        reason = f"it is not a readable HDF5 file ({_cause(e)})"
+        if _starts_with(filename, (b"PK\x03\x04", b"PK\x05\x06")):
+            reason = "it is an NPZ archive, not an HDF5 file (load it with load_npz)"
+        raise DeserializationError(
+            f"load_hdf5: cannot read {name}: {reason}; nothing was loaded.",
+            file=name,
+            unreadable=[(None, reason)],
+        ) from e
+    with f:
         deserializer = HDF5Deserializer(f, strict=strict, ignore_names=ignore_names, path=path)
         deserializer._caller = "load_hdf5"
-        deserializer._store.name = _file_name(filename)
+        deserializer._store.name = name
         deserializer.load(obj)
+
+
+def _starts_with(filename, prefixes):
+    if not _is_path(filename):
+        return False
+    try:
+        with open(filename, "rb") as f:
+            return f.read(4).startswith(prefixes)
+    except OSError:
+        return False
 
 
 __all__ = ["HDF5Deserializer", "HDF5Serializer", "load_hdf5", "save_hdf5"]

@@ -15,6 +15,8 @@ naming its key. dbr writes None with ``numpy.core`` as the module name, as
 NumPy 1.x did, so that Chainer 7 with any NumPy 1.x reads it.
 """
 
+import contextlib
+import math
 import pickle
 import pickletools
 import zipfile
@@ -25,8 +27,13 @@ import numpy.lib.format as npy_format
 from dbr.core import backend
 from dbr.core.serializers.base import (
     _NONE_ENTRY,
+    _READ_ERRORS,
+    DeserializationError,
     Serializer,
     _array_entry,
+    _cause,
+    _damaged_entry,
+    _describe_array,
     _file_name,
     _ignore_predicate,
     _is_path,
@@ -230,11 +237,19 @@ def _matches_none_array(obj):
     return False
 
 
+# Deflate expands at most about 1032 times (RFC 1951: a 258-byte match costs
+# at least 2 bits); a member claiming more than this of its compressed size is damaged.
+_MAX_DEFLATE_RATIO = 1032
+_READ_CHUNK = 1 << 24
+
+
 class _NpzStore:
     """The key table of an opened NPZ archive (``numpy.load`` result) or of a dict of arrays.
 
-    Headers are read without loading the data; object members are inspected
-    without unpickling.
+    Headers are read without loading the data, and the size each header
+    declares is checked against the size the archive holds; object members
+    are inspected without unpickling. Data is read member by member in full,
+    so that the archive's CRC-32 is verified.
     """
 
     def __init__(self, npz, name):
@@ -242,6 +257,7 @@ class _NpzStore:
         self.name = name
         self._archive = getattr(npz, "zip", None)
         self._entries = {}
+        self._offsets = {}
         if self._archive is not None:
             members = self._archive.namelist()
             self._members = {m[:-4] if m.endswith(".npy") else m: m for m in members}
@@ -251,12 +267,21 @@ class _NpzStore:
     def names(self):
         return self._members.keys()
 
+    def where(self, key):
+        if self._archive is None:
+            return "entry of the dict"
+        return f"member {self._members.get(key, key + '.npy')!r}"
+
     def entry(self, key):
         if key not in self._members:
             return None
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._entries[key] = self._inspect(key)
+            try:
+                entry = self._inspect(key)
+            except _READ_ERRORS as e:
+                entry = _damaged_entry(f"its header cannot be read ({_cause(e)})")
+            self._entries[key] = entry
         return entry
 
     def _inspect(self, key):
@@ -273,18 +298,24 @@ class _NpzStore:
                     "scalars, strings and None"
                 )
             return _array_entry(array.shape, array.dtype)
-        with self._archive.open(self._members[key]) as member:
+        info = self._archive.getinfo(self._members[key])
+        bound = _size_bound(info)
+        if bound is not None:
+            return _damaged_entry(bound)
+        with self._archive.open(info) as member:
             try:
-                version = npy_format.read_magic(member)
-                read_header = (
-                    npy_format.read_array_header_1_0
-                    if version == (1, 0)
-                    else npy_format.read_array_header_2_0
-                )
-                shape, _, dtype = read_header(member)
+                shape, fortran_order, dtype = _read_npy_header(member)
             except ValueError as e:
-                return _refused_entry(f"the member is not a .npy array ({e})")
+                return _damaged_entry(f"the member is not a .npy array ({e})")
             if not dtype.hasobject:
+                held = info.file_size - member.tell()
+                declared = math.prod(shape) * dtype.itemsize
+                if declared != held:
+                    return _damaged_entry(
+                        f"the header declares {_describe_array(dtype, tuple(shape))} "
+                        f"({declared} bytes), the member holds {held} bytes of data"
+                    )
+                self._offsets[key] = (member.tell(), fortran_order)
                 return _array_entry(shape, dtype)
             if shape == () and dtype.kind == "O":
                 payload = member.read(_MAX_NONE_PICKLE + 1)
@@ -296,7 +327,62 @@ class _NpzStore:
             )
 
     def read(self, key):
-        return numpy.asarray(self.npz[key])
+        if self._archive is None:
+            return numpy.asarray(self.npz[key])
+        entry = self.entry(key)
+        if entry.kind != "array":
+            raise ValueError(f"the member is not a readable array ({entry.reason})")
+        offset, fortran_order = self._offsets[key]
+        with self._archive.open(self._members[key]) as member:
+            member.read(offset)
+            array = _read_exactly(member, entry.shape, entry.dtype, fortran_order)
+            if member.read(1):
+                raise ValueError("the member holds more data than its header declares")
+        return array
+
+
+def _size_bound(info):
+    """Why the sizes the zip directory gives for a member cannot be true, or None."""
+    if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+        return (
+            f"the archive declares {info.file_size} bytes for the stored member, "
+            f"which holds {info.compress_size} bytes"
+        )
+    if (
+        info.compress_type == zipfile.ZIP_DEFLATED
+        and info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 1024
+    ):
+        return (
+            f"the archive declares {info.file_size} bytes for the member, more than its "
+            f"{info.compress_size} compressed bytes can hold"
+        )
+    return None
+
+
+def _read_npy_header(member):
+    version = npy_format.read_magic(member)
+    if version == (1, 0):
+        return npy_format.read_array_header_1_0(member)
+    return npy_format.read_array_header_2_0(member)
+
+
+def _read_exactly(member, shape, dtype, fortran_order):
+    """Read an array of ``shape`` and ``dtype`` from ``member`` in chunks (no second copy)."""
+    count = math.prod(shape)
+    flat = numpy.empty(count, dtype=dtype)
+    buffer = flat.view(numpy.uint8) if dtype.itemsize else numpy.empty(0, numpy.uint8)
+    view, done = memoryview(buffer), 0
+    while done < len(buffer):
+        n = member.readinto(view[done : done + _READ_CHUNK])
+        if not n:
+            raise EOFError(
+                f"the member ends after {done} of the {len(buffer)} bytes of data its "
+                f"header declares"
+            )
+        done += n
+    if fortran_order:
+        return flat.reshape(shape[::-1]).transpose()
+    return flat.reshape(shape)
 
 
 class NpzDeserializer(_StoreDeserializer):
@@ -331,12 +417,15 @@ def load_npz(file, obj, path="", strict=True, ignore_names=None):
     """Load ``obj`` from an NPZ file written by :func:`save_npz` or by Chainer.
 
     Every key that ``obj.serialize`` requests is checked against the file
-    (presence, shape, dtype, scalar type) before anything is set; a mismatch
-    raises one :class:`DeserializationError` naming the file and every
-    missing, unexpected and mismatched key, and leaves ``obj`` untouched.
+    (presence, shape, dtype, scalar type, and the size each member's header
+    declares against the data the member holds), then every requested value
+    is read in full (verifying the archive's checksums) before anything is
+    set. Any problem raises one :class:`DeserializationError` naming the file
+    and every missing, unexpected, mismatched and damaged key, and leaves
+    ``obj`` untouched.
 
     Args:
-        file: a path or a binary file object.
+        file: a path or a binary file object (read from its current position).
         obj: the object to load into (it must have ``serialize``).
         path: the key prefix to load from (e.g. ``'updater/model:main/'``).
         strict: whether missing keys and, under ``path``, unexpected keys are
@@ -344,18 +433,64 @@ def load_npz(file, obj, path="", strict=True, ignore_names=None):
         ignore_names: keys to skip: a full key, a predicate, or a list of them.
 
     Raises:
-        DeserializationError: the file does not match ``obj``.
+        DeserializationError: the file is not a readable NPZ archive (its
+            ``unreadable`` holds ``(None, reason)``), or does not match ``obj``.
+        MemoryError: a value does not fit in memory (naming file and key).
     """
     _normalize_path(path, "load_npz")
     _ignore_predicate(ignore_names, "load_npz")
-    npz = numpy.load(file, allow_pickle=False)
-    if not isinstance(npz, numpy.lib.npyio.NpzFile):
-        raise ValueError(f"load_npz: {_file_name(file)} is a .npy array, not an NPZ archive")
-    with npz:
+    name = _file_name(file)
+    with contextlib.ExitStack() as stack:
+        fid = stack.enter_context(_open_for_reading(file, name, "load_npz"))
+        npz = stack.enter_context(_open_npz(fid, name))
         deserializer = NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names)
         deserializer._caller = "load_npz"
-        deserializer._store.name = _file_name(file)
+        deserializer._store.name = name
         deserializer.load(obj)
+
+
+def _open_for_reading(file, name, who):
+    if not _is_path(file):
+        return contextlib.nullcontext(file)
+    try:
+        return open(file, "rb")
+    except OSError as e:
+        raise DeserializationError(
+            f"{who}: cannot open {name}: {_cause(e)}",
+            file=name,
+            unreadable=[(None, _cause(e))],
+        ) from e
+
+
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
+
+
+def _open_npz(fid, name):
+    """Open ``fid`` as an NPZ archive, or raise a DeserializationError saying what it is."""
+
+    def refuse(reason, cause=None):
+        message = f"load_npz: {name} {reason}; nothing was loaded."
+        error = DeserializationError(message, file=name, unreadable=[(None, reason)])
+        raise error from cause
+
+    try:
+        start = fid.tell()
+        magic = fid.read(len(_HDF5_MAGIC))
+        fid.seek(start)
+    except _READ_ERRORS as e:
+        refuse(f"cannot be read ({_cause(e)})", e)
+    if magic.startswith(npy_format.MAGIC_PREFIX):
+        refuse("is a .npy array, not an NPZ archive (load it with numpy.load)")
+    if magic.startswith(_HDF5_MAGIC):
+        refuse("is an HDF5 file, not an NPZ archive (load it with load_hdf5)")
+    if not magic.startswith(_ZIP_MAGICS):
+        what = "it is empty" if not magic else f"it starts with {magic!r}"
+        refuse(f"is not an NPZ archive (a zip file): {what}")
+    try:
+        return numpy.load(fid, allow_pickle=False)
+    except _READ_ERRORS as e:
+        refuse(f"is not a complete NPZ archive, truncated or corrupt? ({_cause(e)})", e)
 
 
 __all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz"]

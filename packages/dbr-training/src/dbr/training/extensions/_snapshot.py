@@ -4,8 +4,7 @@ import contextlib
 import os
 import re
 import string
-import zipfile
-import zlib
+import warnings
 
 from dbr.core.serializers import DeserializationError, DictionarySerializer, load_npz, save_npz
 from dbr.training.extension import Extension
@@ -49,18 +48,53 @@ def _snapshot_files(template, outdir):
 
 
 def _load_snapshot(path, target):
-    """``load_npz(path, target)``, turning a damaged file's low-level error into a clear one."""
+    """Load ``path`` into ``target``: None if loaded, the DeserializationError if it is damaged.
+
+    A file that does not match the target raises: an older snapshot of the
+    same run would not match either.
+    """
     try:
-        # Opened here: numpy.load leaks the handle it opens itself when the archive is damaged.
-        with open(path, "rb") as file:
-            load_npz(file, target)
-    except DeserializationError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as e:
-        raise ValueError(
-            f"snapshot: cannot load the snapshot {path!r}: it is not a complete NPZ archive "
-            f"(truncated or corrupt file?); nothing was loaded. Cause: {type(e).__name__}: {e}"
-        ) from e
+        load_npz(path, target)
+    except DeserializationError as e:
+        if not e.unreadable:
+            raise
+        return e
+    return None
+
+
+def _autoload(template, outdir, target):
+    """Load the newest complete snapshot; warn naming each damaged newer one it skipped."""
+    damaged = []
+    for name in reversed(_snapshot_files(template, outdir)):
+        path = os.path.join(outdir, name)
+        error = _load_snapshot(path, target)
+        if error is None:
+            if damaged:
+                skipped = "; ".join(f"{p!r} ({_first_reason(e)})" for p, e in damaged)
+                warnings.warn(
+                    f"snapshot: the newest snapshot cannot be read (truncated or corrupt): "
+                    f"{skipped}; loaded the previous complete snapshot {path!r} instead",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            return
+        damaged.append((path, error))
+    if damaged:
+        lines = [
+            f"snapshot: cannot load a snapshot from {outdir!r}: every snapshot is truncated "
+            f"or corrupt; nothing was loaded."
+        ]
+        lines.extend(f"  {p!r}: {_first_reason(e)}" for p, e in damaged)
+        raise DeserializationError(
+            "\n".join(lines),
+            file=damaged[0][0],
+            unreadable=[item for _, e in damaged for item in e.unreadable],
+        ) from damaged[0][1]
+
+
+def _first_reason(error):
+    key, reason = error.unreadable[0]
+    return reason if key is None else f"{key!r}: {reason}"
 
 
 def _always_true():
@@ -133,15 +167,16 @@ class _Snapshot(Extension):
         With ``autoload``, the newest regular file in ``trainer.out`` whose
         name matches the filename template is loaded into the target (the
         trainer by default) with :func:`dbr.core.serializers.load_npz`;
-        nothing happens when there is none. A damaged file raises ValueError
-        naming it.
+        nothing happens when there is none. If that file is damaged
+        (truncated or corrupt), the newest complete one before it is loaded
+        instead, with a RuntimeWarning naming both; if every one is damaged,
+        a :class:`~dbr.core.serializers.DeserializationError` names them all.
+        A load that fails leaves the target untouched.
         """
         target = trainer if self._target is None else self._target
         outdir = trainer.out
         if self.autoload:
-            files = _snapshot_files(self.filename, outdir)
-            if files:
-                _load_snapshot(os.path.join(outdir, files[-1]), target)
+            _autoload(self.filename, outdir, target)
         if (
             self.n_retains > 0
             and isinstance(self.filename, str)
@@ -220,7 +255,9 @@ def snapshot(
         n_retains (int): if positive, keep only the ``n_retains`` newest files
             matching the template (str templates with a built-in writer).
         autoload (bool): in ``initialize``, load the newest snapshot matching
-            the template from ``trainer.out`` into the target, if there is one.
+            the template from ``trainer.out`` into the target, if there is one
+            (a damaged newest one is skipped, with a warning, for the newest
+            complete one).
 
     Returns:
         the snapshot extension.

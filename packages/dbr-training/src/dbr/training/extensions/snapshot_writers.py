@@ -12,14 +12,20 @@ Every built-in writer saves atomically: the file is written into a
 temporary directory inside the destination directory and then renamed onto
 its final name, so the file appears complete or not at all; a process dying
 mid-write leaves only the temporary directory behind, and the previous
-snapshot intact. Processes receive only the dictionary of arrays and the
-save function, never the trainer.
+snapshot intact. The next save into that directory removes it: the name of a
+temporary directory names the host and process that made it, and only those
+of dead processes of the same host are removed. Processes receive only the
+dictionary of arrays and the save function, never the trainer.
 """
 
+import contextlib
+import hashlib
 import multiprocessing
 import os
 import queue
+import re
 import shutil
+import socket
 import tempfile
 import threading
 import traceback
@@ -35,12 +41,54 @@ def _fsync_file(path):
         os.close(fd)
 
 
+# A temporary directory is named tmp<file name>.<host>-<pid>-<random>, so that a
+# later writer can tell one left by a process that died mid-write.
+_TMPDIR_PATTERN = re.compile(r"tmp.*\.([0-9a-f]{8})-([1-9][0-9]*)-[a-z0-9_]{8}", re.DOTALL)
+
+
+def _host_token():
+    return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_tmpdirs(directory):
+    """Remove the temporary directories that dead writer processes of this host left here.
+
+    Another host's directories (a shared file system) and those of live
+    processes are kept. Only on POSIX, where ``os.kill(pid, 0)`` only probes.
+    """
+    if os.name != "posix":
+        return
+    host = _host_token()
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            match = _TMPDIR_PATTERN.fullmatch(entry.name)
+            if match is None or match.group(1) != host:
+                continue
+            pid = int(match.group(2))
+            if pid == os.getpid() or _process_alive(pid):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
 def _save_atomically(filename, outdir, target, savefun, append, kwds):
     """Write ``target`` with ``savefun`` to ``outdir/filename`` through a temporary directory."""
     destination = os.path.join(outdir, filename)
     directory = os.path.dirname(os.path.abspath(destination))
     os.makedirs(directory, exist_ok=True)
-    tmpdir = tempfile.mkdtemp(prefix="tmp" + os.path.basename(filename), dir=directory)
+    _remove_stale_tmpdirs(directory)
+    prefix = f"tmp{os.path.basename(filename)}.{_host_token()}-{os.getpid()}-"
+    tmpdir = tempfile.mkdtemp(prefix=prefix, dir=directory)
     try:
         tmppath = os.path.join(tmpdir, os.path.basename(filename))
         if append and os.path.exists(destination):

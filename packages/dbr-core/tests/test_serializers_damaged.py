@@ -1,0 +1,327 @@
+"""Loading damaged, truncated, oversized and foreign files with load_npz and load_hdf5.
+
+Every failure must raise before the target changes (no half-loaded state) and
+name the file and, where one is at fault, the member or key.
+"""
+
+import io
+import struct
+import zipfile
+
+import numpy
+import numpy.lib.format as npy_format
+import pytest
+
+from dbr.core.serializers import DeserializationError, load_hdf5, load_npz, save_hdf5, save_npz
+
+try:
+    import h5py
+except ImportError:
+    h5py = None
+
+needs_h5py = pytest.mark.skipif(
+    h5py is None, reason='h5py is not installed (pip install "dbr-core[hdf5]")'
+)
+
+# float64 noise does not compress, so a member holds many zip blocks: a byte
+# flipped in its middle is met only after the header (and earlier members) were read.
+N = 4000
+
+
+class Holder:
+    """A target whose serialize sets an array, a counter, then a later array (like a trainer)."""
+
+    def __init__(self, seed, first=True, last=True):
+        rng = numpy.random.default_rng(seed)
+        self.first = rng.standard_normal(N) if first else None
+        self.t = seed
+        self.last = rng.standard_normal(N) if last else None
+
+    def serialize(self, serializer):
+        self.first = serializer("first", self.first)
+        self.t = serializer("t", self.t)
+        self.last = serializer("last", self.last)
+
+    def state(self):
+        return (
+            None if self.first is None else self.first.copy(),
+            self.t,
+            None if self.last is None else self.last.copy(),
+        )
+
+
+def assert_unchanged(holder, state):
+    first, t, last = state
+    assert holder.t == t
+    for now, before in ((holder.first, first), (holder.last, last)):
+        if before is None:
+            assert now is None
+        else:
+            numpy.testing.assert_array_equal(now, before)
+
+
+def member_data_offset(path, member):
+    """Where ``member``'s (compressed) data starts in the zip file at ``path``."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+    with open(path, "rb") as f:
+        f.seek(info.header_offset)
+        local = f.read(30)
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    return info.header_offset + 30 + name_len + extra_len, info.compress_size
+
+
+def flip_bytes(path, offset, count=8):
+    data = bytearray(path.read_bytes())
+    for i in range(offset, offset + count):
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def raw_npz(path, members, compression=zipfile.ZIP_STORED):
+    """Write an NPZ whose members are {name: (.npy header dict, payload bytes)}."""
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        for name, (header, payload) in members.items():
+            with archive.open(name + ".npy", "w") as member:
+                npy_format.write_array_header_1_0(member, header)
+                member.write(payload)
+
+
+def f8_header(shape):
+    return {"descr": "<f8", "fortran_order": False, "shape": shape}
+
+
+# -- corrupt data behind a valid header: nothing is loaded --------------------
+
+
+@pytest.mark.parametrize("compression", [True, False])
+def test_npz_corrupt_later_member_changes_nothing(tmp_path, compression):
+    path = tmp_path / "model.npz"
+    save_npz(path, Holder(1), compression=compression)
+    offset, size = member_data_offset(path, "last.npy")
+    flip_bytes(path, offset + size // 2)
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, target)
+    message = str(info.value)
+    assert str(path) in message
+    assert "'last'" in message and "last.npy" in message
+    assert "CRC" in message
+    assert "nothing was loaded" in message
+    assert info.value.unreadable and info.value.unreadable[0][0] == "last"
+    assert_unchanged(target, before)
+
+
+def test_npz_corrupt_member_into_uninitialized_target(tmp_path):
+    path = tmp_path / "model.npz"
+    save_npz(path, Holder(1))
+    offset, size = member_data_offset(path, "last.npy")
+    flip_bytes(path, offset + size // 2)
+    target = Holder(2, first=False)
+    before = target.state()
+    with pytest.raises(DeserializationError, match="last.npy"):
+        load_npz(path, target)
+    assert_unchanged(target, before)
+
+
+def test_npz_loads_after_the_checks(tmp_path):
+    path = tmp_path / "model.npz"
+    source = Holder(1)
+    save_npz(path, source)
+    target = Holder(2, first=False)
+    load_npz(path, target)
+    assert_unchanged(target, source.state())
+
+
+def find_chunk(path, name):
+    with h5py.File(path, "r") as f:
+        info = f[name].id.get_chunk_info(0)
+    return info.byte_offset, info.size
+
+
+@needs_h5py
+def test_hdf5_corrupt_gzip_chunk_changes_nothing(tmp_path):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Holder(1))
+    offset, size = find_chunk(path, "last")
+    flip_bytes(path, offset + size // 2, count=64)
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, target)
+    message = str(info.value)
+    assert str(path) in message and "'last'" in message
+    assert "nothing was loaded" in message
+    assert info.value.unreadable[0][0] == "last"
+    assert_unchanged(target, before)
+
+
+# -- declared sizes are checked before any data is read -----------------------
+
+
+def test_npz_header_declaring_a_huge_array_is_refused(tmp_path):
+    path = tmp_path / "huge.npz"
+    shape = (2**30, 15)  # 120 GiB of float64
+    raw_npz(path, {"first": (f8_header(shape), b"\0" * 16)})
+    target = Holder(2, first=False, last=False)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, target, ignore_names=["t", "last"])
+    message = str(info.value)
+    assert str(path) in message and "'first'" in message
+    assert f"{2**30 * 15 * 8} bytes" in message and "16 bytes" in message
+    assert_unchanged(target, before)
+
+
+def test_npz_short_data_is_refused_before_reading(tmp_path):
+    path = tmp_path / "short.npz"
+    raw_npz(
+        path,
+        {
+            "first": (f8_header((N,)), numpy.zeros(N).tobytes()),
+            "t": ({"descr": "<i8", "fortran_order": False, "shape": ()}, b"\7" + b"\0" * 7),
+            "last": (f8_header((N,)), numpy.zeros(N // 2).tobytes()),
+        },
+    )
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, target)
+    message = str(info.value)
+    assert str(path) in message and "'last'" in message
+    assert f"{N * 8} bytes" in message and f"{N * 4} bytes" in message
+    assert "EOF" not in message
+    assert_unchanged(target, before)
+
+
+def test_npz_directory_overstating_a_member_is_refused(tmp_path):
+    # A stored member whose zip directory claims 1 GB while 16 bytes follow:
+    # the .npy header agrees with the directory, the compressed size does not.
+    path = tmp_path / "lying.npz"
+    header = {"descr": "|u1", "fortran_order": False, "shape": (10**9 - 128,)}
+    raw_npz(path, {"first": (header, b"\0" * 16)})
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("first.npy")
+    assert info.file_size == 128 + 16
+    local = info.header_offset
+    central = data.rindex(b"PK\x01\x02")
+    data[local + 22 : local + 26] = struct.pack("<I", 10**9)
+    data[central + 24 : central + 28] = struct.pack("<I", 10**9)
+    path.write_bytes(bytes(data))
+    target = Holder(2, first=False, last=False)
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, target, ignore_names=["t", "last"])
+    message = str(info.value)
+    assert str(path) in message and "'first'" in message
+    assert f"declares {10**9} bytes" in message and "holds 144 bytes" in message
+    assert target.first is None
+
+
+@needs_h5py
+def test_hdf5_dataset_without_its_data_is_refused(tmp_path):
+    # HDF5 answers never-written chunks with fill values: 128 GiB of them here.
+    path = tmp_path / "hollow.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("first", shape=(2**34,), dtype="f8", chunks=(1024,))
+    target = Holder(2, first=False, last=False)
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, target, ignore_names=["t", "last"])
+    message = str(info.value)
+    assert str(path) in message and "'first'" in message
+    assert f"{2**34 * 8} bytes" in message
+    assert target.first is None
+
+
+# -- low-level failures name the file ------------------------------------------
+
+
+@pytest.mark.parametrize("keep", [0.0, 0.5, 0.9])
+def test_truncated_npz_names_the_file(tmp_path, keep):
+    path = tmp_path / "model.npz"
+    save_npz(path, Holder(1))
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, target)
+    assert str(path) in str(info.value)
+    assert "load_npz" in str(info.value)
+    assert info.value.unreadable
+    assert_unchanged(target, before)
+
+
+def test_text_file_given_to_load_npz(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello, world\n")
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, Holder(2))
+    message = str(info.value)
+    assert str(path) in message and "not an NPZ archive" in message
+    assert "pickle" not in message
+
+
+def test_file_object_given_to_load_npz_is_read_from_its_position(tmp_path):
+    buf = io.BytesIO()
+    buf.write(b"prefix")
+    save_npz(buf, Holder(1))
+    buf.seek(len(b"prefix"))
+    target = Holder(2)
+    load_npz(buf, target)
+    assert target.t == 1
+
+
+@needs_h5py
+def test_hdf5_file_given_to_load_npz(tmp_path):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Holder(1))
+    with pytest.raises(DeserializationError) as info:
+        load_npz(path, Holder(2))
+    message = str(info.value)
+    assert str(path) in message and "HDF5" in message and "load_hdf5" in message
+    assert "pickle" not in message
+
+
+@needs_h5py
+@pytest.mark.parametrize("keep", [0.0, 0.5])
+def test_truncated_hdf5_names_the_file(tmp_path, keep):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Holder(1))
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, target)
+    assert str(path) in str(info.value) and "load_hdf5" in str(info.value)
+    assert info.value.unreadable
+    assert_unchanged(target, before)
+
+
+@needs_h5py
+def test_npz_given_to_load_hdf5(tmp_path):
+    path = tmp_path / "model.npz"
+    save_npz(path, Holder(1))
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, Holder(2))
+    message = str(info.value)
+    assert str(path) in message and "load_npz" in message
+
+
+@needs_h5py
+def test_hdf5_self_referencing_link_names_file_and_key(tmp_path):
+    path = tmp_path / "loop.h5"
+    source = Holder(1)
+    with h5py.File(path, "w") as f:
+        f["first"] = source.first
+        f["t"] = source.t
+        f["last"] = h5py.SoftLink("/last")
+    target = Holder(2)
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, target)
+    message = str(info.value)
+    assert str(path) in message and "'last'" in message and "link" in message
+    assert_unchanged(target, before)
