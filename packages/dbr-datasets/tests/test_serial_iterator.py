@@ -198,7 +198,12 @@ def test_serialize_keys():
         "is_new_epoch",
         "order",
         "previous_epoch_detail",
+        "order_sampler/random_state/key",
+        "order_sampler/random_state/pos",
+        "order_sampler/random_state/has_gauss",
+        "order_sampler/random_state/cached_gaussian",
     }
+    assert target["order_sampler/random_state/key"].shape == (624,)
     target = {}
     SerialIterator(list(range(5)), 2, shuffle=False).serialize(DictionarySerializer(target))
     assert "order" not in target
@@ -227,14 +232,65 @@ def test_resume_mid_epoch_yields_the_same_batches(shuffle, stop):
     take(resumed, 2)
     NpzDeserializer(target).load(resumed)
     if shuffle:
-        # The sampler's generator is not part of the snapshot (as in Chainer):
-        # give it the same state so that the later epochs match too.
-        resumed.order_sampler._random.set_state(rng_state)
+        # The snapshot carries the sampler's generator, so later epochs match too.
+        assert_same_generator_state(resumed.order_sampler._random.get_state(), rng_state)
     assert take(resumed, 12) == expected
     assert resumed.epoch_detail == expected_detail
 
 
-def test_resume_rest_of_epoch_without_restoring_the_generator(tmp_path):
+def assert_same_generator_state(got, expected):
+    assert got[0] == expected[0]
+    numpy.testing.assert_array_equal(got[1], expected[1])
+    assert got[2:] == expected[2:]
+
+
+CHAINER_KEYS = ["current_position", "epoch", "is_new_epoch", "order", "previous_epoch_detail"]
+
+
+def test_chainer_snapshot_without_sampler_state_loads_and_keeps_the_generator(tmp_path):
+    # Chainer 7.8.1's SerialIterator writes exactly these keys (no sampler state).
+    original = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler())
+    take(original, 2)
+    target = {}
+    original.serialize(DictionarySerializer(target))
+    numpy.savez(tmp_path / "chainer.npz", **{key: target[key] for key in CHAINER_KEYS})
+    rng = numpy.random.RandomState(7)
+    resumed = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler(rng))
+    before = rng.get_state()
+    load_npz(tmp_path / "chainer.npz", resumed)
+    assert (resumed.epoch, resumed.current_position) == (0, 6)
+    numpy.testing.assert_array_equal(resumed._state.order, original._state.order)
+    assert_same_generator_state(rng.get_state(), before)
+
+
+def test_resume_of_the_default_shuffle_restores_numpy_global_generator(tmp_path):
+    numpy.random.seed(3)
+    original = SerialIterator(list(range(10)), 3)
+    take(original, 2)
+    save_npz(tmp_path / "it.npz", original)
+    expected = take(original, 12)
+    numpy.random.seed(99)
+    resumed = SerialIterator(list(range(10)), 3)
+    load_npz(tmp_path / "it.npz", resumed)
+    assert take(resumed, 12) == expected
+
+
+def test_sampler_state_with_a_bad_position_is_refused_before_anything_changes(tmp_path):
+    original = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler())
+    target = {}
+    original.serialize(DictionarySerializer(target))
+    target["order_sampler/random_state/pos"] = numpy.array(625)
+    rng = numpy.random.RandomState(7)
+    resumed = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler(rng))
+    take(resumed, 1)
+    before, position = rng.get_state(), resumed.current_position
+    with pytest.raises(ValueError, match="random_state/pos=625"):
+        NpzDeserializer(target).load(resumed)
+    assert resumed.current_position == position
+    assert_same_generator_state(rng.get_state(), before)
+
+
+def test_resume_rest_of_epoch(tmp_path):
     original = SerialIterator(list(range(10)), 3)
     take(original, 2)
     save_npz(tmp_path / "it.npz", original)
@@ -244,8 +300,7 @@ def test_resume_rest_of_epoch_without_restoring_the_generator(tmp_path):
     assert (resumed.epoch, resumed.current_position) == (0, 6)
     assert resumed.previous_epoch_detail == pytest.approx(0.3)
     resumed_rest = take(resumed, 2)
-    # The rest of the epoch is fixed by the saved order; the next epoch's order
-    # comes from each sampler's own generator.
+    # The rest of the epoch is fixed by the saved order.
     assert resumed_rest[0] == rest[0]
     assert resumed_rest[1][0] == rest[1][0]
     assert resumed.epoch == 1 and resumed.is_new_epoch

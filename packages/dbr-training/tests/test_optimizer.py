@@ -3,7 +3,7 @@
 import numpy
 import pytest
 
-from dbr.core import Link, Parameter, ops
+from dbr.core import Link, Parameter, backend, ops
 from dbr.core.serializers import load_npz, save_npz
 from dbr.training.optimizer import GradientMethod, Hyperparameter, Optimizer, UpdateRule
 from dbr.training.optimizers import SGD, Adam, MomentumSGD
@@ -296,3 +296,122 @@ def test_base_classes_are_abstract():
         Optimizer().update()
     with pytest.raises(NotImplementedError, match="GradientMethod"):
         GradientMethod().setup(Model())
+
+
+# -- the state follows the parameter's device ------------------------------------------
+
+
+class _FakeArray:
+    """An array on the fake device: a NumPy array wrapped so that dbr.core sees another device."""
+
+    def __init__(self, array):
+        self.a = numpy.asarray(array)
+
+    shape = property(lambda self: self.a.shape)
+    dtype = property(lambda self: self.a.dtype)
+    ndim = property(lambda self: self.a.ndim)
+    size = property(lambda self: self.a.size)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+class _FakeDevice(backend.Device):
+    xp = numpy
+    name = "@fake"
+
+    def send_array(self, array):
+        return array if isinstance(array, _FakeArray) else _FakeArray(numpy.array(array))
+
+    def is_array_supported(self, array):
+        return isinstance(array, _FakeArray)
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    device = _FakeDevice()
+    monkeypatch.setattr(backend, "_device_resolvers", dict(backend._device_resolvers))
+    monkeypatch.setattr(backend, "_array_types", dict(backend._array_types))
+    backend.register_device_resolver("@fake", lambda spec: device)
+    backend.register_array_type(_FakeArray, numpy, lambda array: device)
+    return device
+
+
+class _AccumulateRule(UpdateRule):
+    """v += grad; param -= v, on NumPy arrays or on the fake device's."""
+
+    def init_state(self, param):
+        self.state["v"] = param.device.send(numpy.zeros(param.shape))
+
+    def update_core_cpu(self, param):
+        v = self.state["v"]
+        assert type(v) is numpy.ndarray
+        v += param.grad
+        param.array -= v
+
+    def update_core_gpu(self, param):
+        v = self.state["v"]
+        assert isinstance(v, _FakeArray), "the state did not follow the parameter"
+        v.a += param.grad.a
+        param.array.a -= v.a
+
+
+class _Accumulate(GradientMethod):
+    def create_update_rule(self):
+        return _AccumulateRule(self.hyperparam)
+
+
+class _OneParam(Link):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(numpy.zeros(2))
+
+
+def test_state_follows_the_parameter_moved_after_the_state_exists(fake_device):
+    link = _OneParam()
+    opt = _Accumulate().setup(link)
+    rule = link.W.update_rule
+    link.W.grad = numpy.ones(2)
+    opt.update()
+    assert type(rule.state["v"]) is numpy.ndarray
+
+    link.to_device("@fake")
+    assert isinstance(link.W.grad, _FakeArray)
+    opt.update()
+    assert isinstance(rule.state["v"], _FakeArray)
+    numpy.testing.assert_array_equal(rule.state["v"].a, [2.0, 2.0])
+    numpy.testing.assert_array_equal(link.W.array.a, [-3.0, -3.0])
+
+    link.to_device("@numpy")
+    opt.update()
+    assert type(rule.state["v"]) is numpy.ndarray
+    numpy.testing.assert_array_equal(rule.state["v"], [3.0, 3.0])
+    link.to_device("@numpy")
+    opt.update()
+    numpy.testing.assert_array_equal(rule.state["v"], [4.0, 4.0])
+    numpy.testing.assert_array_equal(link.W.array, [-10.0, -10.0])
+
+
+def test_state_stays_on_the_old_device_until_the_next_update(fake_device):
+    # As in Chainer, the state moves at the next update of the parameter, not at to_device.
+    link = _OneParam()
+    opt = _Accumulate().setup(link)
+    link.W.grad = numpy.ones(2)
+    opt.update()
+    link.to_device("@fake")
+    assert type(link.W.update_rule.state["v"]) is numpy.ndarray
+
+
+def test_adam_state_follows_numpy_to_numpy_moves():
+    model = Model()
+    opt = Adam(alpha=0.1).setup(model)
+    set_grads(model, GW, GB)
+    opt.update()
+    state = model.W.update_rule.state
+    m = state["m"]
+    model.to_device("@numpy")
+    set_grads(model, GW, GB)
+    opt.update()
+    assert model.W.update_rule.state["m"] is m
+    assert opt.t == 2

@@ -1,6 +1,7 @@
 """Each optimizer against its update formula, written independently here in float64 NumPy."""
 
 import math
+import os
 
 import numpy
 import pytest
@@ -9,6 +10,7 @@ from dbr.core import Link, Parameter, ops
 from dbr.core.serializers import load_npz, save_npz
 from dbr.training import optimizers
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 X = numpy.linspace(-1.0, 1.0, 15).reshape(5, 3)
 T = numpy.array([[0.5, -1.0], [0.0, 2.0], [1.0, 1.0], [-0.5, 0.3], [0.2, 0.1]])
 W0 = numpy.array([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.25]])
@@ -102,7 +104,8 @@ def ref_adam(p, g, s, t, hp):
         lo = hp["final_lr"] * (1 - 1 / (hp["gamma"] * t + 1))
         hi = hp["final_lr"] * (1 + 1 / (hp["gamma"] * t))
         step = numpy.minimum(numpy.maximum(step, lo), hi)
-    return (1 - hp["weight_decay_rate"]) * p - hp["eta"] * step * s["m"]
+    # Chainer's decoupled weight decay is scaled by eta, as the step is.
+    return (1 - hp["eta"] * hp["weight_decay_rate"]) * p - hp["eta"] * step * s["m"]
 
 
 def ref_smorms3(p, g, s, t, hp):
@@ -291,6 +294,70 @@ def test_adam_variants_fix_their_flags():
     ams = optimizers.AMSBound()
     assert ams.adabound and ams.amsgrad
     assert isinstance(ams, optimizers.Adam)
+
+
+ADAM_VARIANTS = {
+    "AdamW": (optimizers.AdamW, {}),
+    "AMSGrad": (optimizers.AMSGrad, {"amsgrad": True}),
+    "AdaBound": (optimizers.AdaBound, {"adabound": True, "gamma": 0.5}),
+    "AMSBound": (optimizers.AMSBound, {"amsgrad": True, "adabound": True, "gamma": 0.5}),
+}
+
+
+@pytest.mark.parametrize("name", list(ADAM_VARIANTS))
+def test_adam_variants_scale_weight_decay_by_eta(name):
+    hp = dict(ADAM_DEFAULTS, alpha=0.05, beta1=0.8, beta2=0.9, eta=0.3, weight_decay_rate=0.2)
+    hp.update(ADAM_VARIANTS[name][1])
+    model = Model()
+    opt = make_adam_variant(name, hp).setup(model)
+    for _ in range(4):
+        opt.update(loss_fn, model)
+    params = {"W": W0.copy(), "b": B0.copy()}
+    states = {"W": {}, "b": {}}
+    for t in range(1, 5):
+        grads = ref_grads(params)
+        for k in params:
+            b1, b2 = hp["beta1"], hp["beta2"]
+            s = states[k]
+            s["m"] = b1 * s.get("m", 0.0) + (1 - b1) * grads[k]
+            s["v"] = b2 * s.get("v", 0.0) + (1 - b2) * grads[k] ** 2
+            s["vhat"] = numpy.maximum(s.get("vhat", 0.0), s["v"])
+            vhat = s["vhat"] if hp["amsgrad"] else s["v"]
+            step = hp["alpha"] * math.sqrt(1 - b2**t) / (1 - b1**t) / (numpy.sqrt(vhat) + 1e-8)
+            if hp["adabound"]:
+                lower = 0.1 * (1 - 1 / (hp["gamma"] * t + 1))
+                upper = 0.1 * (1 + 1 / (hp["gamma"] * t))
+                step = numpy.clip(step, lower, upper)
+            decay = hp["weight_decay_rate"] * params[k]
+            params[k] = params[k] - hp["eta"] * (step * s["m"] + decay)
+    numpy.testing.assert_allclose(model.W.array, params["W"], rtol=1e-12, atol=1e-14)
+    numpy.testing.assert_allclose(model.b.array, params["b"], rtol=1e-12, atol=1e-14)
+
+
+def make_adam_variant(name, hp):
+    cls, _ = ADAM_VARIANTS[name]
+    kwargs = {key: hp[key] for key in ("alpha", "beta1", "beta2", "eta")}
+    if hp["adabound"]:
+        kwargs["gamma"] = hp["gamma"]
+    opt = cls(**kwargs)
+    # Only AdamW takes weight_decay_rate in its constructor; the others take it as a
+    # hyperparameter, as in Chainer.
+    opt.weight_decay_rate = hp["weight_decay_rate"]
+    return opt
+
+
+@pytest.mark.parametrize("name", list(ADAM_VARIANTS))
+def test_adam_variants_with_eta_and_weight_decay_match_chainer(name):
+    # Written by fixtures/make_adam_chainer.py with Chainer 7.8.1, same model and settings.
+    hp = dict(ADAM_DEFAULTS, alpha=0.05, beta1=0.8, beta2=0.9, eta=0.3, weight_decay_rate=0.2)
+    hp.update(ADAM_VARIANTS[name][1])
+    model = Model()
+    opt = make_adam_variant(name, hp).setup(model)
+    for _ in range(4):
+        opt.update(loss_fn, model)
+    with numpy.load(os.path.join(FIXTURES, "adam_chainer.npz")) as chainer_values:
+        numpy.testing.assert_allclose(model.W.array, chainer_values[f"{name}/W"], rtol=1e-12)
+        numpy.testing.assert_allclose(model.b.array, chainer_values[f"{name}/b"], rtol=1e-12)
 
 
 def test_adabound_final_lr_follows_alpha():

@@ -30,6 +30,10 @@ CASES = [
     (optimizers.AMSGrad, {"alpha": 0.05, "beta2": 0.9}),
     (optimizers.AdaBound, {"alpha": 0.02, "gamma": 0.5}),
     (optimizers.AMSBound, {"alpha": 0.02, "gamma": 0.5, "eps": 1e-3}),
+    (
+        optimizers.Adam,
+        {"alpha": 0.02, "amsgrad": True, "adabound": True, "eta": 0.5, "weight_decay_rate": 0.1},
+    ),
     (optimizers.SMORMS3, {"lr": 0.05, "eps": 1e-3}),
     (optimizers.MSVAG, {"lr": 0.2, "beta": 0.8, "eta": 0.5, "weight_decay_rate": 0.1}),
 ]
@@ -152,6 +156,14 @@ def adam_formula(p, g, s, t):
     return p - alpha_t * s["m"] / (numpy.sqrt(s["v"]) + 1e-8)
 
 
+def adamw_formula(p, g, s, t):
+    # Chainer: param -= eta * (step * m + weight_decay_rate * param), eta 0.5, rate 0.1.
+    s["m"] = 0.8 * s.get("m", 0.0) + 0.2 * g
+    s["v"] = 0.9 * s.get("v", 0.0) + 0.1 * g * g
+    alpha_t = 0.05 * math.sqrt(1 - 0.9**t) / (1 - 0.8**t)
+    return p - 0.5 * (alpha_t * s["m"] / (numpy.sqrt(s["v"]) + 1e-8) + 0.1 * p)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     ("cls", "hp", "formula"),
@@ -159,8 +171,13 @@ def adam_formula(p, g, s, t):
         (optimizers.SGD, {"lr": 0.1}, sgd_formula),
         (optimizers.MomentumSGD, {"lr": 0.1, "momentum": 0.8}, momentum_formula),
         (optimizers.Adam, {"alpha": 0.05, "beta1": 0.8, "beta2": 0.9}, adam_formula),
+        (
+            optimizers.AdamW,
+            {"alpha": 0.05, "beta1": 0.8, "beta2": 0.9, "eta": 0.5, "weight_decay_rate": 0.1},
+            adamw_formula,
+        ),
     ],
-    ids=["SGD", "MomentumSGD", "Adam"],
+    ids=["SGD", "MomentumSGD", "Adam", "AdamW"],
 )
 def test_gpu_float64_update_matches_the_written_out_formula(cls, hp, formula):
     gpu = get_test_device("@cupy:0")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dbr.core import Chain, Parameter, ops, report
+from dbr.core.serializers import load_npz, save_npz
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training.extensions.log_report import LogReport
 from dbr.training.extensions.print_report import PrintReport
@@ -103,3 +104,43 @@ def test_default_stream_is_stdout_at_write_time(monkeypatch):
     redirected = io.StringIO()
     monkeypatch.setattr(sys, "stdout", redirected)
     assert report._out is redirected
+
+
+def run_and_snapshot(tmp_path):
+    trainer = make_trainer(tmp_path, stop=(4, "iteration"))
+    trainer.extend(LogReport(trigger=(2, "iteration"), postprocess=fixed_log))
+    trainer.extend(PrintReport(["iteration", "elapsed_time"], out=io.StringIO()))
+    trainer.run()
+    path = tmp_path / "snapshot.npz"
+    save_npz(str(path), trainer)
+    return path
+
+
+def resume(tmp_path, path):
+    resumed = make_trainer(tmp_path, stop=(6, "iteration"))
+    resumed.extend(LogReport(trigger=(2, "iteration"), postprocess=fixed_log))
+    out = io.StringIO()
+    resumed.extend(PrintReport(["iteration", "elapsed_time"], out=out))
+    load_npz(str(path), resumed)
+    resumed.run()
+    return out.getvalue()
+
+
+def test_resumed_run_does_not_print_the_restored_lines_again(tmp_path):
+    path = run_and_snapshot(tmp_path)
+    with np.load(path) as npz:
+        assert int(npz["extensions/PrintReport/_log_len"]) == 2
+    assert resume(tmp_path, path) == "iteration   elapsed_time\n\033[J6           12.5          \n"
+
+
+def test_snapshot_without_the_printed_count_prints_the_restored_lines_as_chainer(tmp_path):
+    path = run_and_snapshot(tmp_path)
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files if k != "extensions/PrintReport/_log_len"}
+    np.savez(path, **arrays)
+    assert resume(tmp_path, path) == (
+        "iteration   elapsed_time\n"
+        "\033[J2           12.5          \n"
+        "\033[J4           12.5          \n"
+        "\033[J6           12.5          \n"
+    )

@@ -8,12 +8,8 @@ Adam's moments), iterator state and the ``log`` file (less
 ``elapsed_time``) must equal run 1's exactly.
 
 The shuffling order sampler draws each epoch's permutation from a seeded
-``numpy.random.RandomState``. dbr-datasets' SerialIterator saves the current
-order but not the sampler's generator, so a resumed run would draw different
-permutations after the next epoch boundary. The script therefore saves the
-generator's state itself, through a trainer extension whose only job is
-``serialize``; ``test_sampler_state_is_not_in_the_iterator_snapshot`` pins
-the gap so that this workaround is removed once dbr-datasets closes it.
+``numpy.random.RandomState``, which the iterator's snapshot carries, so the
+resumed run draws the same permutations after the next epoch boundary.
 """
 
 import json
@@ -41,7 +37,7 @@ SCRIPT = (
     import numpy as np
 
     from dbr.core import Chain, Parameter, ops, report
-    from dbr.core.serializers import Deserializer, save_npz
+    from dbr.core.serializers import save_npz
     from dbr.datasets import SerialIterator, ShuffleOrderSampler
     from dbr.training.extension import Extension
     from dbr.training.extensions._snapshot import snapshot
@@ -65,26 +61,6 @@ SCRIPT = (
             loss = ops.sum((y - t) ** 2) / len(x)
             report({"loss": loss}, self)
             return loss
-
-
-    class SamplerState(Extension):
-        # Carries the order sampler's RandomState through snapshots.
-        trigger = None
-
-        def __init__(self, random_state):
-            self.random_state = random_state
-
-        def __call__(self, trainer):
-            pass
-
-        def serialize(self, serializer):
-            name, keys, pos, has_gauss, gauss = self.random_state.get_state()
-            keys = serializer("keys", keys)
-            pos = serializer("pos", int(pos))
-            has_gauss = serializer("has_gauss", int(has_gauss))
-            gauss = serializer("cached_gaussian", float(gauss))
-            if isinstance(serializer, Deserializer) and not serializer.dry_run:
-                self.random_state.set_state((name, keys, pos, has_gauss, gauss))
 
 
     class StartRecorder(Extension):
@@ -114,14 +90,13 @@ SCRIPT = (
     xs = data_rng.normal(size=(23, 3))
     ts = xs @ np.array([[1.0], [2.0], [-1.0]]) + 0.1 * data_rng.normal(size=(23, 1))
     dataset = list(zip(xs, ts))
-    sampler_rng = np.random.RandomState(1234)
-    iterator = SerialIterator(dataset, 5, order_sampler=ShuffleOrderSampler(sampler_rng))
+    sampler = ShuffleOrderSampler(np.random.RandomState(1234))
+    iterator = SerialIterator(dataset, 5, order_sampler=sampler)
     model = Regression()
     optimizer = Adam(alpha=0.05).setup(model)
     updater = StandardUpdater(iterator, optimizer)
     trainer = Trainer(updater, (__N__, "iteration"), out=out)
     trainer.extend(LogReport(trigger=(5, "iteration")))
-    trainer.extend(SamplerState(sampler_rng), name="sampler_state")
     trainer.extend(StartRecorder())
     trainer.extend(
         snapshot(savefun=savefun, autoload=True), trigger=(__K__, "iteration")
@@ -224,19 +199,3 @@ def test_resume_after_kill_during_snapshot_write(tmp_path, script):
     assert [e["iteration"] for e in log] == list(range(5, N_ITERATIONS + 1, 5))
     state = final_state(interrupted)
     assert int(state["updater/optimizer:main/t"]) == N_ITERATIONS
-
-
-def test_sampler_state_is_not_in_the_iterator_snapshot():
-    from dbr.core.serializers import DictionarySerializer
-    from dbr.datasets import SerialIterator, ShuffleOrderSampler
-
-    iterator = SerialIterator(list(range(7)), 3, order_sampler=ShuffleOrderSampler())
-    serializer = DictionarySerializer()
-    iterator.serialize(serializer)
-    assert sorted(serializer.target) == [
-        "current_position",
-        "epoch",
-        "is_new_epoch",
-        "order",
-        "previous_epoch_detail",
-    ]

@@ -2,10 +2,12 @@ import numpy as np
 import pytest
 
 from dbr.core import Chain, Link, Parameter, ops, report
-from dbr.core.serializers import load_npz, save_npz
+from dbr.core.serializers import DeserializationError, load_npz, save_npz
 from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training import optimizers
 from dbr.training import trainer as trainer_module
 from dbr.training.extension import PRIORITY_EDITOR, PRIORITY_WRITER, Extension, make_extension
+from dbr.training.extensions import LogReport, snapshot
 from dbr.training.trainer import Trainer
 from dbr.training.updaters.standard_updater import StandardUpdater
 
@@ -406,3 +408,125 @@ def test_trainer_bad_arguments():
         Trainer(updater, (1, "epochs"))
     with pytest.raises(TypeError, match="get_trigger: expected None"):
         Trainer(updater, 5)
+
+
+# -- resuming into a trainer with other extensions -------------------------------------
+
+
+def make_adam_trainer(out, stop=(8, "iteration")):
+    model = Net()
+    it = SerialIterator(make_data(), 3, shuffle=True)
+    updater = StandardUpdater(it, optimizers.Adam(alpha=0.05).setup(model))
+    return Trainer(updater, stop, out=str(out))
+
+
+def saved_with_snapshot_and_log_report(tmp_path):
+    trainer = make_adam_trainer(tmp_path / "first", stop=(5, "iteration"))
+    trainer.extend(LogReport(trigger=(2, "iteration")))
+    trainer.extend(snapshot(filename="snap"), trigger=(5, "iteration"))
+    trainer.run()
+    return trainer, tmp_path / "first" / "snap"
+
+
+def assert_resumed_state(resumed, trainer):
+    src, dst = trainer.updater, resumed.updater
+    assert dst.iteration == 5
+    src_opt, dst_opt = src.get_optimizer("main"), dst.get_optimizer("main")
+    assert dst_opt.t == src_opt.t == 5
+    src_W, dst_W = src_opt.target.inner.W, dst_opt.target.inner.W
+    np.testing.assert_array_equal(dst_W.array, src_W.array)
+    for key in ("m", "v"):
+        np.testing.assert_array_equal(dst_W.update_rule.state[key], src_W.update_rule.state[key])
+    src_it, dst_it = src.get_iterator("main"), dst.get_iterator("main")
+    assert (dst_it.epoch, dst_it.current_position) == (src_it.epoch, src_it.current_position)
+    np.testing.assert_array_equal(dst_it._state.order, src_it._state.order)
+    assert resumed.get_extension("LogReport").log == trainer.get_extension("LogReport").log
+
+
+def test_resume_without_the_snapshot_extension_skips_its_state_with_one_warning(tmp_path):
+    trainer, path = saved_with_snapshot_and_log_report(tmp_path)
+    resumed = make_adam_trainer(tmp_path / "second")
+    resumed.extend(LogReport(trigger=(2, "iteration")))
+    with pytest.warns(UserWarning) as record:
+        load_npz(str(path), resumed)
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert "'_Snapshot'" in message
+    assert "'extension_triggers/_Snapshot/previous_iteration'" in message
+    assert "'extension_triggers/_Snapshot/previous_epoch_detail'" in message
+    assert "LogReport" not in message
+    assert_resumed_state(resumed, trainer)
+    resumed.run()
+    assert resumed.updater.iteration == 8
+    assert [line["iteration"] for line in resumed.get_extension("LogReport").log] == [2, 4, 6, 8]
+
+
+def test_resume_with_an_extra_extension_starts_it_fresh(tmp_path):
+    class Counter(Extension):
+        trigger = 2, "iteration"
+
+        def __init__(self):
+            self.count = 0
+
+        def __call__(self, trainer):
+            self.count += 1
+
+        def serialize(self, serializer):
+            self.count = serializer("count", self.count)
+
+    trainer, path = saved_with_snapshot_and_log_report(tmp_path)
+    resumed = make_adam_trainer(tmp_path / "second")
+    resumed.extend(LogReport(trigger=(2, "iteration")))
+    resumed.extend(snapshot(filename="snap"), trigger=(5, "iteration"))
+    counter = Counter()
+    resumed.extend(counter)
+    load_npz(str(path), resumed)  # no warning: warnings are errors here
+    assert_resumed_state(resumed, trainer)
+    assert counter.count == 0
+    resumed.run()
+    # Its fresh trigger counts from the resumed iteration: it fires at 6 and 8.
+    assert counter.count == 2
+
+
+def rewrite_npz(path, drop=(), add=None):
+    with np.load(path) as npz:
+        arrays = {key: npz[key] for key in npz.files if key not in drop}
+    arrays.update(add or {})
+    with open(path, "wb") as f:  # a path without '.npz' would get the suffix appended
+        np.savez(f, **arrays)
+
+
+@pytest.mark.parametrize(
+    ("drop", "add", "words"),
+    [
+        (("updater/model:main/inner/W",), None, ["missing", "updater/model:main/inner/W"]),
+        (("updater/optimizer:main/inner/W/m",), None, ["missing", "optimizer:main/inner/W/m"]),
+        ((), {"updater/model:main/inner/b": np.zeros(1)}, ["not expected", "inner/b"]),
+        ((), {"updater/optimizer:main/extra": np.zeros(1)}, ["not expected", "main/extra"]),
+        ((), {"updater/iterator:main/extra": np.zeros(1)}, ["not expected", "main/extra"]),
+    ],
+    ids=["missing-model", "missing-optimizer", "extra-model", "extra-optimizer", "extra-iterator"],
+)
+def test_resume_stays_strict_for_the_updater_keys(tmp_path, drop, add, words):
+    trainer, path = saved_with_snapshot_and_log_report(tmp_path)
+    rewrite_npz(path, drop, add)
+    resumed = make_adam_trainer(tmp_path / "second")
+    resumed.extend(LogReport(trigger=(2, "iteration")))
+    resumed.extend(snapshot(filename="snap"), trigger=(5, "iteration"))
+    W = resumed.updater.get_optimizer("main").target.inner.W.array.copy()
+    with pytest.raises(DeserializationError) as info:
+        load_npz(str(path), resumed)
+    for word in words:
+        assert word in str(info.value)
+    assert resumed.updater.iteration == 0
+    np.testing.assert_array_equal(resumed.updater.get_optimizer("main").target.inner.W.array, W)
+
+
+def test_resume_with_a_mismatched_model_raises(tmp_path):
+    _, path = saved_with_snapshot_and_log_report(tmp_path)
+    resumed = make_adam_trainer(tmp_path / "second")
+    resumed.updater.get_optimizer("main").target.inner.W.array = np.zeros((4, 1), np.float32)
+    resumed.extend(LogReport(trigger=(2, "iteration")))
+    resumed.extend(snapshot(filename="snap"), trigger=(5, "iteration"))
+    with pytest.raises(DeserializationError, match="updater/model:main/inner/W"):
+        load_npz(str(path), resumed)

@@ -14,6 +14,7 @@ from collections import namedtuple
 
 import numpy
 
+from dbr.core.serializers import Deserializer, stored_keys
 from dbr.datasets.iterator import Iterator
 from dbr.datasets.order_samplers import ShuffleOrderSampler
 
@@ -198,12 +199,26 @@ class SweepIterator(Iterator):
             return None
         return self._previous_epoch_detail
 
-    def _serialize_state(self, serializer, order_key, store_none_order=False):
+    def _serialize_sampler(self, serializer):
+        serialize = getattr(self.order_sampler, "serialize", None)
+        if serialize is None:
+            return
+        child = serializer["order_sampler"]
+        if isinstance(serializer, Deserializer) and stored_keys(child) == frozenset():
+            return
+        serialize(child)
+
+    def _serialize_state(
+        self, serializer, order_key, store_none_order=False, with_sampler_state=False
+    ):
         """Save or load the position under Chainer's keys; return whether it changed.
 
         The order travels under ``order_key``; an iterator without an order
-        writes nothing for it unless ``store_none_order`` is set. Loaded values
-        are checked before the iterator is changed.
+        writes nothing for it unless ``store_none_order`` is set. With
+        ``with_sampler_state``, an order sampler that has ``serialize`` saves
+        its state under ``order_sampler/``; a file without that key (Chainer's)
+        leaves the sampler as it is. Loaded values are checked before the
+        iterator is changed.
         """
         who = type(self).__name__
         state = self._state
@@ -229,6 +244,8 @@ class SweepIterator(Iterator):
                 f"{who}.serialize: loaded current_position={position!r}, epoch={epoch!r} do "
                 f"not fit an epoch of {size} examples"
             )
+        if with_sampler_state:
+            self._serialize_sampler(serializer)
         new_state = IteratorState(int(position), int(epoch), bool(is_new_epoch), order)
         changed = (
             new_state[:3] != state[:3]

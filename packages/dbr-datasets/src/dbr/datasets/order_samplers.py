@@ -2,6 +2,8 @@
 
 import numpy
 
+from dbr.core.serializers import Deserializer
+
 
 class OrderSampler:
     """Base class of order samplers.
@@ -44,3 +46,30 @@ class ShuffleOrderSampler(OrderSampler):
     def __call__(self, current_order, current_position):
         """Return a random permutation of ``range(len(current_order))``."""
         return self._random.permutation(len(current_order))
+
+    def serialize(self, serializer):
+        """Save or load the generator's state, so that a resumed run draws the same orders.
+
+        Keys (of ``RandomState.get_state()``): ``random_state/key`` (uint32,
+        shape (624,)), ``random_state/pos``, ``random_state/has_gauss`` and
+        ``random_state/cached_gaussian``. Loading sets the generator this
+        sampler draws from: NumPy's global one for a sampler made without
+        ``random_state``. Chainer saves no sampler state; its iterators
+        ignore these keys.
+
+        Raises:
+            ValueError: a loaded ``pos`` is outside [0, 624] (before anything is set).
+        """
+        algorithm, key, pos, has_gauss, cached_gaussian = self._random.get_state()
+        key = serializer("random_state/key", key)
+        pos = serializer("random_state/pos", int(pos))
+        has_gauss = serializer("random_state/has_gauss", int(has_gauss))
+        cached_gaussian = serializer("random_state/cached_gaussian", float(cached_gaussian))
+        if not isinstance(serializer, Deserializer) or serializer.dry_run:
+            return
+        if not 0 <= pos <= len(key):
+            raise ValueError(
+                f"ShuffleOrderSampler.serialize: loaded random_state/pos={pos}, expected "
+                f"0 <= pos <= {len(key)}"
+            )
+        self._random.set_state((algorithm, key, pos, has_gauss, cached_gaussian))

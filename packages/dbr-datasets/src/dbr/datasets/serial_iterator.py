@@ -47,9 +47,13 @@ class SerialIterator(SweepIterator):
 
     def serialize(self, serializer):
         """Save or load the position (keys ``current_position``, ``epoch``,
-        ``is_new_epoch``, ``order`` when shuffling, ``previous_epoch_detail``).
+        ``is_new_epoch``, ``order`` when shuffling, ``previous_epoch_detail``)
+        and the order sampler's state under ``order_sampler/`` (a
+        :class:`~dbr.datasets.ShuffleOrderSampler`'s generator).
 
         A run restored from these values yields exactly the batches the
-        original run would have yielded next.
+        original run would have yielded next, also after the next epoch
+        boundary. A Chainer snapshot, which holds no sampler state, loads too
+        and leaves the sampler's generator as it is.
         """
-        self._serialize_state(serializer, "order")
+        self._serialize_state(serializer, "order", with_sampler_state=True)

@@ -213,7 +213,10 @@ class UpdateRule:
     A rule keeps its own :class:`Hyperparameter` (whose parent is the
     optimizer's), an ``enabled`` flag, the number ``t`` of updates it made,
     and its ``state`` (a dict of arrays such as moment estimates), created by
-    :meth:`init_state` on the parameter's device at the first update.
+    :meth:`init_state` on the parameter's device at the first update. As in
+    Chainer, the state follows the parameter: an
+    update after the parameter moved (``link.to_device(...)`` once the state
+    exists) first sends the state to the parameter's device.
     Subclasses implement :meth:`init_state` and :meth:`update_core_cpu` /
     :meth:`update_core_gpu` (the built-in rules' GPU update is one fused
     elementwise kernel per parameter), updating ``param.array`` and the state
@@ -232,7 +235,8 @@ class UpdateRule:
         self._pre_update_hooks = collections.OrderedDict()
         self._post_update_hooks = collections.OrderedDict()
         self._state = None
-        self._state_needs_send = False
+        # The device the state arrays live on; None after a load (not known yet).
+        self._state_device = None
         self.enabled = True
         self.hyperparam = Hyperparameter(parent_hyperparam)
         self.t = 0
@@ -323,17 +327,20 @@ class UpdateRule:
         master.grad = None
 
     def _prepare(self, param):
+        # The state follows the parameter's device, as in Chainer: a link moved by
+        # to_device after its state exists, or state just loaded, is sent before use.
+        device = param.device
+        state_device = self._state_device
         if self._state is None:
             self._state = {}
-            with param.device:
+            with device:
                 self.init_state(param)
-        elif self._state_needs_send:
-            device = param.device
+        elif device is not state_device and device != state_device:
             state = self._state
             for key, value in state.items():
                 if isinstance(value, backend.get_array_types()):
                     state[key] = device.send(value)
-            self._state_needs_send = False
+        self._state_device = device
 
     def update_core(self, param):
         """Update ``param`` in place through :meth:`update_core_cpu` or :meth:`update_core_gpu`."""
@@ -377,7 +384,7 @@ class UpdateRule:
             for key in state:
                 state[key] = serializer(key, state[key])
             if isinstance(serializer, Deserializer) and not serializer.dry_run:
-                self._state_needs_send = True
+                self._state_device = None
             return
         if not isinstance(serializer, Deserializer):
             return
@@ -385,7 +392,7 @@ class UpdateRule:
         if serializer.dry_run or any(value is None for value in loaded.values()):
             return
         self._state = loaded
-        self._state_needs_send = True
+        self._state_device = None
 
     def _serialize_master(self, serializer, param):
         # The float32 master copy is saved beside the rule's own state keys so

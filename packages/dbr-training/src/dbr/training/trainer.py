@@ -5,9 +5,10 @@ import os
 import sys
 import time
 import traceback
+import warnings
 
 from dbr.core import Reporter
-from dbr.core.serializers import Deserializer
+from dbr.core.serializers import Deserializer, stored_keys
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.triggers._trigger_util import get_trigger
 
@@ -22,6 +23,25 @@ class _ExtensionEntry:
         self.trigger = trigger
         self.priority = priority
         self.call_before_training = call_before_training
+
+
+def _stored_extension_state(stored, group, extensions):
+    """Split the stored keys under ``group/``: the registered names that have state there,
+    and the keys (relative to ``group/``) of extensions that are not registered.
+    """
+    prefix = group + "/"
+    held, orphans = set(), []
+    for key in sorted(stored):
+        if not key.startswith(prefix):
+            continue
+        rest = key[len(prefix) :]
+        # Extension names may contain '/': an exact registered prefix decides the owner.
+        owner = next((n for n in extensions if rest.startswith(n + "/") or rest == n), None)
+        if owner is None:
+            orphans.append(rest)
+        else:
+            held.add(owner)
+    return held, orphans
 
 
 def _print_exception(headline, exc, tb):
@@ -302,6 +322,32 @@ class Trainer:
         if first_error is not None and not raising:
             raise first_error
 
+    def _serialize_extensions(self, serializer):
+        stored = stored_keys(serializer) if isinstance(serializer, Deserializer) else None
+        skipped = []
+        for group, attr in (("extensions", "extension"), ("extension_triggers", "trigger")):
+            child = serializer[group]
+            if stored is None:
+                held, orphans = self._extensions, ()
+            else:
+                held, orphans = _stored_extension_state(stored, group, self._extensions)
+            for name, entry in self._extensions.items():
+                part = getattr(entry, attr)
+                if name in held and hasattr(part, "serialize"):
+                    part.serialize(child[name])
+            # Requested (and dropped) so that the loader accepts them as read.
+            for key in orphans:
+                child(key, None)
+            skipped.extend(f"{group}/{key}" for key in orphans)
+        if skipped and not serializer.dry_run:
+            names = sorted({key.split("/")[1] for key in skipped})
+            warnings.warn(
+                f"Trainer.serialize: skipped the stored state of extension(s) "
+                f"{', '.join(map(repr, names))}, which this trainer does not have: "
+                f"{', '.join(map(repr, skipped))}",
+                stacklevel=2,
+            )
+
     def serialize(self, serializer):
         """Save or load the trainer's state.
 
@@ -311,17 +357,19 @@ class Trainer:
         'extension_triggers/<name>' (when they have ``serialize``), and the
         elapsed time under '_snapshot_elapsed_time' (a resumed run's
         :attr:`elapsed_time` continues from it).
+
+        Loading from a file (``load_npz``, ``load_hdf5``) resumes a trainer
+        whose extensions differ from those of the trainer that was saved, as
+        Chainer does: the stored state of extensions that this trainer does
+        not have is skipped, with one warning naming it, and an extension
+        (or trigger) whose state the file lacks starts fresh, as if it had
+        been added after loading. The updater's keys (model, optimizers,
+        iterators) and the stop trigger's stay strict.
         """
         self.updater.serialize(serializer["updater"])
         if hasattr(self.stop_trigger, "serialize"):
             self.stop_trigger.serialize(serializer["stop_trigger"])
-        extensions = serializer["extensions"]
-        triggers = serializer["extension_triggers"]
-        for name, entry in self._extensions.items():
-            if hasattr(entry.extension, "serialize"):
-                entry.extension.serialize(extensions[name])
-            if hasattr(entry.trigger, "serialize"):
-                entry.trigger.serialize(triggers[name])
+        self._serialize_extensions(serializer)
         if isinstance(serializer, Deserializer):
             elapsed = serializer("_snapshot_elapsed_time", 0.0)
             if not serializer.dry_run:

@@ -11,6 +11,7 @@ from dbr.core.serializers.base import (
     DeserializationError,
     Deserializer,
     Serializer,
+    stored_keys,
     write_atomically,
 )
 from dbr.core.serializers.hdf5 import HDF5Deserializer, HDF5Serializer, load_hdf5, save_hdf5
@@ -29,5 +30,6 @@ __all__ = [
     "load_npz",
     "save_hdf5",
     "save_npz",
+    "stored_keys",
     "write_atomically",
 ]

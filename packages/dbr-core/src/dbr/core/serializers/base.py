@@ -456,6 +456,35 @@ class _KeyRecorder(Deserializer):
         return value
 
 
+def stored_keys(deserializer):
+    """The keys that a loading deserializer's file holds under its current path.
+
+    This lets ``serialize`` treat keys as optional: state that dbr writes and
+    Chainer's files lack (loaded only when present), or state of parts that
+    the loading object does not have (a trainer's extensions). It answers the
+    same in the checking pass (:attr:`Deserializer.dry_run`) and in the real
+    load, so both request the same keys.
+
+    Args:
+        deserializer: a deserializer of :func:`load_npz`, :func:`load_hdf5`,
+            :class:`NpzDeserializer` or :class:`HDF5Deserializer`, or a child
+            of one (``deserializer['name']``).
+
+    Returns:
+        frozenset of str: the keys relative to the deserializer's path
+        (``'_log'``, ``'_summary/_names'``, ...), or None for any other
+        serializer, which cannot tell.
+    """
+    if isinstance(deserializer, _StoreDeserializer):
+        path = deserializer.path
+    elif isinstance(deserializer, _KeyRecorder):
+        path = deserializer._path
+    else:
+        return None
+    start = len(path)
+    return frozenset(k[start:] for k in deserializer._store.names() if k.startswith(path))
+
+
 def write_atomically(filename, write):
     """Write a file through ``write(temporary_path)``, then rename it onto ``filename``.
 

@@ -3,6 +3,7 @@
 import numbers
 import sys
 
+from dbr.core.serializers import Deserializer, stored_keys
 from dbr.training import extension
 from dbr.training.extensions.log_report import LogReport
 
@@ -97,6 +98,24 @@ class PrintReport(extension.Extension):
         return "".join(cells) + "\n"
 
     def serialize(self, serializer):
-        """Save or load the state of an owned LogReport (under ``_log_report/``), if any."""
+        """Save or load how many log lines were printed, and an owned LogReport's state.
+
+        Keys: ``_log_len`` (the number of log lines printed) and, for a
+        LogReport instance given as ``log_report``, its state under
+        ``_log_report/``. A resumed run prints the header again but not the
+        lines printed before the snapshot. Chainer 7.8.1 saves no
+        ``_log_len`` and prints the restored lines again; a file without the
+        key (Chainer's) loads and does the same.
+        """
         if isinstance(self._log_report, LogReport):
             self._log_report.serialize(serializer["_log_report"])
+        if isinstance(serializer, Deserializer):
+            stored = stored_keys(serializer)
+            if stored is not None and "_log_len" not in stored:
+                return
+        log_len = serializer("_log_len", self._log_len)
+        if isinstance(log_len, bool) or log_len < 0:
+            raise ValueError(
+                f"PrintReport.serialize: loaded _log_len={log_len!r}, expected a count >= 0"
+            )
+        self._log_len = int(log_len)

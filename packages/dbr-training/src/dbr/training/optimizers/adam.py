@@ -36,12 +36,12 @@ def _adam_definition(amsgrad, adabound, name):
         "vhat = max(vhat, v);" if amsgrad else "",
         f"C step = (C)alpha_t / (sqrt((C){vhat}) + (C)eps);",
         "step = min(max(step, (C)lower), (C)upper);" if adabound else "",
-        "param = (C)param * (C)one_minus_decay - (step * (C)m) * (C)eta",
+        "param = (C)param * (C)one_minus_eta_decay - (step * (C)m) * (C)eta",
     ]
     return {
         "in_params": (
             "T grad, float64 alpha_t, float64 one_minus_beta1, float64 one_minus_beta2, "
-            "float64 eps, float64 eta, float64 one_minus_decay"
+            "float64 eps, float64 eta, float64 one_minus_eta_decay"
             + (", float64 lower, float64 upper" if adabound else "")
         ),
         "out_params": "T param, T m, T v" + (", T vhat" if amsgrad else ""),
@@ -84,8 +84,10 @@ class AdamRule(optimizer.UpdateRule):
     ``m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad**2 - v);
     vhat = max(vhat, v) if amsgrad else v;
     step = alpha_t / (sqrt(vhat) + eps)``, clipped to AdaBound's bounds when
-    ``adabound``; then ``param = (1 - weight_decay_rate) * param - eta * step * m``.
-    float16 parameters are computed in float32 intermediates.
+    ``adabound``; then ``param = (1 - eta * weight_decay_rate) * param - eta * step * m``
+    (Chainer's ``param -= eta * (step * m + weight_decay_rate * param)``: the
+    decoupled weight decay follows the schedule multiplier ``eta`` as the step
+    does). float16 parameters are computed in float32 intermediates.
 
     Args:
         parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
@@ -196,9 +198,9 @@ class AdamRule(optimizer.UpdateRule):
             xp.clip(tmp, lower, upper, out=tmp)
         tmp *= m
         tmp *= -hp.eta
-        weight_decay_rate = hp.weight_decay_rate
-        if weight_decay_rate != 0:
-            data *= 1 - weight_decay_rate
+        decay = hp.eta * hp.weight_decay_rate
+        if decay != 0:
+            data *= 1 - decay
         data += tmp
 
     def update_core_gpu(self, param):
@@ -228,7 +230,7 @@ class AdamRule(optimizer.UpdateRule):
             1 - beta2,
             eps,
             hp.eta,
-            1 - hp.weight_decay_rate,
+            1 - hp.eta * hp.weight_decay_rate,
         ]
         if adabound:
             args.extend(self.bounds)
@@ -247,7 +249,8 @@ class Adam(optimizer.GradientMethod):
         beta2 (float): decay rate of the second moment (default 0.999).
         eps (float): small value for numerical stability (default 1e-8).
         eta (float): schedule multiplier of the step (default 1.0).
-        weight_decay_rate (float): decoupled weight decay (default 0).
+        weight_decay_rate (float): decoupled weight decay, scaled by ``eta``
+            (default 0).
         amsgrad (bool): use AMSGrad's running maximum of ``v`` (default False).
         adabound (bool): clip the step to AdaBound's bounds (default False).
         final_lr (float): AdaBound's final (SGD) learning rate (default 0.1).
