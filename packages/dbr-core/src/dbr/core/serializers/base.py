@@ -476,13 +476,13 @@ def stored_keys(deserializer):
         serializer, which cannot tell.
     """
     if isinstance(deserializer, _StoreDeserializer):
-        path = deserializer.path
+        path, store = deserializer.path, deserializer._store
     elif isinstance(deserializer, _KeyRecorder):
-        path = deserializer._path
+        path, store = deserializer._path, deserializer._owner._store
     else:
         return None
     start = len(path)
-    return frozenset(k[start:] for k in deserializer._store.names() if k.startswith(path))
+    return frozenset(k[start:] for k in store.names() if k.startswith(path))
 
 
 def write_atomically(filename, write):
