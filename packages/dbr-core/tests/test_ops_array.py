@@ -254,7 +254,7 @@ def test_sum_over_a_missing_axis_raises_invalid_type(axis):
 
 def test_sum_of_a_non_numeric_array_raises_invalid_type():
     with pytest.raises(InvalidType) as info:
-        ops.sum(Variable(numpy.array(["a", "b"])))
+        ops.sum(numpy.array(["a", "b"]))
     message = str(info.value)
     assert "Sum" in message and "'U'" in message
 
@@ -482,3 +482,65 @@ def test_sum_over_axes_that_repeat_after_normalising_raises_invalid_type():
         ops.sum(Variable(numpy.zeros((2, 3), numpy.float32)), axis=(0, -2))
     assert "Sum" in str(info.value)
     assert "distinct axes (0, -2)" in str(info.value)
+
+
+# -- integer Variables keep their dtype in their gradients ----------------------------------
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int32, numpy.uint16])
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [
+        (lambda x: ops.sum(x), [[1, 1, 1], [1, 1, 1]]),
+        (lambda x: ops.sum(x, axis=1), [[1, 1, 1], [1, 1, 1]]),
+        (lambda x: ops.sum_to(x, (1, 3)), [[1, 1, 1], [1, 1, 1]]),
+        # Row 0 reaches the 4 rows of the output, row 1 none.
+        (lambda x: ops.broadcast_to(x[:1], (4, 3)), [[4, 4, 4], [0, 0, 0]]),
+    ],
+    ids=["sum", "sum_axis", "sum_to", "broadcast_to"],
+)
+def test_the_gradient_of_an_integer_variable_keeps_its_dtype(function, expected, dtype):
+    x = Variable(numpy.arange(6, dtype=dtype).reshape(2, 3))
+    y = function(x)
+    y.grad = numpy.ones(y.shape, y.dtype)
+    y.backward()
+    assert x.grad.dtype == dtype
+    numpy.testing.assert_array_equal(x.grad, expected)
+
+
+# -- clear errors for out-of-range indexes and unknown dtypes -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("index", "axis", "size", "bad"),
+    [
+        ((0, 5), 1, 3, 5),
+        (2, 0, 2, 2),
+        ((Ellipsis, -4), 1, 3, -4),
+        ((None, slice(None), 7), 1, 3, 7),
+        ((numpy.array([True, False]), numpy.int64(3)), 1, 3, 3),
+    ],
+)
+def test_get_item_names_the_axis_size_and_index_out_of_range(index, axis, size, bad):
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(IndexError) as info:
+        ops.get_item(x, index)
+    assert str(info.value) == (
+        f"get_item: index {bad} is out of bounds for axis {axis} of size {size} "
+        "(x.shape == (2, 3))"
+    )
+
+
+def test_get_item_accepts_every_index_in_range():
+    x = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    for i in range(-2, 2):
+        for j in range(-3, 3):
+            assert ops.get_item(x, (i, j)).array == x[i, j]
+            assert ops.get_item(x, (Ellipsis, j)).shape == (2,)
+
+
+@pytest.mark.parametrize("typ", ["foo", "float33", object()])
+def test_cast_names_an_unknown_dtype(typ):
+    with pytest.raises(TypeError) as info:
+        ops.cast(numpy.zeros(2, numpy.float32), typ)
+    assert str(info.value) == f"cast: expected typ to be a dtype, got {typ!r}"

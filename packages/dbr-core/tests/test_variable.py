@@ -404,3 +404,23 @@ def test_as_variable_and_as_array():
     assert as_variable(v) is v
     assert as_array(v) is a
     assert as_array(a) is a
+
+
+@pytest.mark.parametrize(
+    "data",
+    [numpy.array([1, 2], dtype=object), numpy.array(["a", "b"]), numpy.array([b"a"])],
+    ids=["object", "str", "bytes"],
+)
+def test_variable_refuses_arrays_that_are_not_numeric(data):
+    message = f"expected an array of a bool or numeric dtype, got an array of dtype {data.dtype}"
+    with pytest.raises(TypeError, match=re.escape(f"Variable: {message}")):
+        Variable(data)
+    v = Variable(numpy.zeros(2, numpy.float32))
+    with pytest.raises(TypeError, match=re.escape(f"Variable.array: {message}")):
+        v.array = data
+    assert v.array.dtype == numpy.float32
+
+
+@pytest.mark.parametrize("dtype", [numpy.bool_, numpy.int8, numpy.uint32, numpy.float16, complex])
+def test_variable_accepts_bool_and_numeric_arrays(dtype):
+    assert Variable(numpy.zeros(2, dtype)).dtype == dtype

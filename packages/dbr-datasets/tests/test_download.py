@@ -1,7 +1,10 @@
 import hashlib
 import multiprocessing
 import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -242,6 +245,62 @@ def test_cache_or_load_file_creates_once_then_loads(tmp_path):
     assert os.path.dirname(os.path.dirname(temp_paths[0])) == str(path.parent)
     assert not os.path.exists(temp_paths[0])
     assert sorted(p.name for p in path.parent.iterdir()) == [".cache.txt.lock", "cache.txt"]
+
+
+_KILLED_CREATOR = """
+import os, signal, sys
+from dbr.datasets.download import cache_or_load_file
+
+def creator(temp_path):
+    with open(temp_path, "w") as file:
+        file.write("half")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+cache_or_load_file(sys.argv[1], creator, open)
+"""
+
+
+def test_cache_or_load_file_removes_what_a_killed_creator_left(tmp_path):
+    path = tmp_path / "cache.txt"
+    killed = subprocess.run([sys.executable, "-c", _KILLED_CREATOR, str(path)], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    left = [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+    assert len(left) == 1 and not path.exists()
+    # Temporaries of other files in the folder may belong to live writers: they stay.
+    other = tmp_path / ".tmp-cache.txt.bak-x1y2z3a4"
+    other.mkdir()
+
+    def creator(temp_path):
+        with open(temp_path, "w") as file:
+            file.write("whole")
+        return "created"
+
+    assert cache_or_load_file(path, creator, open) == "created"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".cache.txt.lock",
+        other.name,
+        "cache.txt",
+    ]
+
+
+def test_download_removes_the_part_file_of_a_killed_download(dataset_server):
+    dataset_server.write("data/payload.bin", PAYLOAD)
+    dataset_server.delay_s = 30.0
+    context = multiprocessing.get_context("spawn")
+    process = context.Process(
+        target=cached_download, args=(URL,), kwargs={"sha256": PAYLOAD_SHA256}
+    )
+    process.start()
+    deadline = time.monotonic() + 60
+    while not dataset_server.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(60)
+    directory = os.path.dirname(_url_cache_path(URL))
+    assert len(_leftovers(directory)) == 1
+    dataset_server.delay_s = 0.0
+    assert cached_download(URL, sha256=PAYLOAD_SHA256) == _url_cache_path(URL)
+    assert _leftovers(directory) == []
 
 
 def test_cache_or_load_file_keeps_nothing_when_the_creator_fails(tmp_path):

@@ -87,3 +87,12 @@ def test_bad_input():
         tile(x, 2.0)
     with pytest.raises(TypeError, match="tile: expected reps to be an int or a tuple of ints"):
         tile(x, (2, None))
+
+
+def test_the_gradient_of_an_integer_variable_keeps_its_dtype():
+    x = Variable(numpy.arange(3, dtype=numpy.int32))
+    y = tile(x, (2, 2))
+    y.grad = numpy.ones(y.shape, numpy.int32)
+    y.backward()
+    assert x.grad.dtype == numpy.int32
+    numpy.testing.assert_array_equal(x.grad, [4, 4, 4])

@@ -47,7 +47,9 @@ class TestAccuracy(FunctionTestCase):
         y_shape, t_shape = self.shapes
         # Distinct scores so that the argmax is unique in every dtype.
         y = numpy.random.permutation(numpy.prod(y_shape)).reshape(y_shape) / 8.0
-        t = numpy.random.randint(-1, y_shape[1], t_shape).astype(numpy.int32)
+        # Labels outside [0, C) are an error unless they are the ignore_label.
+        low = -1 if self.ignore_label == -1 else 0
+        t = numpy.random.randint(low, y_shape[1], t_shape).astype(numpy.int32)
         return y.astype(self.dtype), t
 
     def forward(self, inputs, device):
@@ -104,3 +106,23 @@ def test_bad_input():
     assert "y.ndim >= t.ndim + 1" in str(e.value)
     with pytest.raises(TypeError, match="accuracy: expected ignore_label"):
         accuracy(y, numpy.zeros(4, numpy.int32), ignore_label=0.5)
+
+
+@pytest.mark.parametrize(
+    ("t", "ignore_label", "message"),
+    [
+        ([1, 3], None, r"F.accuracy: t must hold labels in \[0, 3\) \(y has 3 classes\), got 3"),
+        ([-1, 0], None, r"\[0, 3\) \(y has 3 classes\), got -1"),
+        ([-1, 7], -1, r"\[0, 3\) \(y has 3 classes\) or ignore_label \(-1\), got 7"),
+    ],
+)
+def test_labels_out_of_range_are_an_error(t, ignore_label, message):
+    y = numpy.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0]], numpy.float32)
+    with pytest.raises(ValueError, match=message):
+        accuracy(y, numpy.array(t, numpy.int32), ignore_label=ignore_label)
+
+
+def test_the_ignore_label_may_lie_outside_the_classes():
+    y = numpy.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0]], numpy.float32)
+    t = numpy.array([1, -1], numpy.int32)
+    assert accuracy(y, t, ignore_label=-1).array == 1.0

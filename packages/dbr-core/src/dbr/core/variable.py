@@ -103,13 +103,23 @@ class VariableNode:
         self.rank = 0
 
 
+_ARRAY_KINDS = frozenset("biufc")
+
+
 def _check_array(data, who):
-    if data is None or type(data) is _ndarray:
+    if data is None:
         return
-    if not isinstance(data, backend.get_array_types()) and backend.get_array_module(data) is numpy:
+    if type(data) is not _ndarray and (
+        not isinstance(data, backend.get_array_types()) and backend.get_array_module(data) is numpy
+    ):
         raise TypeError(
             f"{who}: expected data to be numpy.ndarray or cupy.ndarray (or None), "
             f"got {type(data).__module__}.{type(data).__qualname__}"
+        )
+    if data.dtype.kind not in _ARRAY_KINDS:
+        raise TypeError(
+            f"{who}: expected an array of a bool or numeric dtype, got an array of dtype "
+            f"{data.dtype}"
         )
 
 

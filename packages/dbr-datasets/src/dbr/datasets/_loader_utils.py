@@ -2,7 +2,11 @@
 and the conversion of uint8 images into a dataset."""
 
 import gzip
+import hashlib
 import os
+import warnings
+import zipfile
+import zlib
 from typing import NamedTuple
 
 import numpy
@@ -36,24 +40,109 @@ def fetch(dataset_name, base_url, remote):
 
 def load_npz(path):
     """Read every array of an npz file into a dict, refusing pickled objects."""
-    with numpy.load(path, allow_pickle=False) as npz:
-        return {key: npz[key] for key in npz.files}
+    # The file is opened here so that it is closed even when numpy.load fails on it.
+    with open(path, "rb") as file:
+        npz = numpy.load(file, allow_pickle=False)
+        if not isinstance(npz, numpy.lib.npyio.NpzFile):
+            raise ValueError(f"{path} is a .npy array, not an npz file")
+        with npz:
+            return {key: npz[key] for key in npz.files}
 
 
-def cached_arrays(dataset_name, npz_name, make_arrays):
-    """Return the arrays cached as ``<root>/<dataset_name>/<npz_name>``.
+# Members that a parsed npz file holds besides its arrays: the name and SHA-256 of each
+# original file it was parsed from, and the SHA-256 of everything else in it.
+_ORIGINALS = "__originals__"
+_DIGEST = "__sha256__"
 
-    When the npz file is absent, ``make_arrays()`` builds the dict of arrays (from the
-    original files), which is then saved atomically.
+
+def _file_sha256(path):
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def _arrays_sha256(arrays):
+    hasher = hashlib.sha256()
+    for key in sorted(arrays):
+        array = numpy.ascontiguousarray(arrays[key])
+        hasher.update(f"{key}\0{array.dtype.str}\0{array.shape}\0".encode())
+        hasher.update(array.reshape(-1).view(numpy.uint8))
+    return hasher.hexdigest()
+
+
+def _read_parsed(path, directory, remotes):
+    """Return ``(arrays, None)`` when the parsed file ``path`` is intact and matches the
+    original files of ``remotes`` present in ``directory``, else ``(None, what is wrong)``."""
+    try:
+        arrays = load_npz(path)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+        return None, f"cannot be read ({type(error).__name__}: {error})"
+    originals = arrays.pop(_ORIGINALS, None)
+    digest = arrays.pop(_DIGEST, None)
+    if originals is None or digest is None:
+        return None, "records no checksums of its original files"
+    if digest.shape != () or str(digest) != _arrays_sha256({**arrays, _ORIGINALS: originals}):
+        return None, "does not match the SHA-256 recorded in it (it was modified or damaged)"
+    names = [remote.name for remote in remotes]
+    if originals.shape != (len(names), 2) or originals[:, 0].tolist() != names:
+        return None, f"records other original files than {names}"
+    for name, recorded in originals.tolist():
+        original = os.path.join(directory, name)
+        if os.path.isfile(original) and _file_sha256(original) != recorded:
+            return None, f"was parsed from another {name} than the one beside it"
+    return arrays, None
+
+
+def cached_arrays(dataset_name, npz_name, remotes, make_arrays):
+    """Return the arrays parsed from the original files ``remotes`` and cached as
+    ``<root>/<dataset_name>/<npz_name>``.
+
+    When the npz file is absent, ``make_arrays()`` builds the dict of arrays (fetching the
+    originals), which is saved atomically together with the SHA-256 of each original and
+    of the arrays. Loading checks both: a parsed file that is unreadable, was modified, or
+    was parsed from other originals than those beside it is rebuilt with a warning.
+
+    Raises:
+        OSError: If the parsed file must be rebuilt and an original can be neither found
+            nor downloaded; the message names the parsed file.
     """
+    directory = download.get_dataset_directory(dataset_name)
+    path = os.path.join(directory, npz_name)
+    problem = None
+    if os.path.exists(path):
+        arrays, problem = _read_parsed(path, directory, remotes)
+        if problem is None:
+            return arrays
+        warnings.warn(
+            f"{path}: the parsed dataset file {problem}; rebuilding it from the original files",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+    def reload(path):
+        nonlocal problem
+        arrays, problem = _read_parsed(path, directory, remotes)
+        return download._REBUILD if problem else arrays
 
     def create(temp_path):
-        arrays = make_arrays()
-        numpy.savez_compressed(temp_path, **arrays)
+        try:
+            arrays = make_arrays()
+        except OSError as error:
+            if problem is None:
+                raise
+            raise OSError(
+                f"{path}: the parsed dataset file {problem}, and it cannot be rebuilt from "
+                f"the original files: {error}"
+            ) from error
+        originals = [
+            [remote.name, _file_sha256(os.path.join(directory, remote.name))] for remote in remotes
+        ]
+        originals = numpy.array(originals, dtype=str).reshape(len(remotes), 2)
+        saved = {**arrays, _ORIGINALS: originals}
+        saved[_DIGEST] = numpy.array(_arrays_sha256(saved))
+        numpy.savez_compressed(temp_path, **saved)
         return arrays
 
-    path = os.path.join(download.get_dataset_directory(dataset_name), npz_name)
-    return download.cache_or_load_file(path, create, load_npz)
+    return download._create_or_load(path, create, reload, "cached_arrays")
 
 
 def check_image_options(ndim, allowed_ndims, dtype, function_name):
@@ -110,6 +199,7 @@ def mnist_like_split(dataset_name, base_url, files, split):
     raw = cached_arrays(
         dataset_name,
         f"{split}.npz",
+        files,
         lambda: read_mnist_like(dataset_name, base_url, *files),
     )
     return raw["x"], raw["y"]

@@ -113,7 +113,7 @@ def _retrieve(npz_name, spec):
                 arrays[f"{split}_y"] = numpy.concatenate([y for _, y in parts])
         return arrays
 
-    return _loader_utils.cached_arrays(_DATASET, npz_name, make_arrays)
+    return _loader_utils.cached_arrays(_DATASET, npz_name, (spec["file"],), make_arrays)
 
 
 def _read_records(archive, path, member_name, spec):

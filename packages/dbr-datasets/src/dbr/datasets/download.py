@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import http.client
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -29,6 +30,7 @@ _MIRROR_ENV = "DBR_DATASET_MIRROR"
 _DIGEST_LENGTHS = {"sha256": 64, "md5": 32}
 _CHUNK_SIZE = 1 << 20
 _TIMEOUT_S = 60.0
+_TEMP_DIR_PREFIX = ".tmp-"
 
 _dataset_root = None
 
@@ -164,7 +166,9 @@ def cache_or_load_file(path, creator, loader):
     directory beside ``path`` and has the same base name (so, for instance,
     :func:`numpy.savez` adds no extension to it). A file lock (``.<name>.lock`` beside
     ``path``) makes concurrent threads or processes create the file only once, and the
-    rename makes a reader never see a partial file.
+    rename makes a reader never see a partial file. The temporary directory is named
+    ``.tmp-<name>-*``; one that a killed process left behind is removed by the next call
+    that creates the file.
 
     Args:
         path (str or os.PathLike): Where the file is cached.
@@ -180,18 +184,32 @@ def cache_or_load_file(path, creator, loader):
     path = os.fspath(path)
     if os.path.exists(path):
         return loader(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    _make_directory(directory, "cache_or_load_file")
+    return _create_or_load(path, creator, loader, "cache_or_load_file")
+
+
+# What a loader given to _create_or_load returns to have the file created again.
+_REBUILD = object()
+
+
+def _create_or_load(path, creator, loader, function_name):
+    """Under the file lock of ``path``: ``loader(path)`` if the file exists (unless that
+    returns ``_REBUILD``), else write it with ``creator`` through a temporary directory
+    beside it, replace ``path`` with it, and return ``creator``'s content."""
+    directory, name = os.path.split(os.path.abspath(path))
+    _make_directory(directory, function_name)
     with filelock.FileLock(_lock_path(path)):
         if os.path.exists(path):
-            return loader(path)
-        temp_dir = tempfile.mkdtemp(prefix=".tmp-", dir=directory)
+            content = loader(path)
+            if content is not _REBUILD:
+                return content
+        _remove_stale_temporaries(directory, name)
+        temp_dir = tempfile.mkdtemp(prefix=f"{_TEMP_DIR_PREFIX}{name}-", dir=directory)
         try:
-            temp_path = os.path.join(temp_dir, os.path.basename(path))
+            temp_path = os.path.join(temp_dir, name)
             content = creator(temp_path)
             if not os.path.exists(temp_path):
                 raise RuntimeError(
-                    f"cache_or_load_file: the creator returned without writing {temp_path} "
+                    f"{function_name}: the creator returned without writing {temp_path} "
                     f"(the temporary path of {path})"
                 )
             os.replace(temp_path, path)
@@ -220,6 +238,28 @@ def _relative_parts(path, function_name, argument):
 def _lock_path(path):
     directory, name = os.path.split(path)
     return os.path.join(directory, f".{name}.lock")
+
+
+def _remove_stale_temporaries(directory, name):
+    """Remove the temporaries that writers of ``name`` killed before their rename left in
+    ``directory``: ``.tmp-<name>-*`` directories and ``.<name>.<pid>.<token>.part`` files.
+
+    The caller holds the file lock of ``name``, and every writer of ``name`` holds it while
+    its temporary exists, so any temporary of ``name`` found now belongs to a writer that
+    is gone. Temporaries of other files in the folder may be in use and are left alone.
+    """
+    temp_dir = re.compile(re.escape(f"{_TEMP_DIR_PREFIX}{name}-") + "[a-z0-9_]+")
+    part_file = re.compile(re.escape(f".{name}.") + r"[0-9]+\.[0-9a-f]{8}\.part")
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if temp_dir.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        elif part_file.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                os.remove(entry.path)
 
 
 def _make_directory(path, function_name):
@@ -306,6 +346,7 @@ def _download(source, cache_path, expected, *, url, relative, mirror):
 
     print(f"Downloading {source} ...", file=sys.stderr)
     directory, name = os.path.split(cache_path)
+    _remove_stale_temporaries(directory, name)
     temp_path = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     # os.open rather than mkstemp, whose 0600 mode would survive the rename.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)

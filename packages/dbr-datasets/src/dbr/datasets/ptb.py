@@ -59,7 +59,7 @@ def get_ptb_words_vocabulary():
 
 
 def _retrieve():
-    return _loader_utils.cached_arrays(_DATASET, "ptb_words.npz", _parse)
+    return _loader_utils.cached_arrays(_DATASET, "ptb_words.npz", tuple(_FILES.values()), _parse)
 
 
 def _read_words(path):

@@ -51,7 +51,9 @@ def get_svhn(withlabel=True, scale=1.0, dtype=None, label_dtype=numpy.int32, add
     splits = ("train", "test", "extra") if add_extra else ("train", "test")
     datasets = []
     for split in splits:
-        raw = _loader_utils.cached_arrays(_DATASET, f"{split}.npz", lambda s=split: _parse(s))
+        raw = _loader_utils.cached_arrays(
+            _DATASET, f"{split}.npz", (_FILES[split],), lambda s=split: _parse(s)
+        )
         images = raw["x"].astype(image_dtype)
         images *= scale / 255
         if withlabel:

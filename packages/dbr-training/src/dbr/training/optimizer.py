@@ -10,6 +10,7 @@ a float16 parameter) and :meth:`Optimizer.loss_scaling` (static or dynamic).
 
 import collections
 import math
+import numbers
 import warnings
 
 import numpy
@@ -102,6 +103,10 @@ class Hyperparameter:
     ``optimizer.hyperparam.lr`` changes every rule, setting
     ``param.update_rule.hyperparam.lr`` overrides it for one parameter.
 
+    Every entry must be a real number: a Python or NumPy int, float or bool, or a 0-d
+    numeric array; anything else (such as the string ``'0.1'``) raises a TypeError
+    naming the optimizer or update rule, the entry and the value.
+
     Args:
         parent (Hyperparameter): where entries not set here are read from
             (default None: no fallback).
@@ -109,6 +114,16 @@ class Hyperparameter:
 
     def __init__(self, parent=None):
         self._parent = parent
+        self._owner = "Hyperparameter"
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_") and not _is_real_number(value):
+            owner = self.__dict__.get("_owner", "Hyperparameter")
+            raise TypeError(
+                f"{owner}: expected {name} to be a real number, got "
+                f"{type(value).__name__} {value!r}"
+            )
+        object.__setattr__(self, name, value)
 
     def __getattr__(self, name):
         if "_parent" not in self.__dict__:
@@ -131,9 +146,21 @@ class Hyperparameter:
         """Return a dict of every entry visible here (the parent's, overridden by this one's)."""
         d = {} if self._parent is None else self._parent.get_dict()
         for k, v in self.__dict__.items():
-            if k != "_parent":
+            if not k.startswith("_"):
                 d[k] = v
         return d
+
+
+def _is_real_number(value):
+    if isinstance(value, numbers.Real):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return getattr(value, "ndim", None) == 0 and getattr(dtype, "kind", None) in (
+        "b",
+        "i",
+        "u",
+        "f",
+    )
 
 
 class HyperparameterProxy:
@@ -239,6 +266,7 @@ class UpdateRule:
         self._state_device = None
         self.enabled = True
         self.hyperparam = Hyperparameter(parent_hyperparam)
+        self.hyperparam._owner = type(self).__name__
         self.t = 0
         self._use_fp32_update = False
         self._fp32_param = None
@@ -635,6 +663,7 @@ class GradientMethod(Optimizer):
     def __init__(self):
         super().__init__()
         self.hyperparam = Hyperparameter()
+        self.hyperparam._owner = type(self).__name__
         self._use_fp32_update = False
 
     def setup(self, link):

@@ -14,7 +14,9 @@ def _sum_to_array(x, shape):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1
     )
-    y = x.sum(axis=axes, keepdims=True)
+    # Integers are summed in their own dtype (NumPy would widen them), so that the
+    # gradient of an integer Variable keeps its dtype.
+    y = x.sum(axis=axes, keepdims=True, dtype=x.dtype if x.dtype.kind in "iu" else None)
     if lead:
         y = y.reshape(shape)
     return force_array(y)

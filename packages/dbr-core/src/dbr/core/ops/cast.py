@@ -11,7 +11,7 @@ class Cast(FunctionNode):
     """Convert an array to another dtype."""
 
     def __init__(self, typ):
-        self.type = numpy.dtype(typ)
+        self.type = _as_dtype(typ)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
@@ -25,12 +25,22 @@ class Cast(FunctionNode):
         return (cast(grad_outputs[0], self._in_type),)
 
 
+def _as_dtype(typ):
+    try:
+        return numpy.dtype(typ)
+    except TypeError:
+        raise TypeError(f"cast: expected typ to be a dtype, got {typ!r}") from None
+
+
 def cast(x, typ):
     """Return ``x`` converted to dtype ``typ`` (``x`` itself if it already has it).
 
     Args:
         x (Variable or array): input.
         typ (dtype or str): the target dtype.
+
+    Raises:
+        TypeError: If ``typ`` names no dtype.
 
     Returns:
         Variable: of dtype ``typ``; its gradient is cast back to ``x``'s dtype.
@@ -39,7 +49,7 @@ def cast(x, typ):
     >>> cast(np.ones(2, np.float32), np.float64).dtype
     dtype('float64')
     """
-    if x.dtype == numpy.dtype(typ):
+    if x.dtype == _as_dtype(typ):
         return as_variable(x)
     return Cast(typ).apply((x,))[0]
 

@@ -27,6 +27,35 @@ def _is_basic(slices):
     )
 
 
+def _axes_used(s):
+    """How many axes of the indexed array the index entry ``s`` consumes."""
+    if s is None or s is Ellipsis or isinstance(s, (bool, numpy.bool_)):
+        return 0
+    if getattr(getattr(s, "dtype", None), "kind", None) == "b":
+        return s.ndim
+    return 1
+
+
+def _check_integer_indexes(slices, shape):
+    """Raise a clear IndexError for an integer entry outside its axis of ``shape``."""
+    axis = 0
+    for s in slices:
+        if s is Ellipsis:
+            axis += len(shape) - sum(map(_axes_used, slices))
+            continue
+        if (
+            isinstance(s, (int, numpy.integer))
+            and not isinstance(s, (bool, numpy.bool_))
+            and axis < len(shape)
+            and not -shape[axis] <= s < shape[axis]
+        ):
+            raise IndexError(
+                f"get_item: index {s} is out of bounds for axis {axis} of size "
+                f"{shape[axis]} (x.shape == {shape})"
+            )
+        axis += _axes_used(s)
+
+
 class GetItem(FunctionNode):
     """``x[slices]`` for basic (int, slice, None, Ellipsis) and advanced (array) indexes."""
 
@@ -51,6 +80,7 @@ class GetItem(FunctionNode):
 
     def forward(self, inputs):
         x = inputs[0]
+        _check_integer_indexes(self.slices, x.shape)
         self._x_shape = x.shape
         self._x_dtype = x.dtype
         return (force_array(x[self.slices]),)
@@ -91,6 +121,10 @@ def get_item(x, slices):
 
     Returns:
         Variable: the selected elements.
+
+    Raises:
+        IndexError: If an integer index lies outside its axis; the message names the
+            axis, its size and the index.
 
     >>> import numpy as np
     >>> get_item(np.arange(6, dtype=np.float32).reshape(2, 3), (1, slice(None, 2))).array

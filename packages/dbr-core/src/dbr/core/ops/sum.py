@@ -4,6 +4,7 @@ from dbr.core import type_check
 from dbr.core.function_node import FunctionNode
 from dbr.core.ops._util import force_array
 from dbr.core.ops.broadcast import broadcast_to
+from dbr.core.ops.cast import cast
 from dbr.core.ops.shape import reshape
 
 
@@ -41,6 +42,7 @@ class Sum(FunctionNode):
     def forward(self, inputs):
         x = inputs[0]
         self._x_shape = x.shape
+        self._x_dtype = x.dtype
         return (force_array(x.sum(axis=self.axis, keepdims=self.keepdims)),)
 
     def backward(self, indexes, grad_outputs):
@@ -54,7 +56,8 @@ class Sum(FunctionNode):
             gy = reshape(gy, tuple(kept))
         elif not self.keepdims:
             gy = reshape(gy, (1,) * len(shape))
-        return (broadcast_to(gy, shape),)
+        # NumPy sums small integers in a wider dtype; the gradient keeps the input's.
+        return (cast(broadcast_to(gy, shape), self._x_dtype),)
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001  (Chainer's name)

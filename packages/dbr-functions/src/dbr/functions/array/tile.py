@@ -51,7 +51,7 @@ class TileGrad(FunctionNode):
         if gy.dtype == _float16:
             gx = gy.sum(axis=axes, dtype=numpy.float32).astype(_float16)
         else:
-            gx = gy.sum(axis=axes)
+            gx = gy.sum(axis=axes, dtype=gy.dtype)
         return (gx.reshape(self._x_shape),)
 
     def backward(self, indexes, grad_outputs):

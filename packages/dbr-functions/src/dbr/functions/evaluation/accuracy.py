@@ -43,6 +43,7 @@ class Accuracy(FunctionNode):
         xp = backend.get_array_module(y)
         if t.size == 0:
             return (xp.zeros((), y.dtype),)
+        self._check_labels(t, y.shape[1])
         correct = y.argmax(axis=1).reshape(t.shape) == t
         if self.ignore_label is None:
             total = t.size
@@ -51,6 +52,19 @@ class Accuracy(FunctionNode):
             correct &= valid
             total = xp.maximum(valid.sum(), 1)
         return (force_array(correct.sum(dtype=numpy.float64) / total, y.dtype),)
+
+    def _check_labels(self, t, n_class):
+        bad = (t < 0) | (t >= n_class)
+        if self.ignore_label is not None:
+            bad &= t != self.ignore_label
+        if bad.any():
+            allowed = (
+                "" if self.ignore_label is None else f" or ignore_label ({self.ignore_label})"
+            )
+            raise ValueError(
+                f"F.accuracy: t must hold labels in [0, {n_class}) (y has {n_class} classes)"
+                f"{allowed}, got {int(t[bad][0])}"
+            )
 
     def backward(self, indexes, grad_outputs):
         return (None,) * len(indexes)
@@ -75,6 +89,10 @@ def accuracy(y, t, ignore_label=None):
         Variable: a 0-d array of ``y``'s dtype. It is 0 when no sample is
         counted (every label ignored, or an empty batch). The function is not
         differentiable: backprop gives ``y`` no gradient.
+
+    Raises:
+        ValueError: If a label of ``t`` other than ``ignore_label`` lies outside
+            ``[0, C)``. (Checking it reads one flag back from a GPU.)
 
     >>> import numpy as np
     >>> y = np.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0], [-8.0, 1.0, 2.0]], np.float32)
