@@ -1,4 +1,5 @@
 import math
+import os
 import types
 
 import numpy
@@ -640,3 +641,90 @@ def test_gpu_generate_array_on_device(cupy):
     assert array.device.id == 0
     with pytest.raises(ValueError, match="numpy"):
         initializers.generate_array(initializers.One(), (2,), numpy, device="@cupy:0")
+
+
+# Up/downsampling filters
+
+SAMPLING_FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "sampling_filters.npz")
+
+
+def test_upsampling_filter_values_written_out():
+    # k = 4: f = 2, center = 1.5, taps 1 - |j - 1.5| / 2.
+    taps = numpy.array([0.25, 0.75, 0.75, 0.25])
+    array = numpy.full((2, 2, 4, 4), 9.0, numpy.float32)
+    initializers.UpsamplingDeconvFilter()(array)
+    expected = numpy.zeros((2, 2, 4, 4))
+    expected[0, 0] = expected[1, 1] = numpy.outer(taps, taps)
+    numpy.testing.assert_array_equal(array, expected.astype(numpy.float32))
+
+
+def test_downsampling_filter_values_written_out():
+    # k = 3: f = 2, center = 1, taps (0.5, 1, 0.5); their outer product sums to 4.
+    taps = numpy.array([0.5, 1.0, 0.5])
+    array = numpy.full((3, 1, 3, 3), 9.0, numpy.float64)
+    initializers.DownsamplingConvFilter()(array)
+    expected = numpy.zeros((3, 1, 3, 3))
+    expected[:, 0] = numpy.outer(taps, taps) / 4
+    numpy.testing.assert_array_equal(array, expected)
+
+
+def test_upsampling_filter_in_three_dimensions():
+    # k = 3 in 3-d: the product of (0.5, 1, 0.5) along each axis, unnormalized.
+    taps = numpy.array([0.5, 1.0, 0.5])
+    array = numpy.empty((1, 1, 3, 3, 3), numpy.float64)
+    initializers.UpsamplingDeconvFilter()(array)
+    expected = taps[:, None, None] * taps[None, :, None] * taps[None, None, :]
+    numpy.testing.assert_array_equal(array[0, 0], expected)
+
+
+@pytest.mark.parametrize("name", ["UpsamplingDeconvFilter", "DownsamplingConvFilter"])
+@pytest.mark.parametrize(
+    "shape", [(1, 1, 1), (3, 3, 4, 4), (2, 1, 5, 5), (2, 2, 3, 3, 3), (1, 1, 6)]
+)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_sampling_filters_match_chainer(name, shape, dtype):
+    # tests/fixtures/make_sampling_filters.py wrote what Chainer 7.8.1 writes.
+    key = f"{name}_{'x'.join(map(str, shape))}_{numpy.dtype(dtype).name}"
+    with numpy.load(SAMPLING_FIXTURE) as f:
+        expected = f[key]
+    array = numpy.full(shape, 7.0, dtype)
+    getattr(initializers, name)()(array)
+    assert array.dtype == expected.dtype
+    numpy.testing.assert_array_equal(array, expected)
+
+
+@pytest.mark.parametrize(
+    "make", [initializers.UpsamplingDeconvFilter, initializers.DownsamplingConvFilter]
+)
+def test_sampling_filters_options_and_bad_shapes(make):
+    name = make.__name__
+    assert make().interpolation == "linear" and make().dtype is None
+    assert make(dtype=numpy.float16).dtype == numpy.float16
+    with pytest.raises(ValueError, match=f"{name}: interpolation must be one of .*'cubic'"):
+        make(interpolation="cubic")
+    with pytest.raises(ValueError, match=f"{name} was built for dtype float64"):
+        make(dtype=numpy.float64)(numpy.zeros((1, 1, 2, 2), numpy.float32))
+    for shape, words in [
+        ((2, 3, 2, 2), "second axis to be the first's length or 1, got shape (2, 3, 2, 2)"),
+        ((2, 2, 2, 3), "equal spatial sizes, got shape (2, 2, 2, 3)"),
+        ((2, 2), "at least one spatial axis, got shape (2, 2)"),
+    ]:
+        array = numpy.full(shape, 5.0, numpy.float32)
+        with pytest.raises(ValueError) as info:
+            make()(array)
+        assert name in str(info.value) and words in str(info.value)
+        assert (array == 5.0).all()
+
+
+@pytest.mark.gpu
+def test_gpu_sampling_filters(cupy):
+    array = cupy.full((2, 2, 4, 4), 3.0, dtype=cupy.float32)
+    initializers.UpsamplingDeconvFilter()(array)
+    expected = numpy.full((2, 2, 4, 4), 3.0, numpy.float32)
+    initializers.UpsamplingDeconvFilter()(expected)
+    numpy.testing.assert_array_equal(cupy.asnumpy(array), expected)
+    array = cupy.full((3, 1, 3, 3), 3.0, dtype=cupy.float64)
+    initializers.DownsamplingConvFilter()(array)
+    expected = numpy.full((3, 1, 3, 3), 3.0)
+    initializers.DownsamplingConvFilter()(expected)
+    numpy.testing.assert_array_equal(cupy.asnumpy(array), expected)

@@ -17,11 +17,12 @@ def _uniform(low, high, shape, dtype):
 
 
 def _reduced(loss, reduce, dtype):
-    return numpy.asarray(loss.sum() if reduce == "sum" else loss).astype(dtype)
+    reduced = {"sum": loss.sum, "mean": loss.mean}.get(reduce)
+    return numpy.asarray(loss if reduced is None else reduced()).astype(dtype)
 
 
 @testing.parameterize(
-    *testing.product({"shapes": SHAPES, "reduce": ["sum", "no"], "dtype": FLOATS})
+    *testing.product({"shapes": SHAPES, "reduce": ["sum", "mean", "no"], "dtype": FLOATS})
 )
 class TestBernoulliNLL(FunctionTestCase):
     def generate_inputs(self):
@@ -39,7 +40,7 @@ class TestBernoulliNLL(FunctionTestCase):
 
 
 @testing.parameterize(
-    *testing.product({"shapes": SHAPES, "reduce": ["sum", "no"], "dtype": FLOATS})
+    *testing.product({"shapes": SHAPES, "reduce": ["sum", "mean", "no"], "dtype": FLOATS})
 )
 class TestGaussianKLDivergence(FunctionTestCase):
     def generate_inputs(self):
@@ -61,7 +62,7 @@ class TestGaussianKLDivergence(FunctionTestCase):
     *testing.product(
         {
             "shapes": [((3, 4),) * 3, ((3, 4), (4,), (3, 1)), ((4,), (3, 4), ()), ((),) * 3],
-            "reduce": ["sum", "no"],
+            "reduce": ["sum", "mean", "no"],
             "dtype": FLOATS,
         }
     )
@@ -116,10 +117,34 @@ def test_gradients_reach_every_input():
 )
 def test_bad_reduce(function, args):
     inputs = [numpy.zeros(2, numpy.float32)] * args
-    with pytest.raises(
-        ValueError, match=f"{function.__name__}: expected reduce to be 'sum' or 'no', got 'mean'"
-    ):
-        function(*inputs, reduce="mean")
+    expected = f"{function.__name__}: expected reduce to be 'sum', 'mean' or 'no', got 'avg'"
+    with pytest.raises(ValueError, match=expected):
+        function(*inputs, reduce="avg")
+
+
+@pytest.mark.parametrize(
+    "function, args",
+    [
+        (bernoulli_nll, 2),
+        (gaussian_kl_divergence, 2),
+        (gaussian_nll, 3),
+    ],
+)
+def test_mean_is_the_sum_over_the_broadcast_size(function, args):
+    # Chainer 7 averages over the elementwise loss, whose shape is the broadcast one.
+    inputs = [Variable(numpy.random.uniform(-1, 1, (3, 4))) for _ in range(args - 1)]
+    inputs.append(Variable(numpy.random.uniform(-1, 1, (4,))))
+    total = function(*inputs, reduce="sum")
+    total.backward()
+    summed_grads = [v.grad.copy() for v in inputs]
+    for v in inputs:
+        v.cleargrad()
+    mean = function(*inputs, reduce="mean")
+    assert mean.shape == ()
+    numpy.testing.assert_allclose(mean.array, total.array / 12, rtol=1e-12)
+    mean.backward()
+    for v, g in zip(inputs, summed_grads):
+        numpy.testing.assert_allclose(v.grad, g / 12, rtol=1e-12)
 
 
 @pytest.mark.parametrize(

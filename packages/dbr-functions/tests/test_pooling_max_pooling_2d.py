@@ -1,8 +1,8 @@
 import numpy
 import pytest
 
-from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core import Variable, backend, testing
+from dbr.core.testing import FunctionTestCase, get_test_device
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.max_pooling_2d import max_pooling_2d
 
@@ -86,7 +86,8 @@ def test_return_indices(x_shape, ksize, stride, pad, cover_all):
     s = k if stride is None else pair(stride)
     y_ref, idx_ref = max_pool_2d_reference(x, k, s, pair(pad), cover_all)
     numpy.testing.assert_array_equal(y.array, y_ref)
-    assert indexes.dtype == numpy.int32
+    # Chainer's CPU indexes are numpy argmax's int64.
+    assert indexes.dtype == numpy.int64
     numpy.testing.assert_array_equal(indexes, idx_ref)
 
 
@@ -156,3 +157,15 @@ def test_bad_options(kwargs, error, words):
         max_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.float32), **kwargs)
     for word in words:
         assert word in str(e.value)
+
+
+@pytest.mark.gpu
+def test_return_indices_on_a_gpu_are_int32():
+    # Chainer's CUDA max pooling kernel writes int32 indexes (cuDNN is off for them).
+    device = get_test_device("@cupy:0")
+    x = distinct((2, 3, 5, 6), numpy.float32)
+    y, indexes = max_pooling_2d(device.send(x), 2, return_indices=True)
+    assert isinstance(indexes, device.xp.ndarray)
+    assert indexes.dtype == numpy.int32
+    _, idx_ref = max_pool_2d_reference(x, (2, 2), (2, 2), (0, 0), True)
+    numpy.testing.assert_array_equal(backend.to_cpu(indexes), idx_ref)

@@ -124,7 +124,7 @@ def test_return_indices_are_the_first_maxima_in_c_order(x_shape, ksize, stride, 
     s = k if stride is None else as_tuple(stride, nd)
     y_ref, idx_ref = max_pool_reference(x, k, s, as_tuple(pad, nd), cover_all)
     assert isinstance(y, Variable) and isinstance(indexes, numpy.ndarray)
-    assert indexes.dtype == numpy.int32 and indexes.shape == y.shape
+    assert indexes.dtype == numpy.int64 and indexes.shape == y.shape
     numpy.testing.assert_array_equal(y.array, y_ref)
     numpy.testing.assert_array_equal(indexes, idx_ref)
 
@@ -184,7 +184,7 @@ def test_indexes_are_kept_only_when_backprop_can_use_them():
         func.apply((x,))
         assert func.indexes is None
         y, indexes = max_pooling_nd(x, 2, return_indices=True)
-        assert indexes.shape == (2, 3, 3, 3) and indexes.dtype == numpy.int32
+        assert indexes.shape == (2, 3, 3, 3) and indexes.dtype == numpy.int64
 
 
 def test_blocks_of_the_batch_give_the_same_result(monkeypatch):

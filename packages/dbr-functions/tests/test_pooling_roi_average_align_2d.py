@@ -24,6 +24,21 @@ ROIS = numpy.array(
 )
 ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
 
+# (y_min, x_min, y_max, x_max) on half pixels: across the border, wholly outside
+# below-right and above-left, a single point, inverted.
+HALF_ROIS = numpy.array(
+    [
+        [0.5, 1.5, 4.5, 5.5],
+        [2.5, -0.5, 5.5, 3.5],
+        [-1.5, 2.5, 3.5, 8.5],
+        [6.5, 7.5, 9.5, 10.5],
+        [-4.5, -3.5, -0.5, -1.5],
+        [1.5, 2.5, 1.5, 2.5],
+        [3.5, 4.5, 0.5, 1.5],
+    ]
+)
+HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
+
 
 def bilinear(image, y, x):
     """The value at ``(y, x)`` read as ROI align does; None more than a pixel outside."""
@@ -147,6 +162,29 @@ def test_points_on_the_limits_read_the_edge_pixels():
     rois = numpy.array([[-2.0, 1.0, 0.0, 2.0], [0.0, 1.0, 4.0, 2.0], [-2.5, 1.0, 0.0, 2.0]])
     y = roi_average_align_2d(x, rois, numpy.array([0, 0, 0], numpy.int32), 1, 1.0, 1)
     testing.assert_allclose(y.array.ravel(), [1.5, 4.5, 0.0], atol=0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("outsize", [(2, 3), (3, 2)])
+@pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
+@pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
+def test_half_pixel_and_outside_regions(outsize, spatial_scale, sampling_ratio):
+    x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
+    rois = HALF_ROIS / spatial_scale
+    y = roi_average_align_2d(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    expected = reference(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
+
+
+def test_sample_points_are_computed_in_chainers_order():
+    # Bin 0 of [-3, 1.8) in 2 bins of 2.4, 3 points: the last is at -3 + 2.5 * 2.4 / 3,
+    # exactly -1 (still read, from row 0); 2.5 * (2.4 / 3) would give -1.0000000000000002,
+    # more than a pixel out. The first two points (-2.6, -1.8) are outside.
+    x = numpy.arange(6.0).reshape(1, 1, 3, 2)
+    rois = numpy.array([[-3.0, 0.0, 1.8, 1.0]])
+    y = roi_average_align_2d(x, rois, numpy.array([0], numpy.int32), (2, 1), 1.0, (3, 1))
+    assert y.array[0, 0, 0, 0] == (x[0, 0, 0, 0] + x[0, 0, 0, 1]) / 2 / 3
+    expected = reference(x, rois, [0], (2, 1), 1.0, (3, 1))
+    testing.assert_allclose(y.array, expected, atol=0, rtol=1e-12)
 
 
 def test_regions_are_not_differentiated_and_accept_variables():

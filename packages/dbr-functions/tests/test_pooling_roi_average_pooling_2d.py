@@ -24,9 +24,21 @@ ROIS = numpy.array(
 )
 ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
 
-
-def round_half_away(v):
-    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+# Corners whose scaled values are halves (0.5, 1.5, 2.5, ...: Chainer rounds them to
+# even with Python's round), boxes across the border, wholly outside below-right and
+# above-left, a single point and an inverted box.
+HALF_ROIS = numpy.array(
+    [
+        [0.5, 1.5, 4.5, 5.5],
+        [2.5, -0.5, 5.5, 3.5],
+        [-1.5, 2.5, 3.5, 8.5],
+        [6.5, 7.5, 9.5, 10.5],
+        [-4.5, -3.5, -0.5, -1.5],
+        [1.5, 2.5, 1.5, 2.5],
+        [3.5, 4.5, 0.5, 1.5],
+    ]
+)
+HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
 
 
 def reference(x, rois, roi_indices, outsize, spatial_scale):
@@ -36,7 +48,7 @@ def reference(x, rois, roi_indices, outsize, spatial_scale):
     _, channels, height, width = x.shape
     y = numpy.zeros((len(rois), channels, outh, outw))
     for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        y0, x0, y1, x1 = [round_half_away(float(v) * spatial_scale) for v in roi]
+        y0, x0, y1, x1 = [round(float(v) * spatial_scale) for v in roi]
         bin_h = max(y1 - y0, 1) / outh
         bin_w = max(x1 - x0, 1) / outw
         for p in range(outh):
@@ -89,6 +101,36 @@ def test_gradient_spreads_evenly_over_each_bin():
     y.grad = numpy.array([[[[6.0, 12.0]]], [[[5.0, 5.0]]]])
     y.backward()
     numpy.testing.assert_array_equal(x.grad[0, 0], [[1.0, 1.0, 2.0, 2.0]] * 3)
+
+
+def test_corners_round_half_to_even():
+    x = Variable(numpy.arange(36, dtype=numpy.float64).reshape(1, 1, 6, 6))
+    # 0.5 rounds to 0 and 2.5 to 2: rows and columns 0 and 1.
+    rois = numpy.array([[0.5, 0.5, 2.5, 2.5]])
+    y = roi_average_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0)
+    assert y.array[0, 0, 0, 0] == (0 + 1 + 6 + 7) / 4
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad[0, 0, :2, :2], numpy.full((2, 2), 0.25))
+    assert x.grad.sum() == 1.0
+
+
+@pytest.mark.parametrize("outsize", [(2, 3), (3, 2), 4])
+@pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
+def test_half_pixel_and_outside_regions(outsize, spatial_scale):
+    x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
+    rois = HALF_ROIS / spatial_scale
+    y = roi_average_pooling_2d(x, rois, HALF_INDICES, outsize, spatial_scale)
+    expected = reference(x, rois, HALF_INDICES, outsize, spatial_scale)
+    testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
+
+
+def test_bin_edges_are_float64_products_as_in_chainer():
+    # 7 pixels in 25 bins: the last bin ends at ceil(25 * (7 / 25)) == 8, not 7.
+    x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
+    rois = numpy.array([[0.0, 0.0, 7.0, 7.0]])
+    y = roi_average_pooling_2d(x, rois, numpy.array([0], numpy.int32), 25, 1.0)
+    assert y.array[0, 0, 24, 24] == x[0, 0, 6:8, 6:8].mean()
+    testing.assert_allclose(y.array, reference(x, rois, [0], 25, 1.0), atol=0, rtol=1e-14)
 
 
 def test_float16_accumulates_in_float32():

@@ -3,9 +3,10 @@ import math
 import numpy
 import pytest
 
-from dbr.core import Variable, testing
+from dbr.core import Variable, backend, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
+from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_max_align_2d import roi_max_align_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -23,6 +24,21 @@ ROIS = numpy.array(
     ]
 )
 ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
+
+# (y_min, x_min, y_max, x_max) on half pixels: across the border, wholly outside
+# below-right and above-left, a single point, inverted.
+HALF_ROIS = numpy.array(
+    [
+        [0.5, 1.5, 4.5, 5.5],
+        [2.5, -0.5, 5.5, 3.5],
+        [-1.5, 2.5, 3.5, 8.5],
+        [6.5, 7.5, 9.5, 10.5],
+        [-4.5, -3.5, -0.5, -1.5],
+        [1.5, 2.5, 1.5, 2.5],
+        [3.5, 4.5, 0.5, 1.5],
+    ]
+)
+HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
 
 
 def bilinear(image, y, x):
@@ -67,12 +83,18 @@ def sample_points(roi, spatial_scale, outh, outw, ratio):
     return points
 
 
+def finite(y):
+    """``y`` with its empty bins' -inf replaced by 0, for the numerical gradient checks."""
+    xp = backend.get_array_module(y.array)
+    return where(xp.isfinite(y.array), y, xp.zeros_like(y.array))
+
+
 def pair(v):
     return tuple(v) if isinstance(v, tuple) else (v, v)
 
 
 def reference(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio):
-    """Loop-based ROI max align: the largest of each bin's points inside, 0 if none is."""
+    """Loop-based ROI max align: the largest of each bin's points inside, -inf if none is."""
     x = x.astype(numpy.float64)
     outh, outw = pair(outsize)
     y = numpy.zeros((len(rois), x.shape[1], outh, outw))
@@ -82,7 +104,7 @@ def reference(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio):
             for c in range(x.shape[1]):
                 values = [bilinear(x[n, c], py, px) for py, px in pts]
                 values = [v for v in values if v is not None]
-                y[r, c, p, q] = max(values) if values else 0.0
+                y[r, c, p, q] = max(values) if values else -numpy.inf
     return y
 
 
@@ -113,12 +135,12 @@ class TestROIMaxAlign2D(FunctionTestCase):
         y = roi_max_align_2d(
             x, rois, roi_indices, self.outsize, self.spatial_scale, self.sampling_ratio
         )
-        return (y,)
+        return (finite(y),)
 
     def forward_expected(self, inputs):
         x, rois, roi_indices = inputs
         y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale, self.sampling_ratio)
-        return (y.astype(self.dtype),)
+        return (numpy.where(numpy.isfinite(y), y, 0).astype(self.dtype),)
 
 
 def test_default_sampling_ratio_adapts_to_each_region():
@@ -136,8 +158,8 @@ def test_gradient_goes_to_the_corners_of_the_largest_point():
     rois = numpy.array([[0.0, 0.0, 2.0, 2.0], [-9.0, -9.0, -6.0, -6.0]])
     y = roi_max_align_2d(x, rois, numpy.array([0, 0], numpy.int32), 1, 1.0, 2)
     # Points (0.5 or 1.5, 0.5 or 1.5); (1.5, 1.5) is largest: (4 + 9 + 7 + 8) / 4.
-    # The second region lies wholly outside: 0, and no gradient.
-    testing.assert_allclose(y.array, [[[[7.0]]], [[[0.0]]]], atol=0, rtol=1e-12)
+    # The second region lies wholly outside: -inf (as in Chainer), and no gradient.
+    testing.assert_allclose(y.array, [[[[7.0]]], [[[-numpy.inf]]]], atol=0, rtol=1e-12)
     y.grad = numpy.array([[[[4.0]]], [[[3.0]]]])
     y.backward()
     expected = [[0.0, 0.0, 0.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
@@ -158,10 +180,21 @@ def test_a_tie_goes_to_the_first_point():
 def test_points_on_the_limits_read_the_edge_pixels():
     x = numpy.arange(6.0).reshape(1, 1, 2, 3)
     # One point per region, at x = 1.5 and y = -1, y = 2 == H (still inside, read
-    # from rows 0 and 1), then y = -1.25 (outside).
+    # from rows 0 and 1), then y = -1.25 (outside: no point, so -inf).
     rois = numpy.array([[-2.0, 1.0, 0.0, 2.0], [0.0, 1.0, 4.0, 2.0], [-2.5, 1.0, 0.0, 2.0]])
     y = roi_max_align_2d(x, rois, numpy.array([0, 0, 0], numpy.int32), 1, 1.0, 1)
-    testing.assert_allclose(y.array.ravel(), [1.5, 4.5, 0.0], atol=0, rtol=1e-12)
+    testing.assert_allclose(y.array.ravel(), [1.5, 4.5, -numpy.inf], atol=0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("outsize", [(2, 3), (3, 2)])
+@pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
+@pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
+def test_half_pixel_and_outside_regions(outsize, spatial_scale, sampling_ratio):
+    x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
+    rois = HALF_ROIS / spatial_scale
+    y = roi_max_align_2d(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    expected = reference(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
 
 
 def test_regions_are_not_differentiated_and_accept_variables():

@@ -3,9 +3,10 @@ import math
 import numpy
 import pytest
 
-from dbr.core import Variable, testing
+from dbr.core import Variable, backend, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
+from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -24,6 +25,22 @@ ROIS = numpy.array(
 )
 ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
 
+# Corners whose scaled values are halves (0.5, 1.5, 2.5, ...: Chainer rounds them to
+# even with Python's round), boxes across the border, wholly outside below-right and
+# above-left, a single point and an inverted box.
+HALF_ROIS = numpy.array(
+    [
+        [0.5, 1.5, 4.5, 5.5],
+        [2.5, -0.5, 5.5, 3.5],
+        [-1.5, 2.5, 3.5, 8.5],
+        [6.5, 7.5, 9.5, 10.5],
+        [-4.5, -3.5, -0.5, -1.5],
+        [1.5, 2.5, 1.5, 2.5],
+        [3.5, 4.5, 0.5, 1.5],
+    ]
+)
+HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
+
 
 def distinct(shape, dtype):
     """Well-separated values in random order, so that no bin has a near tie."""
@@ -31,18 +48,24 @@ def distinct(shape, dtype):
     return numpy.asarray(values.reshape(shape)).astype(dtype)
 
 
-def round_half_away(v):
-    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+def finite(y):
+    """``y`` with its empty bins' -inf replaced by 0, for the numerical gradient checks."""
+    xp = backend.get_array_module(y.array)
+    return where(xp.isfinite(y.array), y, xp.zeros_like(y.array))
 
 
 def reference(x, rois, roi_indices, outsize, spatial_scale):
-    """Loop-based ROI max pooling: each bin's maximum, 0 for an empty bin."""
+    """Loop-based ROI max pooling: each bin's maximum, -inf for an empty bin (as Chainer).
+
+    Corners are rounded with Python's ``round`` (halves to even) and bin edges
+    computed in float64, as Chainer does.
+    """
     x = x.astype(numpy.float64)
     outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
     _, channels, height, width = x.shape
-    y = numpy.zeros((len(rois), channels, outh, outw))
+    y = numpy.full((len(rois), channels, outh, outw), -numpy.inf)
     for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        y0, x0, y1, x1 = [round_half_away(float(v) * spatial_scale) for v in roi]
+        y0, x0, y1, x1 = [round(float(v) * spatial_scale) for v in roi]
         bin_h = max(y1 - y0, 1) / outh
         bin_w = max(x1 - x0, 1) / outw
         for p in range(outh):
@@ -80,19 +103,20 @@ class TestROIMaxPooling2D(FunctionTestCase):
 
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
-        return (roi_max_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale),)
+        y = roi_max_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale)
+        return (finite(y),)
 
     def forward_expected(self, inputs):
         x, rois, roi_indices = inputs
         y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale)
-        return (y.astype(self.dtype),)
+        return (numpy.where(numpy.isfinite(y), y, 0).astype(self.dtype),)
 
 
 def test_gradient_goes_to_the_first_maximum_and_skips_empty_bins():
     x = Variable(numpy.array([[[[1.0, 3.0, 3.0], [0.0, 2.0, 1.0]]]], numpy.float32))
     rois = numpy.array([[0.0, 0.0, 2.0, 3.0], [5.0, 5.0, 9.0, 9.0]], numpy.float32)
     y = roi_max_pooling_2d(x, rois, numpy.array([0, 0], numpy.int32), 1, 1.0)
-    numpy.testing.assert_array_equal(y.array, [[[[3.0]]], [[[0.0]]]])
+    numpy.testing.assert_array_equal(y.array, [[[[3.0]]], [[[-numpy.inf]]]])
     y.grad = numpy.array([[[[5.0]]], [[[7.0]]]], numpy.float32)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [[[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]]])
@@ -114,14 +138,39 @@ def test_overlapping_bins_and_regions_add_their_gradients():
     numpy.testing.assert_array_equal(x.grad[0, 0], expected)
 
 
-def test_corners_round_half_away_from_zero():
-    x = numpy.arange(36, dtype=numpy.float32).reshape(1, 1, 6, 6)
-    # 1.25 * 2 = 2.5 rounds to 3, and 4.75 * 2 = 9.5 to 10 (clipped to the map).
-    rois = numpy.array([[1.25, 1.25, 4.75, 4.75]], numpy.float32)
-    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 2.0)
-    assert y.array[0, 0, 0, 0] == 35.0
-    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), (7, 7), 2.0)
-    assert y.array[0, 0, 0, 0] == x[0, 0, 3, 3]
+def test_corners_round_half_to_even():
+    x = Variable(numpy.arange(36, dtype=numpy.float32).reshape(1, 1, 6, 6))
+    # 0.5 rounds to 0 and 2.5 to 2 (halves away from zero would give rows 1 and 2).
+    rois = numpy.array([[0.5, 0.5, 2.5, 2.5]], numpy.float32)
+    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0)
+    assert y.array[0, 0, 0, 0] == 7.0
+    y.backward()
+    assert x.grad[0, 0, 1, 1] == 1.0 and x.grad.sum() == 1.0
+
+
+@pytest.mark.parametrize("outsize", [(2, 3), (3, 2), 4])
+@pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
+def test_half_pixel_and_outside_regions(outsize, spatial_scale):
+    x = Variable(distinct((2, 3, 6, 7), numpy.float64))
+    rois = HALF_ROIS / spatial_scale
+    y = roi_max_pooling_2d(x, rois, HALF_INDICES, outsize, spatial_scale)
+    expected = reference(x.array, rois, HALF_INDICES, outsize, spatial_scale)
+    numpy.testing.assert_array_equal(y.array, expected)
+    # Each finite output's gradient lands on the pixel holding its value.
+    y.grad = numpy.isfinite(y.array) * 1.0
+    y.backward()
+    assert x.grad.sum() == numpy.isfinite(expected).sum()
+    assert set(x.array[x.grad != 0]) == set(expected[numpy.isfinite(expected)])
+
+
+def test_bin_edges_are_float64_products_as_in_chainer():
+    # 7 pixels in 25 bins: the last bin ends at ceil(25 * (7 / 25)) == 8, not 7.
+    x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
+    rois = numpy.array([[0.0, 0.0, 7.0, 7.0]])
+    y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 25, 1.0)
+    assert y.array[0, 0, 24, 24] == x[0, 0, 7, 7]
+    assert y.array[0, 0, 23, 23] == x[0, 0, 6, 6]
+    numpy.testing.assert_array_equal(y.array, reference(x, rois, [0], 25, 1.0))
 
 
 def test_regions_are_not_differentiated_and_accept_variables():

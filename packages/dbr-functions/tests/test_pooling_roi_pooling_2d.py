@@ -30,10 +30,6 @@ def distinct(shape, dtype):
     return numpy.asarray(values.reshape(shape)).astype(dtype)
 
 
-def round_half_away(v):
-    return int(math.copysign(math.floor(abs(v) + 0.5), v))
-
-
 def reference(x, rois, outh, outw, spatial_scale):
     """Loop-based Fast R-CNN ROI pooling: inclusive ends, each bin's maximum, 0 when empty."""
     x = x.astype(numpy.float64)
@@ -41,7 +37,7 @@ def reference(x, rois, outh, outw, spatial_scale):
     y = numpy.zeros((len(rois), channels, outh, outw))
     for r, roi in enumerate(rois):
         n = int(roi[0])
-        x0, y0, x1, y1 = [round_half_away(float(v) * spatial_scale) for v in roi[1:]]
+        x0, y0, x1, y1 = [round(float(v) * spatial_scale) for v in roi[1:]]
         bin_h = max(y1 - y0 + 1, 1) / outh
         bin_w = max(x1 - x0 + 1, 1) / outw
         for p in range(outh):
@@ -103,6 +99,51 @@ def test_gradient_goes_to_the_first_maximum_and_skips_empty_bins():
     y.grad = numpy.array([[[[5.0]]], [[[7.0]]]], numpy.float32)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [[[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]]])
+
+
+# (batch_index, x_min, y_min, x_max, y_max) whose scaled corners are halves (Chainer
+# rounds them to even), across the border, wholly outside, a point and inverted.
+HALF_ROIS = numpy.array(
+    [
+        [0, 1.5, 0.5, 5.5, 4.5],
+        [1, -0.5, 2.5, 3.5, 5.5],
+        [1, 2.5, -1.5, 8.5, 3.5],
+        [0, 7.5, 6.5, 10.5, 9.5],
+        [1, -3.5, -4.5, -1.5, -0.5],
+        [0, 2.5, 1.5, 2.5, 1.5],
+        [1, 4.5, 3.5, 1.5, 0.5],
+    ]
+)
+
+
+def test_corners_round_half_to_even():
+    x = Variable(numpy.arange(36, dtype=numpy.float32).reshape(1, 1, 6, 6))
+    # 0.5 rounds to 0 and 2.5 to 2: rows and columns 0 to 2 inclusive.
+    rois = numpy.array([[0, 0.5, 0.5, 2.5, 2.5]], numpy.float32)
+    y = roi_pooling_2d(x, rois, 1, 1, 1.0)
+    assert y.array[0, 0, 0, 0] == 14.0
+    y = roi_pooling_2d(x, rois, 3, 3, 1.0)
+    numpy.testing.assert_array_equal(y.array[0, 0], x.array[0, 0, :3, :3])
+
+
+@pytest.mark.parametrize("outh,outw", [(2, 3), (3, 2), (4, 4)])
+@pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
+def test_half_pixel_and_outside_regions(outh, outw, spatial_scale):
+    x = distinct((2, 3, 6, 7), numpy.float64)
+    rois = HALF_ROIS.copy()
+    rois[:, 1:] /= spatial_scale
+    y = roi_pooling_2d(x, rois, outh, outw, spatial_scale)
+    numpy.testing.assert_array_equal(y.array, reference(x, rois, outh, outw, spatial_scale))
+
+
+def test_bin_edges_are_float64_products_as_in_chainer():
+    # 7 pixels (0 to 6 inclusive) in 25 bins: the last bin ends at
+    # ceil(25 * (7 / 25)) == 8, so it reaches pixel 7.
+    x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
+    rois = numpy.array([[0, 0.0, 0.0, 6.0, 6.0]])
+    y = roi_pooling_2d(x, rois, 25, 25, 1.0)
+    assert y.array[0, 0, 24, 24] == x[0, 0, 7, 7]
+    numpy.testing.assert_array_equal(y.array, reference(x, rois, 25, 25, 1.0))
 
 
 def test_regions_are_not_differentiated_and_accept_variables():

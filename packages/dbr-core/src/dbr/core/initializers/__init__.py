@@ -13,10 +13,12 @@ from dbr.core.initializers.generate import generate_array, get_initializer
 from dbr.core.initializers.initializer import Initializer
 from dbr.core.initializers.normal import GlorotNormal, HeNormal, LeCunNormal, Normal
 from dbr.core.initializers.orthogonal import Orthogonal
+from dbr.core.initializers.sampling import DownsamplingConvFilter, UpsamplingDeconvFilter
 from dbr.core.initializers.uniform import GlorotUniform, HeUniform, LeCunUniform, Uniform
 
 __all__ = [
     "Constant",
+    "DownsamplingConvFilter",
     "GlorotNormal",
     "GlorotUniform",
     "HeNormal",
@@ -30,6 +32,7 @@ __all__ = [
     "One",
     "Orthogonal",
     "Uniform",
+    "UpsamplingDeconvFilter",
     "Zero",
     "generate_array",
     "get_fans",

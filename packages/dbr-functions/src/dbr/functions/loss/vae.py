@@ -1,7 +1,8 @@
 """Losses of variational autoencoders: bernoulli_nll, gaussian_kl_divergence, gaussian_nll.
 
 Each is one FunctionNode over inputs of one floating dtype whose shapes
-broadcast together; ``reduce='sum'`` sums the elementwise loss. Backward is
+broadcast together; ``reduce='sum'`` sums the elementwise loss and
+``reduce='mean'`` averages it over the broadcast shape. Backward is
 written with dbr functions, so the losses can be differentiated again.
 """
 
@@ -18,8 +19,8 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 def _check_reduce(who, reduce):
-    if reduce not in ("sum", "no"):
-        raise ValueError(f"{who}: expected reduce to be 'sum' or 'no', got {reduce!r}")
+    if reduce not in ("sum", "mean", "no"):
+        raise ValueError(f"{who}: expected reduce to be 'sum', 'mean' or 'no', got {reduce!r}")
 
 
 def _check_inputs(in_types, names):
@@ -37,9 +38,11 @@ def _acc_dtype(dtype):
 
 
 def _reduced(loss, reduce, dtype):
-    """``loss`` summed (``'sum'``) or not, as an array of ``dtype``."""
+    """``loss`` summed (``'sum'``), averaged (``'mean'``) or not, as an array of ``dtype``."""
     if reduce == "sum":
         loss = loss.sum()
+    elif reduce == "mean":
+        loss = loss.mean()
     return force_array(loss, dtype)
 
 
@@ -58,6 +61,8 @@ class _VAELoss(FunctionNode):
     def _loss_shaped(self, g):
         if self.reduce == "sum":
             return ops.broadcast_to(g, self._shape)
+        if self.reduce == "mean":
+            return ops.broadcast_to(g * (1.0 / max(math.prod(self._shape), 1)), self._shape)
         return g
 
     def _to_inputs(self, indexes, grads):
@@ -177,7 +182,8 @@ def bernoulli_nll(x, y, reduce="sum"):
             or float64.
         y (Variable or array): the logits, of ``x``'s dtype and a shape that
             broadcasts with ``x``'s.
-        reduce (str): ``'sum'`` returns the sum (a 0-d array); ``'no'`` the
+        reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
+            mean over the broadcast shape (a 0-d array); ``'no'`` the
             elementwise loss, of the broadcast shape.
 
     Returns:
@@ -206,7 +212,8 @@ def gaussian_kl_divergence(mean, ln_var, reduce="sum"):
         mean (Variable or array): :math:`\\mu`, float16, float32 or float64.
         ln_var (Variable or array): :math:`\\log \\sigma^2`, of ``mean``'s
             dtype and a shape that broadcasts with ``mean``'s.
-        reduce (str): ``'sum'`` returns the sum (a 0-d array); ``'no'`` the
+        reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
+            mean over the broadcast shape (a 0-d array); ``'no'`` the
             elementwise terms, of the broadcast shape.
 
     Returns:
@@ -237,7 +244,8 @@ def gaussian_nll(x, mean, ln_var, reduce="sum"):
         mean (Variable or array): :math:`\\mu`, of ``x``'s dtype.
         ln_var (Variable or array): :math:`\\log \\sigma^2`, of ``x``'s dtype.
             The three shapes must broadcast together.
-        reduce (str): ``'sum'`` returns the sum (a 0-d array); ``'no'`` the
+        reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
+            mean over the broadcast shape (a 0-d array); ``'no'`` the
             elementwise loss, of the broadcast shape.
 
     Returns:

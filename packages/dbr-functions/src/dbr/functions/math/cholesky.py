@@ -8,7 +8,7 @@ from dbr.functions.math.inv import inv
 
 
 class Cholesky(FunctionNode):
-    """``L`` lower-triangular with ``L @ L.T == a`` (only ``a``'s lower triangle is read)."""
+    """``L`` lower-triangular with ``L @ L.T == a``; ``a``'s gradient is symmetric."""
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("a",))
@@ -32,8 +32,9 @@ class Cholesky(FunctionNode):
     def backward(self, indexes, grad_outputs):
         # With dA = dL L^T + L dL^T and L^-1 dL lower-triangular:
         # dL = L phi(L^-1 dA L^-T), phi = lower triangle with half the diagonal; hence
-        # the gradient for a symmetric dA is S = L^-T phi(L^T gL) L^-1. Only a's lower
-        # triangle is read, so a[i, j] (i > j) receives S[i, j] + S[j, i] and a[i, i] S[i, i].
+        # <gL, dL> = <S, dA> for every symmetric dA, with S = L^-T phi(L^T gL) L^-1.
+        # As Chainer and PyTorch do, the gradient is S's symmetric part, the one that
+        # only sees symmetric perturbations of a.
         lower = self.get_retained_outputs()[0]
         n = lower.shape[0]
         xp = get_array_module(lower.array)
@@ -41,15 +42,20 @@ class Cholesky(FunctionNode):
         lower_inv = inv(lower)
         inner = ops.matmul(lower, grad_outputs[0], transa=True) * phi
         s = ops.matmul(ops.matmul(lower_inv, inner, transa=True), lower_inv)
-        return ((s + ops.transpose(s)) * phi,)
+        return ((s + ops.transpose(s)) * 0.5,)
 
 
 def cholesky(a):
     """Cholesky factor of the symmetric positive-definite matrix ``a``.
 
-    Returns the lower-triangular ``L`` with ``L @ L.T == a``. Only the lower
-    triangle of ``a`` is read (as in NumPy), so the gradient with respect to
-    the strictly upper triangle is zero.
+    Returns the lower-triangular ``L`` with ``L @ L.T == a``. The forward
+    pass reads only the lower triangle of ``a`` (as NumPy does), but ``a`` is
+    taken to be symmetric: its gradient is the symmetric matrix
+    ``(S + S.T) / 2`` with ``S = L^-T Phi(L^T gL) L^-1``, where ``Phi`` keeps
+    the lower triangle and halves the diagonal (as in Chainer and PyTorch).
+    It is the gradient along symmetric perturbations of ``a``; to
+    differentiate through a matrix that is not symmetric, symmetrize it
+    first, e.g. ``cholesky((a + a.T) / 2)``.
 
     Args:
         a (Variable or array): matrix of shape ``(n, n)``, float32 or

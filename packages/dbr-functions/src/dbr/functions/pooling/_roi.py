@@ -126,17 +126,19 @@ def check_batch_indices(who, name, indices, n_images):
 # -- geometry -----------------------------------------------------------------------
 
 
-def round_half_away(xp, v):
-    """Round to the nearest integer, halves away from zero (C's ``round``), as int64."""
-    return xp.copysign(xp.floor(xp.abs(v) + 0.5), v).astype(numpy.int64)
+def round_half_even(xp, v):
+    """Round to the nearest integer, halves to even (Python's ``round``), as int64."""
+    return xp.rint(v).astype(numpy.int64)
 
 
 def integer_bins(start, size, n_out, length):
     """Split ``[start, start + size)`` into ``n_out`` bins of whole pixels.
 
-    Bin ``p`` covers ``[start + floor(p * size / n_out), start + ceil((p + 1) * size /
-    n_out))`` (computed exactly in integers; neighbouring bins may overlap by a
-    pixel), clipped to ``[0, length]``.
+    Bin ``p`` covers ``[start + floor(p * s), start + ceil((p + 1) * s))`` with
+    ``s = size / n_out`` (neighbouring bins may overlap by a pixel), clipped
+    to ``[0, length]``. ``s`` and the products are float64, as in Chainer,
+    so a product that should be a whole number can land just above it and
+    take one more pixel (``25 * (7 / 25)`` is ``7.000000000000001``).
 
     Args:
         start, size: int64 arrays of shape ``(R,)``; ``size >= 1``.
@@ -146,9 +148,10 @@ def integer_bins(start, size, n_out, length):
         ``hi <= lo``.
     """
     xp = backend.get_array_module(start)
-    p = xp.arange(n_out, dtype=numpy.int64)
-    lo = start[:, None] + (p * size[:, None]) // n_out
-    hi = start[:, None] - (-(p + 1) * size[:, None]) // n_out
+    stride = size.astype(numpy.float64)[:, None] / n_out
+    p = xp.arange(n_out, dtype=numpy.float64)
+    lo = start[:, None] + xp.floor(p * stride).astype(numpy.int64)
+    hi = start[:, None] + xp.ceil((p + 1) * stride).astype(numpy.int64)
     return xp.clip(lo, 0, length), xp.clip(hi, 0, length)
 
 
@@ -197,11 +200,11 @@ def align_samples(start, end, n_out, length, ratio):
         g = xp.full(start.shape, ratio, numpy.int64)
     n_points = int(g.max()) if g.size else 1
     i = xp.arange(n_points, dtype=numpy.int64)
-    step = bin_size / g
+    # Chainer's order of operations, so that points on pixel edges floor alike.
     t = (
         start[:, None, None]
         + xp.arange(n_out, dtype=numpy.float64)[:, None] * bin_size[:, None, None]
-        + (i + 0.5) * step[:, None, None]
+        + (i + 0.5) * bin_size[:, None, None] / g[:, None, None]
     )
     valid = (t >= -1.0) & (t <= length) & (i < g[:, None, None]) & (length > 0)
     t = xp.maximum(t, 0.0)
@@ -250,7 +253,8 @@ def pooling_windows(boxes, spatial_scale, outsize, size, extra):
     """The whole-pixel bins of ROI pooling along H and W.
 
     Each corner of ``boxes`` (``(y_min, x_min, y_max, x_max)`` rows) is scaled
-    by ``spatial_scale`` and rounded, halves away from zero; a region then
+    by ``spatial_scale`` in float64 and rounded, halves to even (Python's
+    ``round``, which Chainer applies); a region then
     spans ``max(end - start + extra, 1)`` pixels from ``start`` on each axis,
     split by :func:`integer_bins`.
 
@@ -258,7 +262,7 @@ def pooling_windows(boxes, spatial_scale, outsize, size, extra):
         ``(rows, cols)``: :func:`window_taps` along H and along W.
     """
     xp = backend.get_array_module(boxes)
-    corners = round_half_away(xp, boxes.astype(numpy.float64) * spatial_scale)
+    corners = round_half_even(xp, boxes.astype(numpy.float64) * spatial_scale)
     axes = []
     for lo, hi, n_out, length in zip((0, 1), (2, 3), outsize, size):
         start = corners[:, lo]
@@ -535,7 +539,7 @@ def separable_taps(x_shape, x_dtype, batch, y_axis, x_axis):
 # -- the functions' common parts ----------------------------------------------------
 
 
-def max_over_windows(x, batch, rows, cols):
+def max_over_windows(x, batch, rows, cols, empty):
     """ROI max pooling over whole-pixel bins: the maxima and their :class:`ChannelTaps`.
 
     Args:
@@ -543,10 +547,11 @@ def max_over_windows(x, batch, rows, cols):
         batch: int64 ``(R,)``.
         rows: ``(index, valid)`` of shape ``(R, outh, Lh)`` from :func:`window_taps`.
         cols: likewise ``(R, outw, Lw)``.
+        empty (float): the output of an empty bin.
 
     Returns:
         ``(y, taps)``; the first maximum in raster order wins a tie, and an
-        empty bin gives 0 and no gradient.
+        empty bin gives ``empty`` and no gradient.
     """
     xp = backend.get_array_module(x)
     _, c, h, w = x.shape
@@ -568,9 +573,11 @@ def max_over_windows(x, batch, rows, cols):
                 update = ((v > best) | (arg < 0)) & valid
                 xp.copyto(best, v, where=update)
                 xp.copyto(arg, xp.broadcast_to(col, arg.shape), where=update)
+    used = arg >= 0
+    if empty != 0:
+        best = xp.where(used, best, x.dtype.type(empty))
     out_shape = (n_rois, c, outh, outw)
     y = from_columns(best, out_shape, x.dtype)
-    used = arg >= 0
     taps = ChannelTaps(x.shape, x.dtype, out_shape, (xp.maximum(arg, 0),), None, used)
     return y, taps
 
@@ -586,7 +593,8 @@ def max_over_samples(x, batch, y_axis, x_axis):
 
     Returns:
         ``(y, taps)``; the first maximum in raster order of the sample points
-        wins a tie, and a bin without valid points gives 0 and no gradient.
+        wins a tie, and a bin without valid points gives ``-inf`` (as in
+        Chainer) and no gradient.
     """
     xp = backend.get_array_module(x)
     _, c, h, w = x.shape
@@ -615,6 +623,7 @@ def max_over_samples(x, batch, y_axis, x_axis):
                 update = ((v > best) | (sample < 0)) & valid
                 xp.copyto(best, v, where=update)
                 sample[update] = i * g_w + j
+    best = xp.where(sample >= 0, best, acc.type(-numpy.inf))
     out_shape = (n_rois, c, outh, outw)
     y = from_columns(best, out_shape, x.dtype)
     taps = AlignArgmaxTaps(

@@ -27,8 +27,9 @@ def max_pooling_2d(x, ksize, stride=None, pad=0, cover_all=True, return_indices=
         Variable, or a tuple ``(y, indexes)`` when ``return_indices`` is True:
         ``y`` of shape ``(n, c, h_o, w_o)`` and ``x``'s dtype, with
         ``h_o = (h + 2 p_h - k_h) // s_h + 1`` (``+ s_h - 1`` in the
-        numerator when ``cover_all``, likewise ``w_o``); ``indexes`` an int32
-        array of ``y``'s shape, on ``x``'s device, holding the position
+        numerator when ``cover_all``, likewise ``w_o``); ``indexes`` an array
+        of ``y``'s shape on ``x``'s device (int64 on the CPU, int32 on a GPU,
+        as in Chainer), holding the position
         ``i * k_w + j`` of each maximum inside its window.
 
     >>> import numpy as np

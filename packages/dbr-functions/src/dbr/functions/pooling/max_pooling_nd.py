@@ -85,7 +85,11 @@ def apply_max_pooling(x, ndim, ksize, stride, pad, cover_all, return_indices, la
     """Apply :class:`MaxPoolingND`; return ``y``, or ``(y, indexes)`` when ``return_indices``."""
     func = MaxPoolingND(ndim, ksize, stride, pad, cover_all, return_indices, label, who)
     y = func.apply((x,))[0]
-    return (y, func.indexes.astype(numpy.int32)) if return_indices else y
+    if not return_indices:
+        return y
+    # Chainer's CPU indexes come from numpy's argmax (int64); its CUDA kernel writes int32.
+    dtype = numpy.int64 if get_array_module(y.array) is numpy else numpy.int32
+    return y, func.indexes.astype(dtype)
 
 
 def max_pooling_nd(x, ksize, stride=None, pad=0, cover_all=True, return_indices=False):
@@ -112,8 +116,9 @@ def max_pooling_nd(x, ksize, stride=None, pad=0, cover_all=True, return_indices=
         Variable, or a tuple ``(y, indexes)`` when ``return_indices`` is True:
         ``y`` of shape ``(n, c, o_1, ..., o_N)`` and ``x``'s dtype, with
         ``o_i = (d_i + 2 p_i - k_i) // s_i + 1`` (``+ s_i - 1`` in the
-        numerator when ``cover_all``); ``indexes`` an int32 array of ``y``'s
-        shape, on ``x``'s device, holding the C-order positions of the maxima
+        numerator when ``cover_all``); ``indexes`` an array of ``y``'s shape
+        on ``x``'s device (int64 on the CPU, int32 on a GPU, as in Chainer),
+        holding the C-order positions of the maxima
         inside their windows.
 
     >>> import numpy as np

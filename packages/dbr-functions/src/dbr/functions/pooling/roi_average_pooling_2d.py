@@ -42,13 +42,14 @@ def roi_average_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
 
     Like :func:`average_pooling_2d`, but over each region: region ``r`` of
     image ``roi_indices[r]`` has its corners scaled by ``spatial_scale`` and
-    rounded to whole pixels (halves away from zero), spans
-    ``max(y_max - y_min, 1)`` by ``max(x_max - x_min, 1)`` pixels, and is split
-    into ``outh x outw`` bins; bin ``(p, q)`` covers rows
-    ``[y_min + floor(p * height / outh), y_min + ceil((p + 1) * height / outh))``
-    and likewise columns, clipped to the image. Each output element is the
-    mean of its bin in its channel; an empty bin (wholly outside the image)
-    gives 0. The regions get no gradient.
+    rounded to whole pixels (halves to even, as Python's ``round`` in
+    Chainer), spans ``max(y_max - y_min, 1)`` by ``max(x_max - x_min, 1)``
+    pixels, and is split into ``outh x outw`` bins; bin ``(p, q)`` covers rows
+    ``[y_min + floor(p * s), y_min + ceil((p + 1) * s))`` with ``s = height /
+    outh`` and the products in float64 as in Chainer (so a bin may reach one
+    pixel further than the exact quotient), and likewise columns, clipped to
+    the image. Each output element is the mean of its bin in its channel; an
+    empty bin (wholly outside the image) gives 0. The regions get no gradient.
 
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,

@@ -35,7 +35,7 @@ def roi_max_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_rati
     Samples each bin exactly as :func:`roi_average_align_2d` does, but outputs
     the largest of its ``gh x gw`` bilinear samples instead of their mean.
     Points more than one pixel outside the map are skipped; a bin with none
-    left gives 0. The gradient flows to the four pixels interpolated by the
+    left gives ``-inf``, as in Chainer. The gradient flows to the four pixels interpolated by the
     winning sample (the first in raster order on a tie), weighted by their
     bilinear weights; the regions get none.
 

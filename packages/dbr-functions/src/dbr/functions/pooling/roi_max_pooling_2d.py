@@ -22,7 +22,7 @@ class ROIMaxPooling2D(_roi.ROIFunction):
         _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
         rows, cols = _roi.pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
         batch = roi_indices.astype(numpy.int64)
-        y, self._taps = _roi.max_over_windows(x, batch, rows, cols)
+        y, self._taps = _roi.max_over_windows(x, batch, rows, cols, -numpy.inf)
         return (y,)
 
 
@@ -31,14 +31,16 @@ def roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
 
     Like :func:`max_pooling_2d`, but over each region: region ``r`` of image
     ``roi_indices[r]`` has its corners scaled by ``spatial_scale`` and rounded
-    to whole pixels (halves away from zero), spans
+    to whole pixels (halves to even, as Python's ``round`` in Chainer), spans
     ``max(y_max - y_min, 1)`` by ``max(x_max - x_min, 1)`` pixels, and is split
     into ``outh x outw`` bins; bin ``(p, q)`` covers rows
-    ``[y_min + floor(p * height / outh), y_min + ceil((p + 1) * height / outh))``
-    and likewise columns, clipped to the image. Each output element is the
-    maximum of its bin in its channel; an empty bin (wholly outside the image)
-    gives 0. The gradient flows to the maximum (the first in raster order on a
-    tie); the regions get none.
+    ``[y_min + floor(p * s), y_min + ceil((p + 1) * s))`` with ``s = height /
+    outh`` and the products in float64 as in Chainer (so a bin may reach one
+    pixel further than the exact quotient), and likewise columns, clipped to
+    the image. Each output element is the maximum of its bin in its channel;
+    an empty bin (wholly outside the image) gives ``-inf``, as in Chainer.
+    The gradient flows to the maximum (the first in raster order on a tie);
+    the regions get none.
 
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,

@@ -28,7 +28,7 @@ class ROIPooling2D(_roi.ROIFunction):
         _roi.check_batch_indices(_WHO, "rois[:, 0]", batch, x.shape[0])
         boxes = rois[:, [2, 1, 4, 3]]
         rows, cols = _roi.pooling_windows(boxes, self.spatial_scale, self.outsize, x.shape[2:], 1)
-        y, self._taps = _roi.max_over_windows(x, batch, rows, cols)
+        y, self._taps = _roi.max_over_windows(x, batch, rows, cols, 0.0)
         return (y,)
 
 
@@ -37,14 +37,16 @@ def roi_pooling_2d(x, rois, outh, outw, spatial_scale):
 
     Like :func:`max_pooling_2d`, but over each region: region ``r`` of image
     ``rois[r, 0]`` has its corners scaled by ``spatial_scale`` and rounded to
-    whole pixels (halves away from zero), spans the pixels from ``y_min`` to
-    ``y_max`` and from ``x_min`` to ``x_max`` inclusive (at least one), and is
-    split into ``outh x outw`` bins; bin ``(p, q)`` covers rows
-    ``[y_min + floor(p * height / outh), y_min + ceil((p + 1) * height / outh))``
+    whole pixels (halves to even, as Python's ``round`` in Chainer), spans the
+    pixels from ``y_min`` to ``y_max`` and from ``x_min`` to ``x_max``
+    inclusive (at least one), and is split into ``outh x outw`` bins; bin
+    ``(p, q)`` covers rows ``[y_min + floor(p * s), y_min + ceil((p + 1) *
+    s))`` with ``s = height / outh`` and the products in float64 as in
+    Chainer (so a bin may reach one pixel further than the exact quotient),
     and likewise columns, clipped to the image. Each output element is the
-    maximum of its bin in its channel; an empty bin (wholly outside the image)
-    gives 0. The gradient flows to the maximum (the first in raster order on a
-    tie); the regions get none.
+    maximum of its bin in its channel; an empty bin (wholly outside the
+    image) gives 0. The gradient flows to the maximum (the first in raster
+    order on a tie); the regions get none.
 
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
