@@ -2,6 +2,7 @@
 and the conversion of uint8 images into a dataset."""
 
 import gzip
+import hashlib
 import os
 from typing import NamedTuple
 
@@ -32,6 +33,20 @@ def fetch(dataset_name, base_url, remote):
         md5=remote.md5,
         path=f"{dataset_name}/{remote.name}",
     )
+
+
+def check_md5(path, remote):
+    """Raise OSError unless the file at ``path`` has the MD5 of ``remote`` (a RemoteFile)."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    actual = digest.hexdigest()
+    if actual != remote.md5:
+        raise OSError(
+            f"{path} should be {remote.name}, but its md5 is {actual}, expected {remote.md5}; "
+            "replace it with the original file or remove it"
+        )
 
 
 def load_npz(path):
