@@ -1,8 +1,8 @@
 """dbr.core: the define-by-run autograd core of dbr.
 
 Variables and the graph, FunctionNode and backprop, configuration, devices,
-links, initializers, serializers, the reporter, type checking, gradient
-checking and testing helpers, function hooks and graph export.
+links and link hooks, initializers, serializers, the reporter, type checking,
+gradient checking and testing helpers, function hooks and graph export.
 """
 
 # variable must come first: importing it binds Variable's operators to dbr.core.ops.
@@ -18,6 +18,7 @@ from dbr.core import (
     function_hooks,
     gradient_check,
     initializers,
+    link_hooks,
     ops,
     reporter,
     serializers,
@@ -48,6 +49,7 @@ from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
 from dbr.core.initializers import Initializer
 from dbr.core.link import Chain, ChainList, Link
+from dbr.core.link_hook import LinkHook
 from dbr.core.reporter import (
     DictSummary,
     Reporter,
@@ -67,11 +69,13 @@ except PackageNotFoundError:
 __all__ = [
     "Chain", "ChainList", "CpuDevice", "DebugMode", "Device", "DictSummary", "Function",
     "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer", "InvalidType", "Link",
+    "LinkHook",
     "Parameter", "Reporter", "Sequential", "Summary", "Variable", "VariableNode",
     "as_array", "as_variable", "backend", "backward", "computational_graph", "config",
     "configuration", "force_backprop_mode", "function_hooks", "get_array_module",
     "get_current_reporter", "get_device", "get_device_from_array", "get_function_hooks",
-    "global_config", "grad", "gradient_check", "initializers", "is_debug", "no_backprop_mode",
+    "global_config", "grad", "gradient_check", "initializers", "is_debug", "link_hooks",
+    "no_backprop_mode",
     "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "to_device",
     "type_check", "using_config", "utils",
 ]  # fmt: skip

@@ -24,6 +24,7 @@ _DEFAULTS = {
     "lazy_grad_sum": False,
     "in_recomputing": False,
     "_function_hooks": {},
+    "_link_hooks": {},
 }
 
 

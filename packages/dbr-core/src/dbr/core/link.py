@@ -19,6 +19,13 @@ from collections.abc import MutableSequence
 import numpy
 
 from dbr.core import backend, initializers
+from dbr.core.configuration import config
+from dbr.core.link_hook import (
+    LinkHook,
+    _ForwardPostprocessCallbackArgs,
+    _ForwardPreprocessCallbackArgs,
+    _global_hook_count,
+)
 from dbr.core.variable import Parameter
 
 __all__ = ["Link", "Chain", "ChainList"]
@@ -117,6 +124,7 @@ class Link:
 
     _within_init_scope = False
     _device = backend.cpu
+    _local_link_hooks = None
 
     def __init__(self, **params):
         self._params = set()
@@ -136,7 +144,28 @@ class Link:
 
     # -- calling ----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        """Run :meth:`forward` on the arguments, between the link hooks' callbacks.
+
+        The hooks are the thread's global ones (``with hook:``) then this
+        link's :attr:`local_link_hooks`; with none, this is ``forward`` alone.
+        """
+        local_hooks = self._local_link_hooks
+        if not _global_hook_count[0] and local_hooks is None:
+            return self.forward(*args, **kwargs)
+        hooks = config._link_hooks
+        if local_hooks:
+            hooks = {**hooks, **local_hooks}
+        if not hooks:
+            return self.forward(*args, **kwargs)
+        hooks = tuple(hooks.values())
+        pre = _ForwardPreprocessCallbackArgs(self, "forward", args, kwargs)
+        for hook in hooks:
+            hook.forward_preprocess(pre)
+        out = self.forward(*args, **kwargs)
+        post = _ForwardPostprocessCallbackArgs(self, "forward", args, kwargs, out)
+        for hook in hooks:
+            hook.forward_postprocess(post)
+        return out
 
     def forward(self, *args, **kwargs):
         """Compute the output of the link; subclasses implement it (``link(x)`` calls it)."""
@@ -144,6 +173,69 @@ class Link:
             f"{type(self).__name__}.forward: the link is called but its class implements "
             "neither forward nor __call__"
         )
+
+    # -- link hooks -------------------------------------------------------------
+    @property
+    def local_link_hooks(self):
+        """The hooks registered on this link alone (name → LinkHook), in registration order.
+
+        Unlike the hooks registered globally with ``with hook:``, these apply to
+        calls of this link only; :meth:`add_hook` and :meth:`delete_hook`
+        change them.
+        """
+        hooks = self._local_link_hooks
+        if hooks is None:
+            hooks = self._local_link_hooks = {}
+        return hooks
+
+    def add_hook(self, hook, name=None):
+        """Register the :class:`~dbr.core.LinkHook` ``hook`` on this link, under ``name``.
+
+        The hook's :meth:`~dbr.core.LinkHook.added` is called with this link.
+
+        Args:
+            hook (LinkHook): the hook.
+            name (str or None): its key in :attr:`local_link_hooks`; None uses
+                ``hook.name``.
+
+        Returns:
+            Link: this link, so that ``L.Linear(3, 4).add_hook(hook)`` is the link.
+
+        Raises:
+            TypeError: if ``hook`` is not a LinkHook.
+            KeyError: if a hook of that name is already registered on the link.
+        """
+        if not isinstance(hook, LinkHook):
+            raise TypeError(
+                f"{type(self).__name__}.add_hook: expected hook to be a LinkHook, "
+                f"got {type(hook).__name__}"
+            )
+        if name is None:
+            name = hook.name
+        hooks = self.local_link_hooks
+        if name in hooks:
+            raise KeyError(
+                f"{type(self).__name__}.add_hook: a hook named {name!r} is already "
+                f"registered on this link ({hooks[name]!r})"
+            )
+        hooks[name] = hook
+        hook.added(self)
+        return self
+
+    def delete_hook(self, name):
+        """Unregister the hook named ``name`` from this link; its ``deleted`` gets this link.
+
+        Raises:
+            KeyError: if no hook of that name is registered on the link.
+        """
+        hooks = self.local_link_hooks
+        if name not in hooks:
+            raise KeyError(
+                f"{type(self).__name__}.delete_hook: no hook named {name!r} is registered "
+                f"on this link (registered: {sorted(hooks)})"
+            )
+        hooks[name].deleted(self)
+        del hooks[name]
 
     # -- registration ---------------------------------------------------------
     @property

@@ -38,6 +38,20 @@ def fetch(dataset_name, base_url, remote):
     )
 
 
+def check_md5(path, remote):
+    """Raise OSError unless the file at ``path`` has the MD5 of ``remote`` (a RemoteFile)."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    actual = digest.hexdigest()
+    if actual != remote.md5:
+        raise OSError(
+            f"{path} should be {remote.name}, but its md5 is {actual}, expected {remote.md5}; "
+            "replace it with the original file or remove it"
+        )
+
+
 def load_npz(path):
     """Read every array of an npz file into a dict, refusing pickled objects."""
     # The file is opened here so that it is closed even when numpy.load fails on it.

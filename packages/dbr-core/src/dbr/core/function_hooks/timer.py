@@ -64,7 +64,7 @@ class TimerHook(FunctionHook):
         # call is nested in an open one only if that frame is among its callers.
         caller = sys._getframe(2)
         if self._running:
-            self._drop_abandoned(caller)
+            _drop_abandoned(self._running, caller)
         xp = backend.get_array_module(*arrays)
         if xp is numpy:
             start = time.perf_counter()
@@ -73,18 +73,6 @@ class TimerHook(FunctionHook):
             start.record()
         # [function, caller frame, xp, start, seconds spent in nested calls]
         self._running.append([function, caller, xp, start, 0.0])
-
-    def _drop_abandoned(self, frame):
-        """Forget open calls that raised (and so never reached their postprocess)."""
-        running = self._running
-        while running:
-            target = running[-1][1]
-            f = frame
-            while f is not None and f is not target:
-                f = f.f_back
-            if f is not None:
-                return
-            running.pop()
 
     def _stop(self, function):
         running = self._running
@@ -154,6 +142,22 @@ class TimerHook(FunctionHook):
             file.write("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) + "\n")
         if hasattr(file, "flush"):
             file.flush()
+
+
+def _drop_abandoned(running, frame):
+    """Forget open calls that raised, and so never reached their postprocess.
+
+    ``running`` is a stack of entries whose item 1 is the frame that made the
+    call; an entry is still open only if its frame is ``frame`` or one of its callers.
+    """
+    while running:
+        target = running[-1][1]
+        f = frame
+        while f is not None and f is not target:
+            f = f.f_back
+        if f is not None:
+            return
+        running.pop()
 
 
 def _choose_unit(seconds):
