@@ -83,9 +83,10 @@ def _arrays_sha256(arrays):
     return hasher.hexdigest()
 
 
-def _read_parsed(path, directory, remotes):
+def _read_parsed(path, directory):
     """Return ``(arrays, None)`` when the parsed file ``path`` is intact and matches the
-    original files of ``remotes`` present in ``directory``, else ``(None, what is wrong)``."""
+    original files it records that are present (relative to ``directory``), else
+    ``(None, what is wrong)``."""
     try:
         arrays = load_npz(path)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
@@ -96,9 +97,8 @@ def _read_parsed(path, directory, remotes):
         return None, "records no checksums of its original files"
     if digest.shape != () or str(digest) != _arrays_sha256({**arrays, _ORIGINALS: originals}):
         return None, "does not match the SHA-256 recorded in it (it was modified or damaged)"
-    names = [remote.name for remote in remotes]
-    if originals.shape != (len(names), 2) or originals[:, 0].tolist() != names:
-        return None, f"records other original files than {names}"
+    if originals.ndim != 2 or originals.shape[1] != 2:
+        return None, f"records its original files in an unknown layout {originals.shape}"
     for name, recorded in originals.tolist():
         original = os.path.join(directory, name)
         if os.path.isfile(original) and _file_sha256(original) != recorded:
@@ -111,9 +111,11 @@ def cached_arrays(dataset_name, npz_name, remotes, make_arrays):
     ``<root>/<dataset_name>/<npz_name>``.
 
     When the npz file is absent, ``make_arrays()`` builds the dict of arrays (fetching the
-    originals), which is saved atomically together with the SHA-256 of each original and
-    of the arrays. Loading checks both: a parsed file that is unreadable, was modified, or
-    was parsed from other originals than those beside it is rebuilt with a warning.
+    originals ``remotes``), which is saved atomically together with the SHA-256 of each
+    original and of the arrays; a ``make_arrays`` that parsed other files (a tarball the
+    user placed elsewhere) returns ``(arrays, paths of those files)`` instead. Loading
+    checks both: a parsed file that is unreadable, was modified, or was parsed from other
+    originals than those it records (where present) is rebuilt with a warning.
 
     Raises:
         OSError: If the parsed file must be rebuilt and an original can be neither found
@@ -123,7 +125,7 @@ def cached_arrays(dataset_name, npz_name, remotes, make_arrays):
     path = os.path.join(directory, npz_name)
     problem = None
     if os.path.exists(path):
-        arrays, problem = _read_parsed(path, directory, remotes)
+        arrays, problem = _read_parsed(path, directory)
         if problem is None:
             return arrays
         warnings.warn(
@@ -134,12 +136,12 @@ def cached_arrays(dataset_name, npz_name, remotes, make_arrays):
 
     def reload(path):
         nonlocal problem
-        arrays, problem = _read_parsed(path, directory, remotes)
+        arrays, problem = _read_parsed(path, directory)
         return download._REBUILD if problem else arrays
 
     def create(temp_path):
         try:
-            arrays = make_arrays()
+            made = make_arrays()
         except OSError as error:
             if problem is None:
                 raise
@@ -147,10 +149,12 @@ def cached_arrays(dataset_name, npz_name, remotes, make_arrays):
                 f"{path}: the parsed dataset file {problem}, and it cannot be rebuilt from "
                 f"the original files: {error}"
             ) from error
-        originals = [
-            [remote.name, _file_sha256(os.path.join(directory, remote.name))] for remote in remotes
-        ]
-        originals = numpy.array(originals, dtype=str).reshape(len(remotes), 2)
+        if isinstance(made, tuple):
+            arrays, sources = made
+        else:
+            arrays, sources = made, [os.path.join(directory, remote.name) for remote in remotes]
+        originals = [[os.path.relpath(p, directory), _file_sha256(p)] for p in sources]
+        originals = numpy.array(originals, dtype=str).reshape(len(sources), 2)
         saved = {**arrays, _ORIGINALS: originals}
         saved[_DIGEST] = numpy.array(_arrays_sha256(saved))
         numpy.savez_compressed(temp_path, **saved)

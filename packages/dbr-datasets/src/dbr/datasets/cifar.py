@@ -148,7 +148,7 @@ def _retrieve(npz_name, spec):
                 parts = [read(archive, path, member, spec) for member in members[split]]
                 arrays[f"{split}_x"] = numpy.concatenate([x for x, _ in parts])
                 arrays[f"{split}_y"] = numpy.concatenate([y for _, y in parts])
-        return arrays
+        return arrays, [path]
 
     return _loader_utils.cached_arrays(_DATASET, npz_name, (spec["file"],), make_arrays)
 
