@@ -2,6 +2,7 @@ import hashlib
 import io
 import pickle
 import tarfile
+import warnings
 from pathlib import Path
 
 import numpy
@@ -218,6 +219,11 @@ def test_cifar10_reads_a_placed_python_tarball_without_the_network(dataset_serve
     check(get_cifar10(), (expected_train, (test_images, numpy.array(test_labels["labels"]))))
     assert dataset_server.requests == []
     assert (root / "cifar" / "cifar-10.npz").is_file()
+    # The parsed file records the tarball it came from: loaded again, it is not rebuilt.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(get_cifar10(), (expected_train, (test_images, numpy.array(test_labels["labels"]))))
+    assert dataset_server.requests == []
 
 
 def test_cifar100_reads_chainer_s_download_cache_layout(dataset_server, monkeypatch):
