@@ -111,8 +111,13 @@ def test_bad_input():
 @pytest.mark.parametrize(
     ("t", "ignore_label", "message"),
     [
-        ([1, 3], None, r"F.accuracy: t must hold labels in \[0, 3\) \(y has 3 classes\), got 3"),
-        ([-1, 0], None, r"\[0, 3\) \(y has 3 classes\), got -1"),
+        (
+            [1, 3],
+            None,
+            r"F.accuracy: t must hold labels in \[0, 3\) \(y has 3 classes\) "
+            r"\(pass ignore_label for padding labels\), got 3",
+        ),
+        ([-1, 0], None, r"\[0, 3\) \(y has 3 classes\) \(pass ignore_label .*\), got -1"),
         ([-1, 7], -1, r"\[0, 3\) \(y has 3 classes\) or ignore_label \(-1\), got 7"),
     ],
 )

@@ -59,7 +59,9 @@ class Accuracy(FunctionNode):
             bad &= t != self.ignore_label
         if bad.any():
             allowed = (
-                "" if self.ignore_label is None else f" or ignore_label ({self.ignore_label})"
+                " (pass ignore_label for padding labels)"
+                if self.ignore_label is None
+                else f" or ignore_label ({self.ignore_label})"
             )
             raise ValueError(
                 f"F.accuracy: t must hold labels in [0, {n_class}) (y has {n_class} classes)"
