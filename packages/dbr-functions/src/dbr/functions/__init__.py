@@ -6,6 +6,7 @@ dbr.core already has (the ones behind Variable's operators) are re-exported
 from it, not rewritten.
 """
 
+import importlib
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
@@ -195,6 +196,14 @@ from dbr.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from dbr.functions.rnn.slstm import slstm
 from dbr.functions.rnn.tree_lstm import tree_lstm
 from dbr.functions.util.forget import forget
+
+
+def __getattr__(name):
+    # The distributions are imported on first use, so that importing F stays fast.
+    if name == "distributions":
+        return importlib.import_module("dbr.functions.distributions")
+    raise AttributeError(f"module 'dbr.functions' has no attribute {name!r}")
+
 
 try:
     __version__ = _version("dbr-functions")

@@ -1,0 +1,107 @@
+"""What the distributions share: parameter checks, raw draws and x log x."""
+
+import numpy
+
+import dbr.functions as F
+from dbr.core import Variable, as_variable
+from dbr.core.backend import get_array_module
+
+
+def _describe(value):
+    if isinstance(value, Variable):
+        return f"a Variable of dtype {value.dtype} and shape {value.shape}"
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def as_parameter(owner, name, value):
+    """``value`` as a Variable, checked to be a floating-point Variable or array.
+
+    Args:
+        owner (str): the distribution class, named in the error.
+        name (str): the argument, named in the error.
+        value: a Variable, a NumPy/CuPy array or a NumPy scalar.
+
+    Raises:
+        TypeError: when ``value`` is none of those, or not of a floating dtype.
+    """
+    if isinstance(value, numpy.generic):
+        value = numpy.asarray(value)
+    array = value.array if isinstance(value, Variable) else value
+    if not (hasattr(array, "dtype") and hasattr(array, "shape")) or array.dtype.kind != "f":
+        raise TypeError(
+            f"{owner}: {name} must be a Variable or an array of a floating-point dtype, "
+            f"got {_describe(value)}"
+        )
+    return as_variable(value)
+
+
+def check_parameters(owner, **params):
+    """Check that named parameters (Variables) share a dtype and broadcast together.
+
+    Returns:
+        tuple: the broadcast shape of the parameters.
+
+    Raises:
+        TypeError: when the dtypes differ.
+        ValueError: when the shapes do not broadcast.
+    """
+    items = list(params.items())
+    first_name, first = items[0]
+    for name, p in items[1:]:
+        if p.dtype != first.dtype:
+            raise TypeError(
+                f"{owner}: {name} must have the dtype of {first_name} ({first.dtype}), "
+                f"got {p.dtype}"
+            )
+    try:
+        return numpy.broadcast_shapes(*(p.shape for _, p in items))
+    except ValueError:
+        shapes = ", ".join(f"{n} {p.shape}" for n, p in items)
+        raise ValueError(f"{owner}: the parameter shapes do not broadcast: {shapes}") from None
+
+
+def broadcast_parameter(p, shape):
+    """``p`` broadcast to ``shape`` (returned as is when it already has that shape)."""
+    return p if p.shape == shape else F.broadcast_to(p, shape)
+
+
+def check_sample_count(owner, n):
+    """Check the ``n`` of ``sample_n`` is a non-negative int."""
+    if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) or n < 0:
+        raise ValueError(f"{owner}.sample_n: n must be a non-negative int, got {n!r}")
+    return int(n)
+
+
+def draw(xp, name, shape, dtype, *args):
+    """``xp.random.<name>(*args, size=shape)`` cast to ``dtype``.
+
+    NumPy and CuPy draw float64 by default; the cast keeps the parameters'
+    dtype (CuPy can draw in float32 directly, NumPy cannot).
+    """
+    return xp.asarray(getattr(xp.random, name)(*args, size=shape)).astype(dtype, copy=False)
+
+
+def array_of(x):
+    """The array of ``x`` (a Variable or an array)."""
+    return x.array if isinstance(x, Variable) else x
+
+
+def xp_of(*xs):
+    """The array module of Variables or arrays."""
+    return get_array_module(*(array_of(x) for x in xs))
+
+
+def xlogx(x):
+    """``x * log(x)`` elementwise, with ``0 log 0 = 0`` and a zero gradient there."""
+    xp = x.xp
+    positive = x.array > 0
+    safe = F.where(positive, x, xp.ones_like(x.array))
+    return x * F.log(safe)
+
+
+def full_like(x, value):
+    """An array of ``x``'s shape, dtype and module filled with ``value``."""
+    a = array_of(x)
+    return get_array_module(a).full(a.shape, value, a.dtype)

@@ -1,0 +1,96 @@
+"""The Cauchy distribution."""
+
+import math
+import warnings
+from functools import cached_property
+
+import dbr.functions as F
+from dbr.core import as_variable
+from dbr.functions.distributions import _utils
+from dbr.functions.distributions.distribution import Distribution
+
+
+class Cauchy(Distribution):
+    """The Cauchy distribution: ``p(x) = scale / (pi ((x - loc)^2 + scale^2))``.
+
+    Its mean and variance are undefined: they are NaN, with a RuntimeWarning.
+
+    Args:
+        loc (Variable or array): the location (median), floating dtype.
+        scale (Variable or array): the scale (positive), of ``loc``'s dtype.
+
+    Samples are reparameterised (``loc + scale eps``, ``eps ~ Cauchy(0, 1)``).
+    """
+
+    def __init__(self, loc, scale):
+        self._loc = _utils.as_parameter("Cauchy", "loc", loc)
+        self._scale = _utils.as_parameter("Cauchy", "scale", scale)
+        self._batch_shape = _utils.check_parameters("Cauchy", loc=self._loc, scale=self._scale)
+
+    @property
+    def loc(self):
+        """Variable: the location."""
+        return self._loc
+
+    @property
+    def scale(self):
+        """Variable: the scale."""
+        return self._scale
+
+    @property
+    def batch_shape(self):
+        """tuple: the broadcast shape of ``loc`` and ``scale``."""
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        """tuple: ``()``."""
+        return ()
+
+    @property
+    def params(self):
+        """dict: ``{'loc': loc, 'scale': scale}``."""
+        return {"loc": self.loc, "scale": self.scale}
+
+    @property
+    def support(self):
+        """str: ``'real'``."""
+        return "real"
+
+    def _undefined(self, what):
+        warnings.warn(f"{what} of the Cauchy distribution is undefined.", RuntimeWarning, 3)
+        xp = self.loc.xp
+        return as_variable(xp.full(self._batch_shape, xp.nan, self.loc.dtype))
+
+    @cached_property
+    def mean(self):
+        """Variable: NaN (undefined), with a RuntimeWarning."""
+        return self._undefined("Mean")
+
+    @cached_property
+    def variance(self):
+        """Variable: NaN (undefined), with a RuntimeWarning."""
+        return self._undefined("Variance")
+
+    @cached_property
+    def entropy(self):
+        """Variable: ``log(4 pi scale)``."""
+        return _utils.broadcast_parameter(F.log(4 * math.pi * self.scale), self._batch_shape)
+
+    def log_prob(self, x):
+        """``log(scale) - log(pi) - log((x - loc)^2 + scale^2)``."""
+        return -math.log(math.pi) + F.log(self.scale) - F.log((x - self.loc) ** 2 + self.scale**2)
+
+    def cdf(self, x):
+        """``arctan((x - loc) / scale) / pi + 1/2``."""
+        return F.arctan((x - self.loc) / self.scale) / math.pi + 0.5
+
+    def icdf(self, x):
+        """``loc + scale tan(pi (x - 1/2))``."""
+        return self.loc + self.scale * F.tan((x - 0.5) * math.pi)
+
+    def sample_n(self, n):
+        """``n`` reparameterised draws, of shape ``(n,) + batch_shape``."""
+        n = _utils.check_sample_count("Cauchy", n)
+        eps = _utils.draw(self.loc.xp, "standard_cauchy", (n,) + self._batch_shape, self.loc.dtype)
+        return self.scale * eps + self.loc
