@@ -95,13 +95,19 @@ class Bernoulli(Distribution):
         logit = self.logit
         xp = logit.xp
         x = _utils.array_of(x).astype(logit.dtype, copy=False)
-        logp = logit * (x - 1) - F.softplus(-logit)
         pos_inf = xp.isposinf(logit.array)
         neg_inf = xp.isneginf(logit.array)
-        if pos_inf.any() or neg_inf.any():
+        infinite = pos_inf | neg_inf
+        if infinite.any():
+            # The general formula is NaN at an infinite logit: evaluate it at 0 there.
+            logit = F.where(infinite, xp.zeros_like(logit.array), logit)
+        logp = logit * (x - 1) - F.softplus(-logit)
+        if infinite.any():
             with numpy.errstate(divide="ignore"):
-                logp = F.where(pos_inf, xp.log(x) + xp.zeros_like(logp.array), logp)
-                logp = F.where(neg_inf, xp.log1p(-x) + xp.zeros_like(logp.array), logp)
+                log_x, log_1mx = xp.log(x), xp.log1p(-x)
+            shape = logp.shape
+            logp = F.where(pos_inf, xp.broadcast_to(log_x, shape).astype(logp.dtype), logp)
+            logp = F.where(neg_inf, xp.broadcast_to(log_1mx, shape).astype(logp.dtype), logp)
         if self.binary_check:
             invalid = (x != 0) & (x != 1)
             logp = F.where(invalid, _utils.full_like(logp, -xp.inf), logp)

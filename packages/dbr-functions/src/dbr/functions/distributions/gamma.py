@@ -2,6 +2,8 @@
 
 from functools import cached_property
 
+import numpy
+
 import dbr.functions as F
 from dbr.functions.distributions import _utils
 from dbr.functions.distributions.distribution import Distribution, register_kl
@@ -83,7 +85,8 @@ class Gamma(Distribution):
     def log_prob(self, x):
         """``(k - 1) log x - x / theta - lgamma(k) - k log(theta)``; ``-inf`` for ``x < 0``."""
         k = self.k
-        logp = -F.lgamma(k) - k * F.log(self.theta) + (k - 1) * F.log(x) - x / self.theta
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            logp = -F.lgamma(k) - k * F.log(self.theta) + (k - 1) * F.log(x) - x / self.theta
         return _where_nonnegative(x, logp)
 
     def sample_n(self, n):
