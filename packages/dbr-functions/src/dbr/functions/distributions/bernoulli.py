@@ -95,9 +95,9 @@ class Bernoulli(Distribution):
         logit = self.logit
         xp = logit.xp
         x = _utils.array_of(x).astype(logit.dtype, copy=False)
-        pos_inf = xp.isposinf(logit.array)
-        neg_inf = xp.isneginf(logit.array)
-        infinite = pos_inf | neg_inf
+        infinite = xp.isinf(logit.array)
+        pos_inf = infinite & (logit.array > 0)
+        neg_inf = infinite & (logit.array < 0)
         if infinite.any():
             # The general formula is NaN at an infinite logit: evaluate it at 0 there.
             logit = F.where(infinite, xp.zeros_like(logit.array), logit)

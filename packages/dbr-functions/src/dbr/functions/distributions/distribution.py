@@ -168,7 +168,7 @@ def register_kl(Dist1, Dist2):  # noqa: N803  (Chainer's argument names)
     returns their KL divergence, of shape ``batch_shape``;
     :func:`kl_divergence` looks it up by the two exact types.
 
-    >>> from dbr.functions.distributions import Distribution
+    >>> from dbr.functions.distributions import Distribution, kl_divergence, register_kl
     >>> class Point(Distribution):
     ...     pass
     >>> @register_kl(Point, Point)
