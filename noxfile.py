@@ -50,6 +50,12 @@ ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
         "requires": frozenset({"dbr-core", "dbr-datasets"}),
         "lazy": frozenset({"dbr-gpu"}),
     },
+    "dbr-chainer": {
+        "requires": frozenset(
+            {"dbr-core", "dbr-functions", "dbr-links", "dbr-datasets", "dbr-training"}
+        ),
+        "lazy": frozenset({"dbr-gpu"}),
+    },
 }
 
 # Third-party distributions whose import name is not their normalised name.
@@ -510,6 +516,39 @@ def build(session: nox.Session) -> None:
     for package in PACKAGES.values():
         wheel = build_wheel(session, package, out_dir=out_dir)
         session.log(f"built {wheel.relative_to(ROOT)}")
+
+
+@nox.session(name="install-from-dist", default=False, venv_backend="virtualenv")
+def install_from_dist(session: nox.Session) -> None:
+    """The README's install from this repository: wheels into dist/, then pip from there.
+
+    Builds every wheel into dist/ (as ``nox -s build``), runs ``pip install
+    --find-links dist dbr-chainer`` in a fresh virtualenv, and checks that it
+    brought every CPU package of this tree at this tree's version (not some
+    other index's) and that ``import dbr.chainer as chainer`` works.
+    """
+    out_dir = ROOT / "dist"
+    for package in PACKAGES.values():
+        build_wheel(session, package, out_dir=out_dir)
+    session.run("python", "-m", "pip", "install", "--find-links", str(out_dir), "dbr-chainer")
+    expected = {dist: PACKAGES[dist].version for dist in sibling_closure("dbr-chainer")}
+    check = f"""
+import importlib.metadata as metadata
+import numpy
+import dbr.chainer as chainer
+import dbr.chainer.functions as F
+installed = {{
+    d.metadata["Name"]: d.version for d in metadata.distributions()
+    if d.metadata["Name"].startswith("dbr-")
+}}
+assert installed == {expected!r}, installed
+x = chainer.Variable(numpy.array([-1.0, 2.0], dtype=numpy.float32))
+F.sum(F.relu(x)).backward()
+assert x.grad.tolist() == [0.0, 1.0], x.grad
+print("installed from dist/:", ", ".join(f"{{k}} {{v}}" for k, v in sorted(installed.items())))
+"""
+    with session.chdir(session.create_tmp()):
+        session.run("python", "-c", check, env={"PYTHONPATH": None})
 
 
 nox.options.sessions = [

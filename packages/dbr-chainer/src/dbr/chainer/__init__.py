@@ -1,0 +1,101 @@
+"""dbr.chainer: Chainer v7's namespace over dbr, so that ``import dbr.chainer as chainer`` ports.
+
+Every name is dbr's own object (``dbr.chainer.Variable is dbr.core.Variable``,
+``dbr.chainer.functions.relu is dbr.functions.relu``), found the first time it
+is asked for, so ``import dbr.chainer`` imports only dbr.core until a
+submodule is used. The submodules are modules (``import dbr.chainer.functions
+as F``, ``from dbr.chainer.training import extensions``):
+
+- ``functions``, ``links`` (dbr.functions, dbr.links); ``distributions``
+- ``optimizers``, ``optimizer_hooks``, ``optimizer``, ``training`` (with
+  ``extensions``, ``triggers``, ``updaters``, ``extension``) from dbr.training
+- ``datasets``, ``iterators``, ``dataset`` (with ``convert``, ``download``,
+  ``iterator``, ``dataset_mixin``) from dbr.datasets
+- ``initializers``, ``serializers``, ``reporter``, ``configuration``,
+  ``computational_graph``, ``gradient_check``, ``testing``, ``function_hooks``,
+  ``link_hooks``, ``utils`` (``type_check``), ``backend``, ``variable``,
+  ``link``, ``function``, ``function_node``, ``function_hook``, ``link_hook``,
+  ``sequential`` from dbr.core
+- ``backends.cuda`` (also ``cuda``): CuPy through dbr-gpu, imported only when used
+- ``chainerx``: a stand-in whose ``is_available()`` is False
+
+Porting Chainer code is one substitution (one sed expression, split here)::
+
+    sed -E 's/\\bchainer\\b/dbr.chainer/g;
+            s/\\b(chainerx|chainermn|onnx_chainer)\\b/dbr.chainer.\\1/g'
+
+A Chainer name that dbr does not provide raises AttributeError naming it.
+"""
+
+import importlib
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+import dbr.core as _core
+
+try:
+    __version__ = _version("dbr-chainer")
+except PackageNotFoundError:
+    __version__ = "0.0.0+source"
+
+_SUBMODULES = frozenset({
+    "backend", "backends", "chainerx", "computational_graph", "configuration", "cuda",
+    "dataset", "datasets", "distributions", "function", "function_hook", "function_hooks",
+    "function_node", "functions", "gradient_check", "initializers", "iterators", "link",
+    "link_hook", "link_hooks", "links", "optimizer", "optimizer_hooks", "optimizers",
+    "reporter", "sequential", "serializers", "testing", "training", "utils", "variable",
+})  # fmt: skip
+
+# Chainer's top-level names that dbr.core defines under the same name.
+_FROM_CORE = frozenset({
+    "Chain", "ChainList", "DebugMode", "DictSummary", "Function", "FunctionAdapter",
+    "FunctionHook", "FunctionNode", "Initializer", "Link", "LinkHook", "Parameter",
+    "Reporter", "Sequential", "Summary", "Variable", "as_array", "as_variable", "backward",
+    "config", "force_backprop_mode", "get_current_reporter", "get_device",
+    "get_function_hooks", "global_config", "grad", "is_debug", "no_backprop_mode", "report",
+    "report_scope", "set_debug", "using_config",
+    # Added to dbr.core by branch i17-gaps; until then, asking for them raises AttributeError.
+    "get_dtype", "static_code", "static_graph",
+})  # fmt: skip
+
+# Chainer's top-level names that dbr keeps in another module, by the submodule here holding them.
+_FROM_SUBMODULE = {
+    "AbstractSerializer": "serializers",
+    "Deserializer": "serializers",
+    "Serializer": "serializers",
+    "GradientMethod": "optimizer",
+    "Optimizer": "optimizer",
+    "UpdateRule": "optimizer",
+    "copyto": "backend",
+    "get_array_types": "backend",
+    "using_device": "backend",
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ImportError as e:
+            raise AttributeError(
+                f"module {__name__!r} has no attribute {name!r}: importing it failed ({e})"
+            ) from e
+    if name in _FROM_CORE:
+        source = _core
+    elif name in _FROM_SUBMODULE:
+        source = importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        value = getattr(source, name)
+    except AttributeError:
+        raise AttributeError(
+            f"module {__name__!r} has no attribute {name!r}: "
+            f"{source.__name__} does not define {name!r}"
+        ) from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | _FROM_CORE | set(_FROM_SUBMODULE))

@@ -1,0 +1,6 @@
+"""``chainer.datasets``: dbr.datasets' datasets and loaders (TupleDataset, get_mnist, ...)."""
+
+import dbr.datasets as _target
+from dbr.chainer._forward import forward
+
+__getattr__, __dir__ = forward(globals(), _target)

@@ -1,0 +1,6 @@
+"""``chainer.functions``: ``dbr.functions``'s names, the same objects."""
+
+import dbr.functions as _target
+from dbr.chainer._forward import forward
+
+__getattr__, __dir__ = forward(globals(), _target)

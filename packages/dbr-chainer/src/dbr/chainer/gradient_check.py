@@ -1,0 +1,6 @@
+"""``chainer.gradient_check``: ``dbr.core.gradient_check``'s names, the same objects."""
+
+import dbr.core.gradient_check as _target
+from dbr.chainer._forward import forward
+
+__getattr__, __dir__ = forward(globals(), _target)

@@ -1,0 +1,6 @@
+"""``chainer.links``: ``dbr.links``'s names, the same objects."""
+
+import dbr.links as _target
+from dbr.chainer._forward import forward
+
+__getattr__, __dir__ = forward(globals(), _target)

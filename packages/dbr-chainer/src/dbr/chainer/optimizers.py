@@ -1,0 +1,6 @@
+"""``chainer.optimizers``: ``dbr.training.optimizers``'s names, the same objects."""
+
+import dbr.training.optimizers as _target
+from dbr.chainer._forward import forward
+
+__getattr__, __dir__ = forward(globals(), _target)

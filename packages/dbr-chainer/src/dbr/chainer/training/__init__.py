@@ -1,0 +1,16 @@
+"""``chainer.training``: dbr.training's Trainer, updaters, triggers and extensions.
+
+``chainer.training.extensions``, ``.triggers``, ``.updaters`` and ``.extension``
+are modules here too, so ``import dbr.chainer.training.extensions`` works.
+"""
+
+import dbr.training as _target
+import dbr.training.triggers as _triggers
+from dbr.chainer._forward import forward
+from dbr.chainer.training import extension as extension
+from dbr.chainer.training import extensions as extensions
+from dbr.chainer.training import triggers as triggers
+from dbr.chainer.training import updaters as updaters
+
+__getattr__, __dir__ = forward(globals(), _target, {"IntervalTrigger": _triggers})
+__all__ = [*_target.__all__, "IntervalTrigger", "extension"]
