@@ -69,6 +69,10 @@ _FROM_SUBMODULE = {
     "copyto": "backend",
     "get_array_types": "backend",
     "using_device": "backend",
+    "Distribution": "distributions",
+    "cross_entropy": "distributions",
+    "kl_divergence": "distributions",
+    "register_kl": "distributions",
 }
 
 
