@@ -8,10 +8,10 @@ def const(p, values, dtype=numpy.int64, name="const"):
     return p.context.add_const(numpy.asarray(values, dtype=dtype), name)
 
 
-def node(p, op_type, inputs, outputs=None, **attributes):
-    """One ONNX node; ``outputs`` defaults to one fresh name. Returns (node, outputs)."""
+def node(p, op_type, inputs, outputs=None, n_outputs=1, **attributes):
+    """One ONNX node, ``outputs`` defaulting to ``n_outputs`` fresh names: (node, outputs)."""
     if outputs is None:
-        outputs = [p.context.tmp(op_type)]
+        outputs = [p.context.tmp(op_type) for _ in range(n_outputs)]
     return p.context.make_node(op_type, inputs, outputs, **attributes), outputs
 
 
@@ -22,11 +22,11 @@ class Chain:
         self.p = p
         self.nodes = []
 
-    def op(self, op_type, inputs, outputs=None, **attributes):
-        """Append a node; return its single output's name (or the list when several)."""
-        n, outs = node(self.p, op_type, inputs, outputs, **attributes)
+    def op(self, op_type, inputs, outputs=None, n_outputs=1, **attributes):
+        """Append a node; return its single output's name, or the list when n_outputs > 1."""
+        n, outs = node(self.p, op_type, inputs, outputs, n_outputs, **attributes)
         self.nodes.append(n)
-        return outs[0] if len(outs) == 1 else outs
+        return outs[0] if len(outs) == 1 and n_outputs == 1 else outs
 
     def const(self, values, dtype=numpy.int64, name="const"):
         """A constant's name."""

@@ -67,9 +67,7 @@ def _separate(p):
     c = Chain(p)
     axis = p.func.axis % p.input_arrays[0].ndim
     n = p.input_arrays[0].shape[axis]
-    parts = c.op("Split", [p.input_names[0], c.const([1] * n)], axis=axis)
-    if n == 1:
-        parts = [parts]
+    parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
     for part, out in zip(parts, p.output_names):
         c.op("Squeeze", [part, c.const([axis])], [out])
     return c.nodes
@@ -81,6 +79,20 @@ def _stack(p):
     parts = [c.op("Unsqueeze", [x, c.const([axis])]) for x in p.input_names]
     c.op("Concat", parts, p.output_names, axis=axis)
     return c.nodes
+
+
+def _stack_along(axis_for_ndim, expand_for_ndim):
+    def convert(p):
+        c = Chain(p)
+        ndim = p.input_arrays[0].ndim
+        parts = p.input_names
+        shape = expand_for_ndim(ndim, p.input_arrays[0].shape)
+        if shape is not None:
+            parts = [c.op("Reshape", [x, c.const(shape)]) for x in parts]
+        c.op("Concat", parts, p.output_names, axis=axis_for_ndim(ndim))
+        return c.nodes
+
+    return convert
 
 
 def _squeeze(p):
@@ -182,7 +194,7 @@ def _select_item(p):
 
 def _depth2space(p):
     c = Chain(p)
-    c.op("DepthToSpace", p.input_names, p.output_names, blocksize=int(p.func.r), mode="CRD")
+    c.op("DepthToSpace", p.input_names, p.output_names, blocksize=int(p.func.r), mode="DCR")
     return c.nodes
 
 
@@ -300,6 +312,11 @@ CONVERTERS = {
     "SplitAxis": _split_axis,
     "Separate": _separate,
     "Stack": _stack,
+    "Hstack": _stack_along(lambda n: 0 if n <= 1 else 1, lambda n, s: None if n else [1]),
+    "Vstack": _stack_along(lambda n: 0, lambda n, s: [1, *s] if n <= 1 else None),
+    "Dstack": _stack_along(
+        lambda n: 2, lambda n, s: [1, *s, 1][:3] if n <= 1 else ([*s, 1] if n == 2 else None)
+    ),
     "Squeeze": _squeeze,
     "ExpandDims": _expand_dims,
     "Broadcast": _broadcast,

@@ -11,7 +11,7 @@ def _lstm(p):
     units = c_shape[1]
     # Unit j's gates a, i, f, o sit at columns 4j .. 4j+3 of x.
     gates = c.op("Reshape", [x, c.const([x_shape[0], units, 4, *x_shape[2:]])])
-    a, i, f, o = c.op("Split", [gates, c.const([1, 1, 1, 1])], axis=2)
+    a, i, f, o = c.op("Split", [gates, c.const([1, 1, 1, 1])], n_outputs=4, axis=2)
     a, i, f, o = (c.op("Squeeze", [g, c.const([2])]) for g in (a, i, f, o))
     rows = x_shape[0]
     c_head = c_prev
