@@ -17,8 +17,8 @@ class FunctionModel(Chain):
             for name, array in params.items():
                 setattr(self, name, Parameter(array))
 
-    def forward(self, *inputs):
-        return self.fn(self, *inputs)
+    def forward(self, *inputs, **named):
+        return self.fn(self, *inputs, **named)
 
 
 def _as_list(outputs):
@@ -79,3 +79,17 @@ def check():
 def function_model():
     """:class:`FunctionModel`."""
     return FunctionModel
+
+
+class _Tools:
+    """The helpers above, gathered for tests that need several of them."""
+
+    FunctionModel = FunctionModel
+    check_export = staticmethod(check_export)
+    run_onnx = staticmethod(run_onnx)
+
+
+@pytest.fixture
+def tools():
+    """:class:`FunctionModel`, :func:`check_export` and :func:`run_onnx`."""
+    return _Tools
