@@ -113,7 +113,7 @@ def export(
         return (
             proto,
             dict(zip(in_names, arg_vars.values())),
-            dict(zip(out_names, out_vars)),
+            dict(zip(out_names, out_vars.values())),
         )
     return proto
 

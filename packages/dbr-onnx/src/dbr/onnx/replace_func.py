@@ -62,7 +62,11 @@ class WrappedFunctionNode(FunctionNode):
             raise ValueError(
                 f"{self.label}: the wrapped function returned arrays, so it has no gradient"
             )
-        grads = grad(self._results, self.arg_vars, grad_outputs=list(grad_outputs))
+        pairs = [(y, g) for y, g in zip(self._results, grad_outputs) if g is not None]
+        if not pairs:
+            return (None,) * len(target_input_indexes)
+        ys, gys = zip(*pairs)
+        grads = grad(list(ys), self.arg_vars, grad_outputs=list(gys))
         return tuple(grads[i] for i in target_input_indexes)
 
     def rebuild(self, outputs):
