@@ -208,3 +208,13 @@ def test_vgg16_layers_random_weights():
     model = _Probabilities(L.VGG16Layers(pretrained_model=None))
     x = _images(1, 3, 224, 224)
     _check(model, [x], opsets=[dbr_onnx.maximum_opset_version()], rtol=1e-3)
+
+
+def test_export_and_run_example(tmp_path, capsys):
+    pytest.importorskip("sklearn", reason="the digits need scikit-learn")
+    example = _load_example("onnx/export_and_run.py")
+    dbr_accuracy, onnx_accuracy = example.main(["--epoch", "1", "--out", str(tmp_path)])
+    assert (tmp_path / "model.onnx").is_file()
+    assert abs(dbr_accuracy - onnx_accuracy) <= 1 / 360
+    assert dbr_accuracy > 0.5
+    assert "test accuracy with ONNX Runtime" in capsys.readouterr().out
