@@ -25,6 +25,9 @@ def _batch_matmul(*args, **kwargs):
         return F.batch_matmul(*args, **kwargs)
 
 
+T_IGNORE = numpy.array([0, -1, 2, 1], numpy.int32)
+
+
 # (id, forward(model, *inputs), inputs, parameters)
 CASES = [
     ("relu", lambda m, x: F.relu(x), [rand(2, 3)], {}),
@@ -298,6 +301,48 @@ CASES = [
         "transpose_sequence",
         lambda m, x, y: F.transpose_sequence([x, y]),
         [rand(3, 2), rand(2, 2)],
+        {},
+    ),  # fmt: skip
+    (
+        "permutate",
+        lambda m, x, i: F.permutate(x, i, axis=1),
+        [rand(2, 3), numpy.array([2, 0, 1], numpy.int32)],
+        {},
+    ),  # fmt: skip
+    (
+        "permutate_inv",
+        lambda m, x, i: F.permutate(x, i, axis=1, inv=True),
+        [rand(2, 3), numpy.array([2, 0, 1], numpy.int32)],
+        {},
+    ),  # fmt: skip
+    (
+        "softmax_cross_entropy",
+        lambda m, x: F.softmax_cross_entropy(x, T_IGNORE),
+        [rand(4, 3)],
+        {},
+    ),  # fmt: skip
+    (
+        "softmax_cross_entropy_no_normalize",
+        lambda m, x: F.softmax_cross_entropy(x, T_IGNORE, normalize=False),
+        [rand(4, 3)],
+        {},
+    ),
+    (
+        "softmax_cross_entropy_no_reduce",
+        lambda m, x: F.softmax_cross_entropy(x, T_IGNORE, reduce="no"),
+        [rand(4, 3)],
+        {},
+    ),
+    (
+        "resize_images_nearest",
+        lambda m, x: F.resize_images(x, (5, 7), mode="nearest"),
+        [rand(1, 2, 3, 4)],
+        {},
+    ),  # fmt: skip
+    (
+        "resize_images_no_align",
+        lambda m, x: F.resize_images(x, (5, 7), align_corners=False),
+        [rand(1, 2, 3, 4)],
         {},
     ),  # fmt: skip
     ("lstm", lambda m, c, x: F.lstm(c, x), [rand(2, 3), rand(2, 12)], {}),

@@ -4,6 +4,7 @@ from dbr.onnx.converters import (
     activation,
     array,
     connection,
+    loss,
     math,
     noise,
     normalization,
@@ -12,5 +13,5 @@ from dbr.onnx.converters import (
 )
 
 converters = {}
-for _module in (activation, array, connection, math, noise, normalization, pooling, rnn):
+for _module in (activation, array, connection, loss, math, noise, normalization, pooling, rnn):
     converters.update(_module.CONVERTERS)

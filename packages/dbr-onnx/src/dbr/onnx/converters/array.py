@@ -302,7 +302,25 @@ def _transpose_sequence(p):
     return c.nodes
 
 
+def _permutate(p):
+    c = Chain(p)
+    x, indices = p.input_names
+    axis = p.func.axis % p.input_arrays[0].ndim
+    if p.func.inv:
+        # inverse[indices[i]] = i, also when indices is computed in the graph
+        n = len(p.input_arrays[1])
+        indices = c.op("Cast", [indices], to=7)
+        indices = c.op(
+            "ScatterElements",
+            [c.const(numpy.zeros(n)), indices, c.const(numpy.arange(n))],
+            axis=0,
+        )
+    c.op("Gather", [x, indices], p.output_names, axis=axis)
+    return c.nodes
+
+
 CONVERTERS = {
+    "Permutate": _permutate,
     "Reshape": _reshape,
     "Transpose": _transpose,
     "Swapaxes": _axes_mover(lambda f, a: numpy.swapaxes(a, f.axis1, f.axis2)),
