@@ -56,6 +56,7 @@ ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
         ),
         "lazy": frozenset({"dbr-gpu"}),
     },
+    "dbr-onnx": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
 }
 
 # Third-party distributions whose import name is not their normalised name.

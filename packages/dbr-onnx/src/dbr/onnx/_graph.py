@@ -1,0 +1,101 @@
+"""Record the define-by-run graph of one forward, and turn it into an ONNX GraphProto."""
+
+import numpy
+
+from dbr.core import backend
+from dbr.core.function_hook import FunctionHook
+from onnx import helper, numpy_helper
+
+
+class _Recorder(FunctionHook):
+    """Keeps every applied FunctionNode with its input arrays, in the order applied.
+
+    Holding the arrays (and the nodes) keeps them alive, so that a value that
+    the forward made and dropped (a constant, a temporary) can still be read
+    and folded into the exported graph.
+    """
+
+    name = "dbr.onnx.export"
+
+    def __init__(self):
+        self.records = {}
+
+    def forward_preprocess(self, function, in_data):
+        self.records[id(function)] = (len(self.records), function, in_data)
+
+
+class FunctionConverterParams:
+    """What a converter is given: the function, the opset and the names of its values.
+
+    Attributes:
+        func (FunctionNode): the function to convert (its attributes hold its options).
+        opset_version (int): the opset being written.
+        input_names (list of str): the ONNX names of the function's inputs.
+        output_names (list of str): the ONNX names of the function's outputs.
+        context (Context): adds constants and names temporaries.
+        input_arrays (tuple of arrays): the inputs the forward saw (NumPy arrays).
+        output_shapes (list of tuples): the shapes of the function's outputs.
+        output_dtypes (list of dtypes): the dtypes of the function's outputs.
+    """
+
+    def __init__(
+        self, func, opset_version, input_names, output_names, context, input_arrays,
+        output_shapes, output_dtypes,
+    ):  # fmt: skip
+        self.func = func
+        self.opset_version = opset_version
+        self.input_names = input_names
+        self.output_names = output_names
+        self.context = context
+        self.input_arrays = input_arrays
+        self.output_shapes = output_shapes
+        self.output_dtypes = output_dtypes
+
+
+class Context:
+    """Names of the graph being built, and the constants that converters add to it.
+
+    A converter calls :meth:`add_const` for a constant tensor (an attribute
+    that later opsets take as an input, a scale, an index list) and
+    :meth:`tmp` for the name of an intermediate value.
+    """
+
+    def __init__(self):
+        self.initializers = []
+        self._names = set()
+        self._counter = 0
+        self.node_name = "node"
+
+    def unique(self, base):
+        """A name not used before in this graph, derived from ``base``."""
+        name = base
+        while name in self._names:
+            self._counter += 1
+            name = f"{base}_{self._counter}"
+        self._names.add(name)
+        return name
+
+    def tmp(self, hint="tmp"):
+        """A fresh name for an intermediate value of the current node."""
+        return self.unique(f"{self.node_name}/{hint}")
+
+    def add_const(self, array, name="const"):
+        """Add ``array`` as a constant initializer and return its ONNX name."""
+        onnx_name = self.unique(f"{self.node_name}/{name}")
+        self.initializers.append(numpy_helper.from_array(numpy.asarray(array), onnx_name))
+        return onnx_name
+
+    add_param = add_const
+
+    def make_node(self, op_type, inputs, outputs, **attributes):
+        """An ONNX node named after the function being converted."""
+        return helper.make_node(
+            op_type, inputs, outputs, name=self.unique(self.node_name), **attributes
+        )
+
+
+def to_numpy(array):
+    """``array`` as a NumPy array (copied from the GPU when needed)."""
+    if isinstance(array, numpy.ndarray):
+        return array
+    return numpy.asarray(backend.to_cpu(array))

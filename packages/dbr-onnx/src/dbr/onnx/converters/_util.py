@@ -1,0 +1,58 @@
+"""Helpers shared by the converters."""
+
+import numpy
+
+
+def const(p, values, dtype=numpy.int64, name="const"):
+    """Add a constant of ``values`` to the graph and return its name."""
+    return p.context.add_const(numpy.asarray(values, dtype=dtype), name)
+
+
+def node(p, op_type, inputs, outputs=None, n_outputs=1, **attributes):
+    """One ONNX node, ``outputs`` defaulting to ``n_outputs`` fresh names: (node, outputs)."""
+    if outputs is None:
+        outputs = [p.context.tmp(op_type) for _ in range(n_outputs)]
+    return p.context.make_node(op_type, inputs, outputs, **attributes), outputs
+
+
+class Chain:
+    """Builds a list of nodes, each fed by the previous one's output by default."""
+
+    def __init__(self, p):
+        self.p = p
+        self.nodes = []
+
+    def op(self, op_type, inputs, outputs=None, n_outputs=1, **attributes):
+        """Append a node; return its single output's name, or the list when n_outputs > 1."""
+        n, outs = node(self.p, op_type, inputs, outputs, n_outputs, **attributes)
+        self.nodes.append(n)
+        return outs[0] if len(outs) == 1 and n_outputs == 1 else outs
+
+    def const(self, values, dtype=numpy.int64, name="const"):
+        """A constant's name."""
+        return const(self.p, values, dtype, name)
+
+    def scalar(self, value, like=0):
+        """A scalar constant of the dtype of input ``like``."""
+        return const(self.p, value, self.p.input_arrays[like].dtype, "scalar")
+
+
+def reduce(chain, op_type, x, axes, keepdims, output=None):
+    """A Reduce* node over ``axes`` (None: all), in the form the opset asks for."""
+    p = chain.p
+    outputs = None if output is None else [output]
+    if axes is None:
+        return chain.op(op_type, [x], outputs, keepdims=int(keepdims))
+    axes = [int(a) for a in axes]
+    if op_type == "ReduceSum" or p.opset_version >= 18:
+        return chain.op(op_type, [x, chain.const(axes)], outputs, keepdims=int(keepdims))
+    return chain.op(op_type, [x], outputs, axes=axes, keepdims=int(keepdims))
+
+
+def normalize_axes(axis, ndim):
+    """``axis`` (None, int or tuple) as a sorted list of non-negative axes (None: all)."""
+    if axis is None:
+        return None
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    return sorted(a % ndim for a in axis)

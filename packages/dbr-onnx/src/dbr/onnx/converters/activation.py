@@ -1,0 +1,115 @@
+"""Converters of the activation functions."""
+
+from dbr.onnx.converters._util import Chain
+
+
+def _simple(op_type, **fixed):
+    def convert(p):
+        c = Chain(p)
+        c.op(op_type, p.input_names, p.output_names, **fixed)
+        return c.nodes
+
+    return convert
+
+
+def _clipped_relu(p):
+    c = Chain(p)
+    c.op("Clip", [p.input_names[0], c.scalar(0.0), c.scalar(p.func.cap)], p.output_names)
+    return c.nodes
+
+
+def _leaky_relu(p):
+    c = Chain(p)
+    c.op("LeakyRelu", p.input_names, p.output_names, alpha=float(p.func.slope))
+    return c.nodes
+
+
+def _elu(p):
+    c = Chain(p)
+    c.op("Elu", p.input_names, p.output_names, alpha=float(p.func.alpha))
+    return c.nodes
+
+
+def _softmax(op_type):
+    def convert(p):
+        c = Chain(p)
+        c.op(op_type, p.input_names, p.output_names, axis=int(p.func.axis))
+        return c.nodes
+
+    return convert
+
+
+def _softplus(p):
+    c = Chain(p)
+    beta = float(p.func.beta)
+    if beta == 1.0:
+        c.op("Softplus", p.input_names, p.output_names)
+        return c.nodes
+    scaled = c.op("Mul", [p.input_names[0], c.scalar(beta)])
+    y = c.op("Softplus", [scaled])
+    c.op("Div", [y, c.scalar(beta)], p.output_names)
+    return c.nodes
+
+
+def _prelu(p):
+    c = Chain(p)
+    x, w = p.input_names
+    x_ndim = p.input_arrays[0].ndim
+    w_ndim = p.input_arrays[1].ndim
+    # dbr's W spans axes 1..w_ndim of x; ONNX broadcasts from the right.
+    trailing = x_ndim - 1 - w_ndim
+    if trailing:
+        shape = list(p.input_arrays[1].shape) + [1] * trailing
+        w = c.op("Reshape", [w, c.const(shape)])
+    c.op("PRelu", [x, w], p.output_names)
+    return c.nodes
+
+
+def _swish(p):
+    c = Chain(p)
+    x, beta = p.input_names
+    x_ndim = p.input_arrays[0].ndim
+    b_ndim = p.input_arrays[1].ndim
+    trailing = x_ndim - 1 - b_ndim
+    if trailing:
+        shape = list(p.input_arrays[1].shape) + [1] * trailing
+        beta = c.op("Reshape", [beta, c.const(shape)])
+    s = c.op("Sigmoid", [c.op("Mul", [x, beta])])
+    c.op("Mul", [x, s], p.output_names)
+    return c.nodes
+
+
+def _hard_sigmoid(p):
+    c = Chain(p)
+    c.op("HardSigmoid", p.input_names, p.output_names, alpha=0.2, beta=0.5)
+    return c.nodes
+
+
+CONVERTERS = {
+    "ReLU": _simple("Relu"),
+    "Sigmoid": _simple("Sigmoid"),
+    "Tanh": _simple("Tanh"),
+    "ClippedReLU": _clipped_relu,
+    "LeakyReLU": _leaky_relu,
+    "ELU": _elu,
+    "Softmax": _softmax("Softmax"),
+    "LogSoftmax": _softmax("LogSoftmax"),
+    "Softplus": _softplus,
+    "PReLU": _prelu,
+    "PReLUFunction": _prelu,
+    "Swish": _swish,
+    "HardSigmoid": _hard_sigmoid,
+}
+
+
+def _crelu(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    axis = p.func.axis % p.input_arrays[0].ndim
+    positive = c.op("Relu", [x])
+    negative = c.op("Relu", [c.op("Neg", [x])])
+    c.op("Concat", [positive, negative], p.output_names, axis=axis)
+    return c.nodes
+
+
+CONVERTERS["CReLU"] = _crelu

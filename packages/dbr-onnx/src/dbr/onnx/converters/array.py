@@ -1,0 +1,352 @@
+"""Converters of the array manipulations: reshape, transpose, concat, split, indexing, ..."""
+
+import numpy
+
+from dbr.onnx.converters._util import Chain
+
+_INT64_MIN = numpy.iinfo(numpy.int64).min
+
+
+def _reshape_target(p):
+    """The output shape, keeping the leading (batch) axis dynamic when it is unchanged."""
+    in_shape = p.input_arrays[0].shape
+    out = list(p.output_shapes[0])
+    if in_shape and out and in_shape[0] == out[0] and in_shape[0] != 0:
+        out[0] = 0
+    return out
+
+
+def _reshape(p):
+    c = Chain(p)
+    c.op("Reshape", [p.input_names[0], c.const(_reshape_target(p))], p.output_names)
+    return c.nodes
+
+
+def _transpose(p):
+    c = Chain(p)
+    axes = p.func.axes
+    ndim = p.input_arrays[0].ndim
+    perm = list(reversed(range(ndim))) if axes is None else [a % ndim for a in axes]
+    c.op("Transpose", p.input_names, p.output_names, perm=perm)
+    return c.nodes
+
+
+def _permutation_of(p, move):
+    """The permutation that ``move`` (acting on an array) applies to the axes."""
+    ndim = p.input_arrays[0].ndim
+    probe = numpy.empty(tuple(range(2, ndim + 2)), dtype=numpy.int8)
+    return [n - 2 for n in move(probe).shape]
+
+
+def _axes_mover(move):
+    def convert(p):
+        c = Chain(p)
+        perm = _permutation_of(p, lambda a: move(p.func, a))
+        c.op("Transpose", p.input_names, p.output_names, perm=perm)
+        return c.nodes
+
+    return convert
+
+
+def _concat(p):
+    c = Chain(p)
+    axis = p.func.axis % p.input_arrays[0].ndim
+    c.op("Concat", p.input_names, p.output_names, axis=axis)
+    return c.nodes
+
+
+def _split_axis(p):
+    c = Chain(p)
+    axis = p.func.axis % p.input_arrays[0].ndim
+    sizes = [s[axis] for s in p.output_shapes]
+    c.op("Split", [p.input_names[0], c.const(sizes)], p.output_names, axis=axis)
+    return c.nodes
+
+
+def _separate(p):
+    c = Chain(p)
+    axis = p.func.axis % p.input_arrays[0].ndim
+    n = p.input_arrays[0].shape[axis]
+    parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
+    for part, out in zip(parts, p.output_names):
+        c.op("Squeeze", [part, c.const([axis])], [out])
+    return c.nodes
+
+
+def _stack(p):
+    c = Chain(p)
+    axis = p.func.axis % (p.input_arrays[0].ndim + 1)
+    parts = [c.op("Unsqueeze", [x, c.const([axis])]) for x in p.input_names]
+    c.op("Concat", parts, p.output_names, axis=axis)
+    return c.nodes
+
+
+def _stack_along(axis_for_ndim, expand_for_ndim):
+    def convert(p):
+        c = Chain(p)
+        ndim = p.input_arrays[0].ndim
+        parts = p.input_names
+        shape = expand_for_ndim(ndim, p.input_arrays[0].shape)
+        if shape is not None:
+            parts = [c.op("Reshape", [x, c.const(shape)]) for x in parts]
+        c.op("Concat", parts, p.output_names, axis=axis_for_ndim(ndim))
+        return c.nodes
+
+    return convert
+
+
+def _squeeze(p):
+    c = Chain(p)
+    shape = p.input_arrays[0].shape
+    axis = p.func.axis
+    if axis is None:
+        axes = [i for i, n in enumerate(shape) if n == 1]
+    else:
+        axes = [a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))]
+    if not axes:
+        c.op("Identity", p.input_names, p.output_names)
+    else:
+        c.op("Squeeze", [p.input_names[0], c.const(axes)], p.output_names)
+    return c.nodes
+
+
+def _expand_dims(p):
+    c = Chain(p)
+    axis = p.func.axis % (p.input_arrays[0].ndim + 1)
+    c.op("Unsqueeze", [p.input_names[0], c.const([axis])], p.output_names)
+    return c.nodes
+
+
+def _broadcast(p):
+    c = Chain(p)
+    for x, y, shape in zip(p.input_names, p.output_names, p.output_shapes):
+        c.op("Expand", [x, c.const(shape)], [y])
+    return c.nodes
+
+
+def _tile(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    in_shape = p.input_arrays[0].shape
+    out = p.output_shapes[0]
+    reps = p.func.reps
+    reps = [reps] if isinstance(reps, (int, numpy.integer)) else list(reps)
+    if len(out) > len(in_shape):
+        x = c.op("Reshape", [x, c.const([1] * (len(out) - len(in_shape)) + list(in_shape))])
+    reps = [1] * (len(out) - len(reps)) + reps
+    c.op("Tile", [x, c.const(reps)], p.output_names)
+    return c.nodes
+
+
+def _repeat(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    shape = p.input_arrays[0].shape
+    axis = p.func.axis
+    if axis is None:
+        x = c.op("Reshape", [x, c.const([-1])])
+        n, axis = int(numpy.prod(shape)), 0
+    else:
+        axis %= len(shape)
+        n = shape[axis]
+    index = numpy.repeat(numpy.arange(n), p.func.repeats)
+    c.op("Gather", [x, c.const(index)], p.output_names, axis=axis)
+    return c.nodes
+
+
+def _pad(p):
+    c = Chain(p)
+    f = p.func
+    ndim = p.input_arrays[0].ndim
+    width = numpy.broadcast_to(numpy.asarray(f.pad_width, dtype=numpy.int64), (ndim, 2))
+    pads = list(width[:, 0]) + list(width[:, 1])
+    mode = {"constant": "constant", "edge": "edge", "reflect": "reflect"}.get(f.mode)
+    if mode is None:
+        raise ValueError(f"dbr.onnx: Pad with mode={f.mode!r} has no ONNX equivalent")
+    inputs = [p.input_names[0], c.const(pads)]
+    if mode == "constant":
+        values = numpy.asarray(f.constant_values)
+        if values.size != 1:
+            raise ValueError(
+                "dbr.onnx: Pad converts only one constant_values for every axis, got "
+                f"{f.constant_values!r}"
+            )
+        inputs.append(c.const(values.reshape(()), p.input_arrays[0].dtype))
+    c.op("Pad", inputs, p.output_names, mode=mode)
+    return c.nodes
+
+
+def _where(p):
+    c = Chain(p)
+    condition = c.const(numpy.asarray(p.func.condition), numpy.bool_, "condition")
+    c.op("Where", [condition, *p.input_names], p.output_names)
+    return c.nodes
+
+
+def _select_item(p):
+    c = Chain(p)
+    x, t = p.input_names
+    index = c.op("Unsqueeze", [t, c.const([1])])
+    picked = c.op("GatherElements", [x, index], axis=1)
+    c.op("Squeeze", [picked, c.const([1])], p.output_names)
+    return c.nodes
+
+
+def _depth2space(p):
+    c = Chain(p)
+    c.op("DepthToSpace", p.input_names, p.output_names, blocksize=int(p.func.r), mode="DCR")
+    return c.nodes
+
+
+def _space2depth(p):
+    c = Chain(p)
+    c.op("SpaceToDepth", p.input_names, p.output_names, blocksize=int(p.func.r))
+    return c.nodes
+
+
+def _resize_images(p):
+    c = Chain(p)
+    f = p.func
+    shape = list(p.input_arrays[0].shape[:2]) + list(f.output_shape)
+    if f.mode == "bilinear":
+        mode = "linear"
+    elif f.mode == "nearest":
+        mode = "nearest"
+    else:
+        raise ValueError(f"dbr.onnx: ResizeImages with mode={f.mode!r} has no ONNX equivalent")
+    transform = "align_corners" if f.align_corners else "half_pixel"
+    c.op(
+        "Resize", [p.input_names[0], "", "", c.const(shape)], p.output_names, mode=mode,
+        coordinate_transformation_mode=transform,
+    )  # fmt: skip
+    return c.nodes
+
+
+def _get_item(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    shape = p.input_arrays[0].shape
+    slices = list(p.func.slices)
+    arrays = [i for i, s in enumerate(slices) if hasattr(s, "ndim") and s.ndim > 0]
+    if Ellipsis in [s for s in slices if not hasattr(s, "ndim")]:
+        at = next(i for i, s in enumerate(slices) if s is Ellipsis)
+        used = sum(1 for s in slices if s is not None and s is not Ellipsis)
+        slices[at : at + 1] = [slice(None)] * (len(shape) - used)
+    used = sum(1 for s in slices if s is not None)
+    slices += [slice(None)] * (len(shape) - used)
+    if len(arrays) > 1 or any(getattr(s, "dtype", None) == numpy.bool_ for s in slices):
+        raise ValueError(
+            "dbr.onnx: GetItem converts basic indexes and at most one integer array index, "
+            f"got {p.func.slices!r}"
+        )
+    starts, ends, axes, steps, squeeze, gather = [], [], [], [], [], None
+    axis = 0
+    for s in slices:
+        if s is None:
+            continue
+        n = shape[axis]
+        if hasattr(s, "ndim") and s.ndim > 0:
+            gather = (axis, numpy.where(s < 0, s + n, s).astype(numpy.int64))
+        elif isinstance(s, slice):
+            start, stop, step = s.indices(n)
+            if (start, stop, step) != (0, n, 1):
+                if step < 0 and stop < 0:
+                    stop = _INT64_MIN
+                starts.append(start)
+                ends.append(stop)
+                axes.append(axis)
+                steps.append(step)
+        else:
+            i = int(s) % n
+            starts.append(i)
+            ends.append(i + 1)
+            axes.append(axis)
+            steps.append(1)
+            squeeze.append(axis)
+        axis += 1
+    if starts:
+        x = c.op("Slice", [x, c.const(starts), c.const(ends), c.const(axes), c.const(steps)])
+    if gather is not None:
+        x = c.op("Gather", [x, c.const(gather[1])], axis=gather[0])
+    c.op("Reshape", [x, c.const(p.output_shapes[0])], p.output_names)
+    return c.nodes
+
+
+def _flip(p):
+    c = Chain(p)
+    ndim = p.input_arrays[0].ndim
+    axes = [a % ndim for a in _as_tuple(p.func.axis)]
+    n = len(axes)
+    c.op(
+        "Slice",
+        [p.input_names[0], c.const([-1] * n), c.const([_INT64_MIN] * n), c.const(axes),
+         c.const([-1] * n)],
+        p.output_names,
+    )  # fmt: skip
+    return c.nodes
+
+
+def _as_tuple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+def _transpose_sequence(p):
+    c = Chain(p)
+    # Each input is one time step (B_t, ...), lengths non-increasing; the outputs
+    # are one sequence per batch row.
+    lengths = [x.shape[0] for x in p.input_arrays]
+    for b, out in enumerate(p.output_names):
+        steps = [x for x, n in zip(p.input_names, lengths) if n > b]
+        rows = [c.op("Slice", [x, c.const([b]), c.const([b + 1]), c.const([0])]) for x in steps]
+        c.op("Concat", rows, [out], axis=0)
+    return c.nodes
+
+
+def _permutate(p):
+    c = Chain(p)
+    x, indices = p.input_names
+    axis = p.func.axis % p.input_arrays[0].ndim
+    if p.func.inv:
+        # inverse[indices[i]] = i, also when indices is computed in the graph
+        n = len(p.input_arrays[1])
+        indices = c.op("Cast", [indices], to=7)
+        indices = c.op(
+            "ScatterElements",
+            [c.const(numpy.zeros(n)), indices, c.const(numpy.arange(n))],
+            axis=0,
+        )
+    c.op("Gather", [x, indices], p.output_names, axis=axis)
+    return c.nodes
+
+
+CONVERTERS = {
+    "Permutate": _permutate,
+    "Reshape": _reshape,
+    "Transpose": _transpose,
+    "Swapaxes": _axes_mover(lambda f, a: numpy.swapaxes(a, f.axis1, f.axis2)),
+    "Moveaxis": _axes_mover(lambda f, a: numpy.moveaxis(a, f.source, f.destination)),
+    "Rollaxis": _axes_mover(lambda f, a: numpy.rollaxis(a, f.axis, f.start)),
+    "Concat": _concat,
+    "SplitAxis": _split_axis,
+    "Separate": _separate,
+    "Stack": _stack,
+    "Hstack": _stack_along(lambda n: 0 if n <= 1 else 1, lambda n, s: None if n else [1]),
+    "Vstack": _stack_along(lambda n: 0, lambda n, s: [1, *s] if n <= 1 else None),
+    "Dstack": _stack_along(
+        lambda n: 2, lambda n, s: [1, *s, 1][:3] if n <= 1 else ([*s, 1] if n == 2 else None)
+    ),
+    "Squeeze": _squeeze,
+    "ExpandDims": _expand_dims,
+    "Broadcast": _broadcast,
+    "Tile": _tile,
+    "Repeat": _repeat,
+    "Pad": _pad,
+    "Where": _where,
+    "SelectItem": _select_item,
+    "Depth2Space": _depth2space,
+    "Space2Depth": _space2depth,
+    "ResizeImages": _resize_images,
+    "GetItem": _get_item,
+    "Flip": _flip,
+    "TransposeSequence": _transpose_sequence,
+}

@@ -1,0 +1,425 @@
+"""export: run a model's forward once, record its graph and write it as an ONNX model."""
+
+import os
+import tempfile
+
+import onnx
+from dbr.core import Variable, backend
+from dbr.core.configuration import using_config
+from dbr.onnx import _opset
+from dbr.onnx._graph import Context, FunctionConverterParams, _Recorder, to_numpy
+from dbr.onnx.converters import converters as _builtin_converters
+from onnx import helper, numpy_helper, shape_inference
+
+
+class UnsupportedFunctionError(ValueError):
+    """Raised when the recorded graph holds a function that no converter handles."""
+
+
+def export(
+    model,
+    args,
+    filename=None,
+    export_params=True,
+    graph_name="Graph",
+    save_text=False,
+    opset_version=None,
+    train=False,
+    return_named_inout=False,
+    external_converters=None,
+    external_opset_imports=None,
+    input_names=None,
+    output_names=None,
+    input_shapes=None,
+):
+    """Export ``model`` to ONNX by running its forward once on ``args``.
+
+    The forward runs under ``train=False`` (unless ``train``) with a function
+    hook recording every FunctionNode applied; the graph from ``args`` to the
+    outputs is then converted node by node. Only what the outputs depend on is
+    written; values that depend on neither the inputs nor the parameters are
+    folded into constants. A forward whose control flow depends on values
+    exports the branch this run took, and loops come out unrolled.
+
+    Parameters become initializers named by their paths in ``model``
+    (``/predictor/l1/W``); inputs are named ``Input_0, ...`` and outputs
+    ``Output_0, ...`` unless ``input_names``/``output_names`` say otherwise.
+
+    Args:
+        model (callable): the model, usually a :class:`dbr.core.Chain`; it is
+            called as ``model(*args)`` (list or tuple), ``model(**args)`` (dict)
+            or ``model(args)`` (a single array or Variable).
+        args: the example inputs (arrays or Variables).
+        filename (str or file-like): where to write the model, or None.
+        export_params (bool): store the parameters as initializers; if False
+            they become graph inputs without values.
+        graph_name (str): the name of the ONNX graph.
+        save_text (bool): also write the model as text to ``filename + '.txt'``.
+        opset_version (int): the default-domain opset; None picks the newest that
+            onnx and ONNX Runtime both support. Every opset from 13 up works.
+        train (bool): run the forward in training mode.
+        return_named_inout (bool): also return the named inputs and outputs.
+        external_converters (dict): converters by function name (the
+            FunctionNode's ``label`` or class name), overriding the built-in
+            ones; each takes a :class:`FunctionConverterParams` and returns an
+            ONNX node or a sequence of them.
+        external_opset_imports (dict): domain -> version of custom operator sets.
+        input_names (str, list or dict): names of the inputs, one per arg.
+        output_names (str, list or dict): names of the outputs, one per output.
+        input_shapes (tuple, list or dict): shapes of the inputs in the graph, a
+            None or str entry marking a dynamic dimension (such as the batch).
+
+    Returns:
+        onnx.ModelProto, or ``(model_proto, inputs, outputs)`` with two dicts
+        from ONNX name to Variable when ``return_named_inout``.
+    """
+    opset_version = _opset.resolve_opset_version(opset_version)
+    converters = dict(_builtin_converters)
+    if external_converters:
+        if not isinstance(external_converters, dict):
+            raise TypeError(
+                "export: external_converters must be a dict from function name to "
+                f"converter, got {type(external_converters).__name__}"
+            )
+        converters.update(external_converters)
+    arg_vars, call = _wrap_args(args)
+    in_names = _names(input_names, arg_vars, "Input", "input_names")
+    shapes = _input_shapes(input_shapes, arg_vars)
+
+    recorder = _Recorder()
+    with using_config("train", train), using_config("enable_backprop", True), recorder:
+        outputs = call(model)
+    out_vars = _flatten_outputs(outputs)
+    out_names = _names(output_names, out_vars, "Output", "output_names")
+
+    builder = _GraphBuilder(recorder, opset_version, converters)
+    graph = builder.build(
+        model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
+    )
+    opset_imports = [helper.make_opsetid("", opset_version)]
+    for domain, version in (external_opset_imports or {}).items():
+        opset_imports.append(helper.make_opsetid(domain, version))
+    proto = helper.make_model(
+        graph, producer_name="dbr.onnx", producer_version=_version(), opset_imports=opset_imports
+    )
+    proto.ir_version = _opset.ir_version_for(opset_version)
+    if shapes is not None:
+        proto = shape_inference.infer_shapes(proto)
+    if export_params and not external_converters:
+        onnx.checker.check_model(proto)
+    if filename is not None:
+        _write(proto, filename, save_text)
+    if return_named_inout:
+        return (
+            proto,
+            dict(zip(in_names, arg_vars.values())),
+            dict(zip(out_names, out_vars.values())),
+        )
+    return proto
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+
+        return version("dbr-onnx")
+    except Exception:  # noqa: BLE001  (running from a source tree)
+        return "0"
+
+
+def _write(proto, filename, save_text):
+    data = proto.SerializeToString()
+    if hasattr(filename, "write"):
+        filename.write(data)
+        return
+    filename = os.fspath(filename)
+    _atomic_write(filename, data)
+    if save_text:
+        _atomic_write(filename + ".txt", str(proto).encode())
+
+
+def _atomic_write(path, data):
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _as_variable(x, where):
+    if isinstance(x, Variable):
+        return x
+    if isinstance(x, backend.get_array_types()):
+        return Variable(x)
+    raise TypeError(f"export: args{where} must be an array or a Variable, got {type(x).__name__}")
+
+
+def _wrap_args(args):
+    """The args as an ordered dict of Variables and a function calling the model on them."""
+    if isinstance(args, (list, tuple)):
+        vs = {i: _as_variable(a, f"[{i}]") for i, a in enumerate(args)}
+        return vs, lambda model: model(*vs.values())
+    if isinstance(args, dict):
+        vs = {k: _as_variable(a, f"[{k!r}]") for k, a in args.items()}
+        return vs, lambda model: model(**vs)
+    if isinstance(args, (Variable, backend.get_array_types())):
+        v = _as_variable(args, "")
+        return {0: v}, lambda model: model(v)
+    raise TypeError(
+        f"export: args must be a list, tuple, dict, array or Variable, got {type(args).__name__}"
+    )
+
+
+def _flatten_outputs(outputs):
+    if isinstance(outputs, dict):
+        keys, values = list(outputs), list(outputs.values())
+    elif isinstance(outputs, (list, tuple)):
+        keys, values = list(range(len(outputs))), list(outputs)
+    else:
+        keys, values = [0], [outputs]
+    for k, v in zip(keys, values):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"export: the model's output {k!r} must be a Variable, got {type(v).__name__}"
+            )
+    return dict(zip(keys, values))
+
+
+def _names(names, variables, prefix, argname):
+    keys = list(variables)
+    if names is None:
+        return [f"{prefix}_{i}" for i in range(len(keys))]
+    if isinstance(names, str):
+        names = [names]
+    if isinstance(names, dict):
+        missing = [k for k in keys if k not in names]
+        if missing or len(names) != len(keys):
+            raise ValueError(
+                f"export: {argname} must name each of {keys}, got the keys {list(names)}"
+            )
+        names = [names[k] for k in keys]
+    names = list(names)
+    if len(names) != len(keys):
+        raise ValueError(
+            f"export: {argname} must hold {len(keys)} name(s), one per "
+            f"{'arg' if prefix == 'Input' else 'output'}, got {len(names)}: {names}"
+        )
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"export: {argname} must be distinct non-empty strings, got {names}")
+    return names
+
+
+def _input_shapes(shapes, arg_vars):
+    if shapes is None:
+        return None
+    keys = list(arg_vars)
+    if isinstance(shapes, tuple) and len(keys) == 1:
+        shapes = [shapes]
+    if isinstance(shapes, dict):
+        if set(shapes) != set(keys):
+            raise ValueError(f"export: input_shapes must have the keys {keys}, got {list(shapes)}")
+        shapes = [shapes[k] for k in keys]
+    shapes = list(shapes)
+    if len(shapes) != len(keys):
+        raise ValueError(
+            f"export: input_shapes must hold {len(keys)} shape(s), one per arg, got {len(shapes)}"
+        )
+    for k, shape in zip(keys, shapes):
+        if len(shape) != arg_vars[k].ndim:
+            raise ValueError(
+                f"export: input_shapes for arg {k!r} must have {arg_vars[k].ndim} dimensions "
+                f"(the arg's shape is {arg_vars[k].shape}), got {tuple(shape)}"
+            )
+    return [tuple(s) for s in shapes]
+
+
+def _value_info(name, dtype, shape):
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtype), shape)
+
+
+def function_name(func):
+    """The names a converter may be registered under: the label, then the class name."""
+    label = func.label
+    cls = type(func).__name__
+    return (label, cls) if label != cls else (cls,)
+
+
+class _GraphBuilder:
+    """Walks the recorded graph back from the outputs and converts each node."""
+
+    def __init__(self, recorder, opset_version, converters):
+        self.records = recorder.records
+        self.opset_version = opset_version
+        self.converters = converters
+
+    def build(
+        self, model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
+    ):
+        names = {}  # id(VariableNode) -> ONNX name
+        kinds = {}  # id(VariableNode) -> "input" | "param"
+        for name, var in zip(in_names, arg_vars.values()):
+            if var.node is not None:
+                names[id(var.node)] = name
+                kinds[id(var.node)] = "input"
+        params = {}
+        if hasattr(model, "namedparams"):
+            for path, param in model.namedparams(include_uninit=False):
+                node = param._node
+                if node is not None and id(node) not in names:
+                    names[id(node)] = path
+                    kinds[id(node)] = "param"
+                    params[path] = param
+
+        functions, values = self._walk([v.node for v in out_vars.values()])
+        self._check_converters(functions, kinds)
+
+        context = Context()
+        for n in list(in_names) + list(out_names) + list(params):
+            context.unique(n)
+        nodes = []
+        constant_nodes = {}
+        used_params = []
+        live = {k for k, kind in kinds.items()}
+
+        def name_of(node):
+            key = id(node)
+            if key in names:
+                if kinds.get(key) == "param" and names[key] not in used_params:
+                    used_params.append(names[key])
+                return names[key]
+            # A value with no live creator: fold it into a constant.
+            array = values.get(key)
+            if array is None:
+                raise RuntimeError(
+                    "export: a value the outputs depend on was freed before it could be "
+                    "read; keep the Variables alive during the forward"
+                )
+            name = context.unique(f"/constant_{len(constant_nodes)}")
+            constant_nodes[key] = name
+            context.initializers.append(numpy_helper.from_array(to_numpy(array), name))
+            names[key] = name
+            return name
+
+        out_name_of = {id(v.node): n for n, v in zip(out_names, out_vars.values())}
+        for func in functions:
+            if not any(id(x) in live for x in func.inputs):
+                continue
+            for ref in func.outputs:
+                out = ref()
+                if out is not None:
+                    live.add(id(out))
+            in_onnx = [name_of(x) for x in func.inputs]
+            context.node_name = f"{func.label}_{len(nodes)}"
+            out_onnx = []
+            out_shapes = []
+            out_dtypes = []
+            for j, ref in enumerate(func.outputs):
+                out = ref()
+                key = None if out is None else id(out)
+                if key in out_name_of:
+                    name = out_name_of[key]
+                else:
+                    name = context.unique(f"{context.node_name}/y{j}")
+                if key is not None:
+                    names[key] = name
+                out_onnx.append(name)
+                array = values.get(key)
+                out_shapes.append(None if array is None else tuple(array.shape))
+                out_dtypes.append(None if array is None else array.dtype)
+            _order, _func, in_data = self.records[id(func)]
+            converter = self._converter(func)
+            params_ = FunctionConverterParams(
+                func, self.opset_version, in_onnx, out_onnx, context,
+                tuple(to_numpy(a) for a in in_data), out_shapes, out_dtypes,
+            )  # fmt: skip
+            produced = converter(params_)
+            if isinstance(produced, onnx.NodeProto):
+                produced = (produced,)
+            nodes.extend(produced)
+
+        graph_outputs = []
+        for name, var in zip(out_names, out_vars.values()):
+            if id(var.node) not in live:
+                raise ValueError(
+                    f"export: the output {name!r} depends on none of the inputs or parameters"
+                )
+            if kinds.get(id(var.node)) == "input":
+                nodes.append(helper.make_node("Identity", [names[id(var.node)]], [name]))
+            graph_outputs.append(
+                _value_info(name, var.dtype, None if shapes is not None else var.shape)
+            )
+
+        graph_inputs = []
+        for i, (name, var) in enumerate(zip(in_names, arg_vars.values())):
+            shape = var.shape if shapes is None else shapes[i]
+            graph_inputs.append(_value_info(name, var.dtype, shape))
+        initializers = []
+        for path in used_params:
+            array = to_numpy(params[path].array)
+            if export_params:
+                initializers.append(numpy_helper.from_array(array, path))
+            else:
+                graph_inputs.append(_value_info(path, array.dtype, array.shape))
+        initializers.extend(context.initializers)
+        return helper.make_graph(
+            nodes, graph_name, graph_inputs, graph_outputs, initializer=initializers
+        )
+
+    def _walk(self, out_nodes):
+        """The recorded functions the outputs depend on, in the order applied, and the values."""
+        seen = {}
+        values = {}
+        stack = [n for n in out_nodes if n is not None]
+        for node in stack:
+            var = node._variable() if node._variable is not None else None
+            if var is not None:
+                values[id(node)] = var.array
+        while stack:
+            node = stack.pop()
+            func = node.creator_node
+            if func is None or id(func) in seen:
+                continue
+            record = self.records.get(id(func))
+            if record is None:
+                raise RuntimeError(
+                    f"export: {func.label} was applied before export began; pass the inputs "
+                    "as arrays or as Variables that no function produced"
+                )
+            seen[id(func)] = record
+            for x, array in zip(func.inputs, record[2]):
+                values.setdefault(id(x), array)
+                stack.append(x)
+        ordered = sorted(seen.values(), key=lambda r: r[0])
+        return [r[1] for r in ordered], values
+
+    def _converter(self, func):
+        for name in function_name(func):
+            if name in self.converters:
+                return self.converters[name]
+        return None
+
+    def _check_converters(self, functions, kinds):
+        live = set(kinds)
+        missing = {}
+        for func in functions:
+            if not any(id(x) in live for x in func.inputs):
+                continue
+            for ref in func.outputs:
+                out = ref()
+                if out is not None:
+                    live.add(id(out))
+            if self._converter(func) is None:
+                cls = type(func)
+                missing.setdefault(func.label, f"{cls.__module__}.{cls.__qualname__}")
+        if missing:
+            listed = "; ".join(f"{label} (FunctionNode {cls})" for label, cls in missing.items())
+            first = next(iter(missing))
+            raise UnsupportedFunctionError(
+                f"export: no ONNX converter for {listed}. Pass one as "
+                f"external_converters={{{first!r}: converter}}, where converter(params) takes "
+                "a dbr.onnx.FunctionConverterParams and returns ONNX nodes"
+            )

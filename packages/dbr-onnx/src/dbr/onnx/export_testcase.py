@@ -1,0 +1,57 @@
+"""export_testcase: a model with one input/output pair in ONNX's backend-test layout."""
+
+import os
+
+from dbr.onnx._graph import to_numpy
+from dbr.onnx.export import _atomic_write, export
+from onnx import numpy_helper
+
+
+def export_testcase(model, args, out_dir, output_grad=False, **kwargs):
+    """Export ``model`` to ``out_dir/model.onnx`` with its inputs and outputs as test data.
+
+    Writes ``out_dir/test_data_set_0/input_N.pb`` and ``output_N.pb`` (one
+    TensorProto each, named as in the graph), the layout ONNX's backend tests
+    and ``onnx_test_runner`` read. With ``output_grad``, the gradients of the
+    parameters after a backward from the outputs (seeded with ones) are also
+    written, as ``gradient_N.pb`` named by the parameters' paths.
+
+    Args:
+        model: the model, as :func:`dbr.onnx.export` takes it.
+        args: its example inputs, as :func:`dbr.onnx.export` takes them.
+        out_dir (str): the folder to write (created if needed).
+        output_grad (bool): also write the parameters' gradients.
+        **kwargs: the other arguments of :func:`dbr.onnx.export`.
+
+    Returns:
+        onnx.ModelProto: the exported model.
+    """
+    for key in ("filename", "return_named_inout"):
+        if key in kwargs:
+            raise TypeError(f"export_testcase: {key} is set by export_testcase itself")
+    os.makedirs(out_dir, exist_ok=True)
+    if output_grad and hasattr(model, "cleargrads"):
+        model.cleargrads()
+    proto, inputs, outputs = export(
+        model, args, filename=os.path.join(out_dir, "model.onnx"), return_named_inout=True,
+        **kwargs,
+    )  # fmt: skip
+    data_dir = os.path.join(out_dir, "test_data_set_0")
+    os.makedirs(data_dir, exist_ok=True)
+    for prefix, named in (("input", inputs), ("output", outputs)):
+        for i, (name, var) in enumerate(named.items()):
+            _write_tensor(os.path.join(data_dir, f"{prefix}_{i}.pb"), name, var.array)
+    if output_grad:
+        from dbr.core import backward
+
+        outs = list(outputs.values())
+        backward(outs, [out.xp.ones_like(out.array) for out in outs])
+        for i, (path, param) in enumerate(model.namedparams()):
+            if param.grad is not None:
+                _write_tensor(os.path.join(data_dir, f"gradient_{i}.pb"), path, param.grad)
+    return proto
+
+
+def _write_tensor(path, name, array):
+    tensor = numpy_helper.from_array(to_numpy(array), name)
+    _atomic_write(path, tensor.SerializeToString())
