@@ -19,9 +19,14 @@ LIMIT_S = 90
 
 
 def _mpiexec():
-    found = shutil.which("mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    found = shutil.which(
+        "mpiexec",
+        path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    )
     if found is None:
-        pytest.skip("needs mpiexec: pip install 'dbr-distributed[mpich]' (or an MPI of the system)")
+        pytest.skip(
+            "needs mpiexec: pip install 'dbr-distributed[mpich]' (or an MPI of the system)"
+        )
     return found
 
 
@@ -68,5 +73,7 @@ def test_a_rank_that_raises_ends_the_job_within_seconds():
 
 
 def test_the_abort_hook_can_be_switched_off():
-    result = run_ranks("abort.py", 2, "--expect-no-hook", env={"DBR_DISTRIBUTED_ABORT_ON_EXCEPTION": "0"})
+    result = run_ranks(
+        "abort.py", 2, "--expect-no-hook", env={"DBR_DISTRIBUTED_ABORT_ON_EXCEPTION": "0"}
+    )
     assert_ok(result)

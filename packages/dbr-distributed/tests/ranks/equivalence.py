@@ -97,7 +97,11 @@ def main():
             assert got.keys() == want.keys()
             for k in want:
                 np.testing.assert_allclose(
-                    got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=f"{name} db={double_buffering} {k}"
+                    got[k],
+                    want[k],
+                    rtol=1e-5,
+                    atol=1e-6,
+                    err_msg=f"{name} db={double_buffering} {k}",
                 )
             initial = {k: p.array for k, p in MLP(seed=0).namedparams()}
             assert not np.allclose(want["/l1/W"], initial["/l1/W"]), "training did not move"

@@ -37,7 +37,7 @@ def check_scatter(comm):
     # shuffle with a seed: the same permutation on every rank, covering the data
     data = list(range(20)) if comm.rank == 1 else None
     mine = dist.scatter_dataset(data, comm, root=1, shuffle=True, seed=3, force_equal_length=False)
-    shares = comm.allreduce_obj([list(mine[i] for i in range(len(mine)))])
+    shares = comm.allreduce_obj([[mine[i] for i in range(len(mine))]])
     flat = [v for share in shares for v in share]
     assert sorted(flat) == list(range(20)) and flat != list(range(20))
     assert flat == list(np.random.RandomState(3).permutation(20))

@@ -92,7 +92,9 @@ def _check_array(who, array):
 def _check_same_dtype(who, metas):
     dtypes = {m.dtype for m in metas}
     if len(dtypes) > 1:
-        raise TypeError(f"{who}: every array must have the same dtype, got {sorted(map(str, dtypes))}")
+        raise TypeError(
+            f"{who}: every array must have the same dtype, got {sorted(map(str, dtypes))}"
+        )
 
 
 def _offsets(counts):
@@ -190,7 +192,9 @@ class CommunicatorBase:
     def allreduce_grad(self, model, zero_fill=False):
         """Deprecated name of :meth:`multi_node_mean_grad`."""
         warnings.warn(
-            "allreduce_grad is deprecated; use multi_node_mean_grad", DeprecationWarning, stacklevel=2
+            "allreduce_grad is deprecated; use multi_node_mean_grad",
+            DeprecationWarning,
+            stacklevel=2,
         )
         self.multi_node_mean_grad(model, zero_fill)
 
@@ -314,7 +318,7 @@ class MpiCommunicatorBase(CommunicatorBase):
         )
 
     def allgather(self, x):
-        """Every rank's array ``x`` (shapes may differ), as a tuple of ``size`` arrays on every rank."""
+        """Every rank's array ``x`` (shapes may differ), as a tuple of ``size`` arrays."""
         _check_array("allgather", x)
         metas = self.mpi_comm.allgather(_Meta(x))
         _check_same_dtype("allgather", metas)
@@ -418,9 +422,13 @@ class MpiCommunicatorBase(CommunicatorBase):
     def bcast_obj(self, obj, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
         """Broadcast a picklable object of ``root``, in pieces of at most ``max_buf_len`` bytes."""
         if not 0 < max_buf_len <= 2**31 - 1:
-            raise ValueError(f"bcast_obj: max_buf_len must be in [1, 2**31 - 1], got {max_buf_len}")
+            raise ValueError(
+                f"bcast_obj: max_buf_len must be in [1, 2**31 - 1], got {max_buf_len}"
+            )
         if self.rank == root:
-            payload = numpy.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), numpy.uint8)
+            payload = numpy.frombuffer(
+                pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), numpy.uint8
+            )
             length = self.mpi_comm.bcast(payload.size, root=root)
         else:
             length = self.mpi_comm.bcast(None, root=root)
@@ -442,7 +450,9 @@ class MpiCommunicatorBase(CommunicatorBase):
     def bcast_data(self, model):
         """Overwrite every initialised parameter of ``model`` with rank 0's values."""
         params = [
-            p for _, p in sorted(model.namedparams(), key=lambda item: item[0]) if p.array is not None
+            p
+            for _, p in sorted(model.namedparams(), key=lambda item: item[0])
+            if p.array is not None
         ]
         if not params:
             return
@@ -502,7 +512,7 @@ class MpiCommunicatorBase(CommunicatorBase):
 
 
 class NaiveCommunicator(MpiCommunicatorBase):
-    """Gradients averaged over MPI, one packed buffer per dtype (CPU arrays, or CuPy via the host)."""
+    """Gradients averaged over MPI, one packed buffer per dtype (CuPy arrays via the host)."""
 
 
 class FlatCommunicator(MpiCommunicatorBase):

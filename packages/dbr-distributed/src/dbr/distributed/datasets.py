@@ -22,7 +22,9 @@ def _ranges(n_total_samples, size, force_equal_length):
     """The ``(begin, end)`` of each rank's share of ``n_total_samples`` indices."""
     if force_equal_length:
         share = -(-n_total_samples // size)
-        return [(n_total_samples * i // size, n_total_samples * i // size + share) for i in range(size)]
+        return [
+            (n_total_samples * i // size, n_total_samples * i // size + share) for i in range(size)
+        ]
     base, extra = divmod(n_total_samples, size)
     out, begin = [], 0
     for i in range(size):

@@ -68,7 +68,7 @@ class AllreducePersistent(Extension):
 
 
 def create_multi_node_checkpointer(name, comm, cp_interval=5, gc_interval=5, path=None):
-    """Per-rank checkpoints that a restarted job resumes from (see :class:`~._checkpoint.MultiNodeCheckpointer`)."""
+    """Per-rank checkpoints that a restarted job resumes from (``MultiNodeCheckpointer``)."""
     from dbr.distributed._checkpoint import MultiNodeCheckpointer
 
     return MultiNodeCheckpointer(name, comm, cp_interval, gc_interval, path)

@@ -6,7 +6,9 @@ __all__ = ["create_multi_node_optimizer"]
 
 
 def _layout(target):
-    return [(name, p.array is not None) for name, p in sorted(target.namedparams(), key=lambda i: i[0])]
+    return [
+        (name, p.array is not None) for name, p in sorted(target.namedparams(), key=lambda i: i[0])
+    ]
 
 
 class _MultiNodeOptimizer:
