@@ -77,3 +77,8 @@ def test_the_abort_hook_can_be_switched_off():
         "abort.py", 2, "--expect-no-hook", env={"DBR_DISTRIBUTED_ABORT_ON_EXCEPTION": "0"}
     )
     assert_ok(result)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_multi_node_batch_normalization_equals_global_batch_normalization(n):
+    assert_ok(run_ranks("mnbn.py", n))

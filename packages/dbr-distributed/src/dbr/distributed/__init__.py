@@ -17,7 +17,9 @@ from dbr.distributed import (
     communicators,
     datasets,
     extensions,
+    functions,
     global_except_hook,
+    links,
     optimizers,
 )
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
@@ -47,7 +49,9 @@ __all__ = [
     "datasets",
     "extensions",
     "functions",
+    "functions",
     "global_except_hook",
+    "links",
     "iterators",
     "links",
     "optimizers",
