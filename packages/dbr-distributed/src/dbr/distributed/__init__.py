@@ -24,10 +24,7 @@ from dbr.distributed import (
 )
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
 from dbr.distributed.datasets import DataSizeError, scatter_dataset, scatter_index
-from dbr.distributed.extensions import (
-    create_multi_node_checkpointer,
-    create_multi_node_evaluator,
-)
+from dbr.distributed.extensions import create_multi_node_evaluator
 from dbr.distributed.optimizers import create_multi_node_optimizer
 
 try:
@@ -43,7 +40,6 @@ __all__ = [
     "MultiNodeChainList",
     "communicators",
     "create_communicator",
-    "create_multi_node_checkpointer",
     "create_multi_node_evaluator",
     "create_multi_node_optimizer",
     "datasets",

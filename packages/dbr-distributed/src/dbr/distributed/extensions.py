@@ -1,4 +1,4 @@
-"""Trainer extensions for several ranks: global evaluation, persistent averaging, snapshots."""
+"""Trainer extensions for several ranks: global evaluation, persistent averaging."""
 
 import numpy
 
@@ -6,7 +6,6 @@ from dbr.training import PRIORITY_WRITER, Extension
 
 __all__ = [
     "AllreducePersistent",
-    "create_multi_node_checkpointer",
     "create_multi_node_evaluator",
 ]
 
@@ -65,10 +64,3 @@ class AllreducePersistent(Extension):
             if getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
                 total = self.comm.allreduce(value)
                 value[...] = total / self.comm.size
-
-
-def create_multi_node_checkpointer(name, comm, cp_interval=5, gc_interval=5, path=None):
-    """Per-rank checkpoints that a restarted job resumes from (``MultiNodeCheckpointer``)."""
-    from dbr.distributed._checkpoint import MultiNodeCheckpointer
-
-    return MultiNodeCheckpointer(name, comm, cp_interval, gc_interval, path)
