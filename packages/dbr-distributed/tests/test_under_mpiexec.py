@@ -82,3 +82,8 @@ def test_the_abort_hook_can_be_switched_off():
 @pytest.mark.parametrize("n", [2, 3])
 def test_multi_node_batch_normalization_equals_global_batch_normalization(n):
     assert_ok(run_ranks("mnbn.py", n))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_model_parallel_functions_and_multi_node_chain_list(n):
+    assert_ok(run_ranks("model_parallel.py", n))

@@ -25,6 +25,7 @@ from dbr.distributed import (
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
 from dbr.distributed.datasets import DataSizeError, scatter_dataset, scatter_index
 from dbr.distributed.extensions import create_multi_node_evaluator
+from dbr.distributed.links import MultiNodeChainList
 from dbr.distributed.optimizers import create_multi_node_optimizer
 
 try:
@@ -45,10 +46,7 @@ __all__ = [
     "datasets",
     "extensions",
     "functions",
-    "functions",
     "global_except_hook",
-    "links",
-    "iterators",
     "links",
     "optimizers",
     "scatter_dataset",
