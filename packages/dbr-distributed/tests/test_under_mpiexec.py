@@ -87,3 +87,8 @@ def test_multi_node_batch_normalization_equals_global_batch_normalization(n):
 @pytest.mark.parametrize("n", [2, 3])
 def test_model_parallel_functions_and_multi_node_chain_list(n):
     assert_ok(run_ranks("model_parallel.py", n))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_multi_node_and_synchronized_iterators(n):
+    assert_ok(run_ranks("iterators.py", n))

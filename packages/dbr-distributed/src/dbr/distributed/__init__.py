@@ -19,6 +19,7 @@ from dbr.distributed import (
     extensions,
     functions,
     global_except_hook,
+    iterators,
     links,
     optimizers,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "extensions",
     "functions",
     "global_except_hook",
+    "iterators",
     "links",
     "optimizers",
     "scatter_dataset",
