@@ -92,3 +92,31 @@ def test_model_parallel_functions_and_multi_node_chain_list(n):
 @pytest.mark.parametrize("n", [2, 3])
 def test_multi_node_and_synchronized_iterators(n):
     assert_ok(run_ranks("iterators.py", n))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_generic_evaluator_allreduce_persistent_and_multi_node_snapshot(n, tmp_path):
+    assert_ok(run_ranks("extensions.py", n, "checks", str(tmp_path)))
+
+
+def test_checkpointer_resumes_after_a_rank_is_killed_and_the_job_restarted(tmp_path):
+    import numpy as np
+
+    full, crashed = tmp_path / "full", tmp_path / "crashed"
+    full.mkdir()
+    crashed.mkdir()
+    assert_ok(run_ranks("extensions.py", 2, "checkpoint", str(full), "full"))
+    died = run_ranks("extensions.py", 2, "checkpoint", str(crashed), "crash", limit=60)
+    assert died.returncode != 0, died.stderr
+    # rank 1 died during iteration 7 before its checkpoint; rank 0 may have written 7
+    assert {"run.0.6", "run.1.6"} <= set(os.listdir(crashed)) and "run.1.7" not in os.listdir(
+        crashed
+    )
+    assert_ok(run_ranks("extensions.py", 2, "checkpoint", str(crashed), "resume"))
+    assert not [name for name in os.listdir(crashed) if name.startswith("run.")]
+    for rank in range(2):
+        reference = np.load(full / f"full.{rank}.npz")
+        resumed = np.load(crashed / f"resume.{rank}.npz")
+        assert int(reference["start"]) == 0 and int(resumed["start"]) == 6
+        for key in set(reference.files) - {"start"}:
+            np.testing.assert_array_equal(resumed[key], reference[key], err_msg=key)

@@ -25,7 +25,10 @@ from dbr.distributed import (
 )
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
 from dbr.distributed.datasets import DataSizeError, scatter_dataset, scatter_index
-from dbr.distributed.extensions import create_multi_node_evaluator
+from dbr.distributed.extensions import (
+    create_multi_node_checkpointer,
+    create_multi_node_evaluator,
+)
 from dbr.distributed.links import MultiNodeChainList
 from dbr.distributed.optimizers import create_multi_node_optimizer
 
@@ -42,6 +45,7 @@ __all__ = [
     "MultiNodeChainList",
     "communicators",
     "create_communicator",
+    "create_multi_node_checkpointer",
     "create_multi_node_evaluator",
     "create_multi_node_optimizer",
     "datasets",

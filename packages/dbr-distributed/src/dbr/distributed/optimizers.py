@@ -58,10 +58,22 @@ class _MultiNodeOptimizer:
         self.actual_optimizer.setup(link)
         return self
 
+    @property
+    def needs_broadcast(self):
+        """Whether the next update broadcasts rank 0's parameters instead of updating.
+
+        Setting it False (after every rank loaded the same checkpoint) skips that broadcast.
+        """
+        return _layout(self.actual_optimizer.target) != self._target_layout
+
     def __getattr__(self, name):
         return getattr(self.__dict__["actual_optimizer"], name)
 
     def __setattr__(self, name, value):
+        if name == "needs_broadcast":
+            layout = None if value else _layout(self.actual_optimizer.target)
+            self.__dict__["_target_layout"] = layout
+            return
         setattr(self.actual_optimizer, name, value)
 
 
