@@ -145,12 +145,21 @@ def _pack(params, attr, xp, dtype=None):
     return packed
 
 
-def _unpack(packed, attr):
+def _unpack(packed, attr, scale=None):
+    """Copy each buffer back into its parameters' ``attr`` arrays, times ``scale`` if given.
+
+    Scaling while copying saves a pass over the buffer.
+    """
     for buffer, members in packed.values():
+        xp = get_array_module(buffer)
         offset = 0
         for p in members:
             array = getattr(p, attr)
-            array[...] = buffer[offset : offset + array.size].reshape(array.shape)
+            piece = buffer[offset : offset + array.size].reshape(array.shape)
+            if scale is None:
+                array[...] = piece
+            else:
+                xp.multiply(piece, scale, out=array)
             offset += array.size
 
 
@@ -480,14 +489,10 @@ class MpiCommunicatorBase(CommunicatorBase):
         packed = _pack(params, "grad", xp)
         for key in sorted(packed, key=str):
             buffer, members = packed[key]
-            packed[key] = (self._mean_buffer(buffer), members)
-        _unpack(packed, "grad")
-
-    def _mean_buffer(self, buffer):
-        wire = _wire(buffer)
-        self.mpi_comm.Allreduce(_mpi().IN_PLACE, wire)
-        wire *= 1.0 / self.size
-        return _like(wire.astype(buffer.dtype, copy=False), get_array_module(buffer))
+            wire = _wire(buffer)
+            self.mpi_comm.Allreduce(_mpi().IN_PLACE, wire)
+            packed[key] = (_like(wire, xp), members)
+        _unpack(packed, "grad", scale=1.0 / self.size)
 
     def _start_mean_grad(self, params):
         """Pack ``params``' gradients and start a non-blocking sum; return what to finish."""
