@@ -10,7 +10,8 @@
     images per second (target: 2 ranks at least 1.6x of 1 rank).
 
 MNIST is read with dbr-datasets through ``DBR_DATASET_MIRROR`` pointing at
-``../shared/datasets`` beside the checkout unless it is set already. The
+``../shared/datasets`` beside the checkout (or ``DBR_SHARED_DATASETS``) unless
+it is set already. The
 machine's load average is printed before and after, since other work
 sharing its cores slows the 2-rank run first.
 """
@@ -27,7 +28,9 @@ import time
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve()
-SHARED_DATASETS = HERE.parents[2] / "shared" / "datasets"
+SHARED_DATASETS = pathlib.Path(
+    os.environ.get("DBR_SHARED_DATASETS", HERE.parents[2] / "shared" / "datasets")
+)
 RESNET50_VALUES = 25_557_032
 RESNET50_ARRAYS = 161
 
