@@ -56,6 +56,12 @@ ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
         ),
         "lazy": frozenset({"dbr-gpu"}),
     },
+    "dbr-distributed": {
+        "requires": frozenset(
+            {"dbr-core", "dbr-functions", "dbr-links", "dbr-datasets", "dbr-training"}
+        ),
+        "lazy": frozenset({"dbr-gpu"}),
+    },
     "dbr-onnx": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
 }
 
@@ -75,6 +81,10 @@ CUDA_PREFIXES = ("cupy", "nvidia-")
 LINT_TOOLS = ["ruff==0.17.6"]
 DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
 TEST_TOOLS = ["pytest>=8"]
+# Packages whose tests launch ``mpiexec``: their session installs an MPI (the
+# package's [mpich] extra) from the start, and bounds every test in time.
+MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
+MPI_TEST_TOOLS = ["pytest-timeout>=2.3"]
 
 
 class Package:
@@ -276,6 +286,15 @@ def test_package(session: nox.Session, package: Package) -> None:
     tests run again, so the tests of those extras run in this session too.
     """
     dists = sibling_closure(package.dist)
+    mpi_extras = MPI_PACKAGES.get(package.dist)
+    if mpi_extras is not None:
+        # Without an MPI launcher there is nothing to test, so the first run
+        # already has the [mpich] extra (mpiexec); every test has a timeout.
+        extras = {package.dist: mpi_extras}
+        session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS, *MPI_TEST_TOOLS)
+        check_installed(session, dists)
+        run_pytest(session, package, "--timeout=300")
+        return
     session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
     check_installed(session, dists)
     run_pytest(session, package)

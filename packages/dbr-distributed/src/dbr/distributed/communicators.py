@@ -1,0 +1,654 @@
+"""Communicators: who the processes are and how arrays, objects and gradients travel between them.
+
+:func:`create_communicator` wraps an mpi4py communicator (``COMM_WORLD`` by
+default). ``'naive'`` and ``'flat'`` move NumPy (or CuPy, through the host)
+arrays over MPI; ``'pure_nccl'`` reduces gradients of CuPy arrays with
+``dbr.gpu``'s NCCL communicator and moves everything else over MPI.
+"""
+
+import pickle
+import warnings
+
+import numpy
+
+from dbr.core import get_array_module
+
+__all__ = [
+    "CommunicatorBase",
+    "DummyCommunicator",
+    "FlatCommunicator",
+    "MpiCommunicatorBase",
+    "NaiveCommunicator",
+    "PureNcclCommunicator",
+    "create_communicator",
+]
+
+_DEFAULT_MAX_BUF_LEN = 256 * 1024 * 1024
+# The dtypes the array collectives move; float16 travels as float32 because
+# MPI has no half-precision sum.
+_MPI_DTYPES = frozenset(
+    numpy.dtype(t) for t in (numpy.int32, numpy.int64, numpy.float16, numpy.float32, numpy.float64)
+)
+_NAMES = ("naive", "flat", "pure_nccl", "non_cuda_aware", "dummy")
+
+
+def _mpi():
+    from mpi4py import MPI
+
+    return MPI
+
+
+def _to_host(array):
+    return numpy.ascontiguousarray(array) if isinstance(array, numpy.ndarray) else array.get()
+
+
+def _like(host, xp):
+    return host if xp is numpy else xp.asarray(host)
+
+
+def _wire(array):
+    """A contiguous host copy in the dtype MPI moves (float16 as float32)."""
+    host = _to_host(array)
+    if host.dtype == numpy.float16:
+        host = host.astype(numpy.float32)
+    return numpy.ascontiguousarray(host)
+
+
+class _Meta:
+    """Shape, dtype and array module of one array, as sent ahead of its data."""
+
+    __slots__ = ("dtype", "gpu", "shape")
+
+    def __init__(self, array):
+        self.shape = tuple(array.shape)
+        self.dtype = numpy.dtype(array.dtype)
+        self.gpu = not isinstance(array, numpy.ndarray)
+
+    def xp(self):
+        if self.gpu:
+            import cupy
+
+            return cupy
+        return numpy
+
+    def empty_wire(self):
+        dtype = numpy.float32 if self.dtype == numpy.float16 else self.dtype
+        return numpy.empty(self.shape, dtype=dtype)
+
+    def finish(self, wire):
+        return _like(wire.astype(self.dtype, copy=False), self.xp())
+
+
+def _check_array(who, array):
+    if not hasattr(array, "dtype") or not hasattr(array, "shape"):
+        raise TypeError(f"{who}: expected a NumPy or CuPy array, got {type(array).__name__}")
+    if numpy.dtype(array.dtype) not in _MPI_DTYPES:
+        raise TypeError(
+            f"{who}: dtype {array.dtype} is not supported; expected one of "
+            f"{sorted(str(d) for d in _MPI_DTYPES)}"
+        )
+
+
+def _check_same_dtype(who, metas):
+    dtypes = {m.dtype for m in metas}
+    if len(dtypes) > 1:
+        raise TypeError(
+            f"{who}: every array must have the same dtype, got {sorted(map(str, dtypes))}"
+        )
+
+
+def _offsets(counts):
+    out, total = [], 0
+    for c in counts:
+        out.append(total)
+        total += c
+    return out
+
+
+def _grad_params(model, zero_fill):
+    """The parameters that take part in a gradient mean, sorted by name.
+
+    Parameters not yet initialised are skipped; an initialised one without a
+    gradient gets zeros when ``zero_fill`` and is skipped otherwise.
+    """
+    chosen = []
+    for _, param in sorted(model.namedparams(), key=lambda item: item[0]):
+        if param.array is None:
+            continue
+        if param.grad is None:
+            if not zero_fill:
+                continue
+            param.grad = param.xp.zeros_like(param.array)
+        chosen.append(param)
+    return chosen
+
+
+def _pack(params, attr, xp, dtype=None):
+    """One flat buffer per gradient dtype: ``{dtype: (buffer, [params])}``.
+
+    With ``dtype``, every array is cast into a single buffer of that dtype.
+    """
+    groups = {}
+    for param in params:
+        key = numpy.dtype(dtype or getattr(param, attr).dtype)
+        groups.setdefault(key, []).append(param)
+    packed = {}
+    for key, members in groups.items():
+        total = sum(getattr(p, attr).size for p in members)
+        buffer = xp.empty(total, dtype=key)
+        offset = 0
+        for p in members:
+            array = getattr(p, attr)
+            buffer[offset : offset + array.size] = array.ravel()
+            offset += array.size
+        packed[key] = (buffer, members)
+    return packed
+
+
+def _unpack(packed, attr, scale=None):
+    """Copy each buffer back into its parameters' ``attr`` arrays, times ``scale`` if given.
+
+    Scaling while copying saves a pass over the buffer.
+    """
+    for buffer, members in packed.values():
+        xp = get_array_module(buffer)
+        offset = 0
+        for p in members:
+            array = getattr(p, attr)
+            piece = buffer[offset : offset + array.size].reshape(array.shape)
+            if scale is None:
+                array[...] = piece
+            else:
+                xp.multiply(piece, scale, out=array)
+            offset += array.size
+
+
+class CommunicatorBase:
+    """The interface every communicator implements (ChainerMN's ``CommunicatorBase``).
+
+    ``rank``/``size`` place this process among all of them; ``intra_*`` among
+    those on the same machine, ``inter_*`` among the machines. Every
+    collective must be called by every process of the communicator, in the
+    same order.
+    """
+
+    def __init__(self):
+        self._config = {}
+
+    def set_config(self, name, value=True, **kwargs):
+        """Set the configuration entry ``name`` (only those a communicator knows)."""
+        if name not in self._config:
+            raise ValueError(
+                f"{type(self).__name__}.set_config: unknown name {name!r}; "
+                f"expected one of {sorted(self._config)}"
+            )
+        self._config[name] = value
+
+    def get_config(self, name=None):
+        """Return the configuration entry ``name``, or all of them as a dict."""
+        if name is None:
+            return dict(self._config)
+        if name not in self._config:
+            raise ValueError(
+                f"{type(self).__name__}.get_config: unknown name {name!r}; "
+                f"expected one of {sorted(self._config)}"
+            )
+        return self._config[name]
+
+    def finalize(self):
+        """Release what the communicator holds beyond MPI (NCCL communicators); idempotent."""
+
+    def allreduce_grad(self, model, zero_fill=False):
+        """Deprecated name of :meth:`multi_node_mean_grad`."""
+        warnings.warn(
+            "allreduce_grad is deprecated; use multi_node_mean_grad",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self.multi_node_mean_grad(model, zero_fill)
+
+
+class MpiCommunicatorBase(CommunicatorBase):
+    """A communicator over an mpi4py communicator, with every collective of ChainerMN's.
+
+    Array collectives take NumPy or CuPy arrays of int32, int64, float16,
+    float32 or float64 (float16 travels as float32); the result is on the
+    array module of the sender's input. Subclasses define how gradients are
+    averaged (:meth:`multi_node_mean_grad`).
+    """
+
+    def __init__(self, mpi_comm):
+        super().__init__()
+        self.mpi_comm = mpi_comm
+        self._config["batched_copy"] = True
+        names = mpi_comm.allgather(_mpi().Get_processor_name())
+        hosts = list(dict.fromkeys(names))
+        mine = names[mpi_comm.rank]
+        same = [r for r, n in enumerate(names) if n == mine]
+        self._intra_rank = same.index(mpi_comm.rank)
+        self._intra_size = len(same)
+        self._inter_rank = hosts.index(mine)
+        self._inter_size = len(hosts)
+
+    @property
+    def rank(self):
+        """This process's index among all processes (0 .. size - 1)."""
+        return self.mpi_comm.rank
+
+    @property
+    def size(self):
+        """The number of processes."""
+        return self.mpi_comm.size
+
+    @property
+    def intra_rank(self):
+        """This process's index among the processes on its machine."""
+        return self._intra_rank
+
+    @property
+    def intra_size(self):
+        """The number of processes on this machine."""
+        return self._intra_size
+
+    @property
+    def inter_rank(self):
+        """The index of this process's machine."""
+        return self._inter_rank
+
+    @property
+    def inter_size(self):
+        """The number of machines."""
+        return self._inter_size
+
+    def split(self, color, key):
+        """A communicator of the same kind over the processes that pass the same ``color``.
+
+        ``key`` orders the ranks inside each new communicator.
+        """
+        return type(self)(mpi_comm=self.mpi_comm.Split(color, key))
+
+    # -- arrays ---------------------------------------------------------------
+
+    def send(self, data, dest, tag):
+        """Send an array, or a tuple/list of arrays of one dtype, to rank ``dest``."""
+        arrays = list(data) if isinstance(data, (tuple, list)) else [data]
+        for array in arrays:
+            _check_array("send", array)
+        metas = [_Meta(a) for a in arrays]
+        _check_same_dtype("send", metas)
+        self.mpi_comm.send((isinstance(data, (tuple, list)), metas), dest=dest, tag=tag)
+        for array in arrays:
+            self.mpi_comm.Send(_wire(array), dest=dest, tag=tag)
+
+    def recv(self, source, tag):
+        """Receive what :meth:`send` sent from ``source``: an array or a tuple of them."""
+        is_tuple, metas = self.mpi_comm.recv(source=source, tag=tag)
+        out = []
+        for meta in metas:
+            wire = meta.empty_wire()
+            self.mpi_comm.Recv(wire, source=source, tag=tag)
+            out.append(meta.finish(wire))
+        return tuple(out) if is_tuple else out[0]
+
+    def bcast(self, x, root=0):
+        """Broadcast the array ``x`` of rank ``root``; every rank returns it."""
+        if self.rank == root:
+            _check_array("bcast", x)
+            meta = self.mpi_comm.bcast(_Meta(x), root=root)
+            wire = _wire(x)
+        else:
+            meta = self.mpi_comm.bcast(None, root=root)
+            wire = meta.empty_wire()
+        self.mpi_comm.Bcast(wire, root=root)
+        return x if self.rank == root else meta.finish(wire)
+
+    def _gathered_layout(self, metas):
+        counts = [int(numpy.prod(m.shape, dtype=numpy.int64)) for m in metas]
+        return counts, _offsets(counts)
+
+    def gather(self, x, root=0):
+        """Gather every rank's array ``x`` (shapes may differ) to ``root``.
+
+        Returns a tuple of ``size`` arrays on ``root``, None elsewhere.
+        """
+        _check_array("gather", x)
+        metas = self.mpi_comm.gather(_Meta(x), root=root)
+        wire = _wire(x).ravel()
+        if self.rank != root:
+            self.mpi_comm.Gatherv(wire, None, root=root)
+            return None
+        _check_same_dtype("gather", metas)
+        counts, offsets = self._gathered_layout(metas)
+        out = numpy.empty(sum(counts), dtype=wire.dtype)
+        self.mpi_comm.Gatherv(wire, [out, counts, offsets, _mpi()._typedict[out.dtype.char]], root)
+        return tuple(
+            m.finish(out[o : o + c].reshape(m.shape))
+            for m, c, o in zip(metas, counts, offsets, strict=True)
+        )
+
+    def allgather(self, x):
+        """Every rank's array ``x`` (shapes may differ), as a tuple of ``size`` arrays."""
+        _check_array("allgather", x)
+        metas = self.mpi_comm.allgather(_Meta(x))
+        _check_same_dtype("allgather", metas)
+        counts, offsets = self._gathered_layout(metas)
+        wire = _wire(x).ravel()
+        out = numpy.empty(sum(counts), dtype=wire.dtype)
+        self.mpi_comm.Allgatherv(wire, [out, counts, offsets, _mpi()._typedict[out.dtype.char]])
+        mine = _Meta(x)
+        return tuple(
+            _like(out[o : o + c].reshape(m.shape).astype(m.dtype, copy=False), mine.xp())
+            for m, c, o in zip(metas, counts, offsets, strict=True)
+        )
+
+    def alltoall(self, xs):
+        """Send ``xs[i]`` to rank i; return the tuple of arrays received from every rank."""
+        if len(xs) != self.size:
+            raise ValueError(
+                f"alltoall: xs must hold one array per rank ({self.size}), got {len(xs)}"
+            )
+        for x in xs:
+            _check_array("alltoall", x)
+        send_metas = [_Meta(x) for x in xs]
+        _check_same_dtype("alltoall", send_metas)
+        recv_metas = self.mpi_comm.alltoall(send_metas)
+        _check_same_dtype("alltoall", recv_metas)
+        wires = [_wire(x).ravel() for x in xs]
+        scounts = [w.size for w in wires]
+        sbuf = numpy.concatenate(wires) if wires else numpy.empty(0)
+        rcounts, roffsets = self._gathered_layout(recv_metas)
+        rbuf = numpy.empty(sum(rcounts), dtype=sbuf.dtype)
+        mpi_type = _mpi()._typedict[sbuf.dtype.char]
+        self.mpi_comm.Alltoallv(
+            [sbuf, scounts, _offsets(scounts), mpi_type], [rbuf, rcounts, roffsets, mpi_type]
+        )
+        mine = send_metas[0]
+        return tuple(
+            _like(rbuf[o : o + c].reshape(m.shape).astype(m.dtype, copy=False), mine.xp())
+            for m, c, o in zip(recv_metas, rcounts, roffsets, strict=True)
+        )
+
+    def scatter(self, xs, root=0):
+        """Send ``xs[i]`` of rank ``root`` to rank i; every rank returns its own piece.
+
+        ``xs`` is a tuple of ``size`` arrays (shapes may differ) or one array
+        whose first axis has length ``size``; other ranks' ``xs`` is ignored.
+        """
+        if self.rank == root:
+            pieces = list(xs) if isinstance(xs, (tuple, list)) else None
+            if pieces is None:
+                _check_array("scatter", xs)
+                if xs.ndim == 0 or xs.shape[0] != self.size:
+                    raise ValueError(
+                        f"scatter: xs's first axis must have length {self.size} (the "
+                        f"communicator size), got shape {tuple(xs.shape)}"
+                    )
+                pieces = [xs[i] for i in range(self.size)]
+            elif len(pieces) != self.size:
+                raise ValueError(
+                    f"scatter: xs must hold one array per rank ({self.size}), got {len(pieces)}"
+                )
+            for p in pieces:
+                _check_array("scatter", p)
+            metas = [_Meta(p) for p in pieces]
+            _check_same_dtype("scatter", metas)
+            meta = self.mpi_comm.scatter(metas, root=root)
+            wires = [_wire(p).ravel() for p in pieces]
+            counts = [w.size for w in wires]
+            sbuf = numpy.concatenate(wires)
+            out = meta.empty_wire()
+            self.mpi_comm.Scatterv(
+                [sbuf, counts, _offsets(counts), _mpi()._typedict[sbuf.dtype.char]],
+                out.reshape(-1),
+                root=root,
+            )
+        else:
+            meta = self.mpi_comm.scatter(None, root=root)
+            out = meta.empty_wire()
+            self.mpi_comm.Scatterv(None, out.reshape(-1), root=root)
+        return meta.finish(out)
+
+    def allreduce(self, x):
+        """The elementwise sum of every rank's array ``x`` (same shape and dtype everywhere)."""
+        _check_array("allreduce", x)
+        wire = _wire(x)
+        out = numpy.empty_like(wire)
+        self.mpi_comm.Allreduce(wire, out)
+        return _Meta(x).finish(out)
+
+    # -- objects --------------------------------------------------------------
+
+    def send_obj(self, obj, dest, tag=0):
+        """Send a picklable object to rank ``dest``."""
+        self.mpi_comm.send(obj, dest=dest, tag=tag)
+
+    def recv_obj(self, source, status=None, tag=None):
+        """Receive an object sent by :meth:`send_obj` from ``source`` (any tag by default)."""
+        if tag is None:
+            tag = _mpi().ANY_TAG
+        return self.mpi_comm.recv(source=source, status=status, tag=tag)
+
+    def bcast_obj(self, obj, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
+        """Broadcast a picklable object of ``root``, in pieces of at most ``max_buf_len`` bytes."""
+        if not 0 < max_buf_len <= 2**31 - 1:
+            raise ValueError(
+                f"bcast_obj: max_buf_len must be in [1, 2**31 - 1], got {max_buf_len}"
+            )
+        if self.rank == root:
+            payload = numpy.frombuffer(
+                pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), numpy.uint8
+            )
+            length = self.mpi_comm.bcast(payload.size, root=root)
+        else:
+            length = self.mpi_comm.bcast(None, root=root)
+            payload = numpy.empty(length, numpy.uint8)
+        for start in range(0, length, max_buf_len):
+            self.mpi_comm.Bcast(payload[start : start + max_buf_len], root=root)
+        return obj if self.rank == root else pickle.loads(payload.tobytes())
+
+    def gather_obj(self, obj, root=0):
+        """A list of every rank's object on ``root``; None elsewhere."""
+        return self.mpi_comm.gather(obj, root=root)
+
+    def allreduce_obj(self, obj):
+        """The sum (``+``) of every rank's object, on every rank."""
+        return self.mpi_comm.allreduce(obj)
+
+    # -- models ---------------------------------------------------------------
+
+    def bcast_data(self, model):
+        """Overwrite every initialised parameter of ``model`` with rank 0's values."""
+        params = [
+            p
+            for _, p in sorted(model.namedparams(), key=lambda item: item[0])
+            if p.array is not None
+        ]
+        if not params:
+            return
+        xp = get_array_module(params[0].array)
+        packed = _pack(params, "array", xp)
+        for key in sorted(packed, key=str):
+            buffer, members = packed[key]
+            wire = _wire(buffer)
+            self.mpi_comm.Bcast(wire, root=0)
+            packed[key] = (_like(wire.astype(key, copy=False), xp), members)
+        _unpack(packed, "array")
+
+    def multi_node_mean_grad(self, model, zero_fill=False):
+        """Replace every parameter's gradient by its mean over the ranks.
+
+        The gradients are packed into one buffer per dtype, reduced with one
+        MPI call each and unpacked. Uninitialised parameters are skipped; an
+        initialised one with no gradient gets zeros when ``zero_fill``, and
+        is skipped otherwise (every rank must then skip the same ones).
+        """
+        params = _grad_params(model, zero_fill)
+        if not params:
+            return
+        xp = get_array_module(params[0].grad)
+        packed = _pack(params, "grad", xp)
+        for key in sorted(packed, key=str):
+            buffer, members = packed[key]
+            wire = _wire(buffer)
+            self.mpi_comm.Allreduce(_mpi().IN_PLACE, wire)
+            packed[key] = (_like(wire, xp), members)
+        _unpack(packed, "grad", scale=1.0 / self.size)
+
+    def _start_mean_grad(self, params):
+        """Pack ``params``' gradients and start a non-blocking sum; return what to finish."""
+        xp = get_array_module(params[0].grad)
+        packed = _pack(params, "grad", xp)
+        pending = []
+        for key in sorted(packed, key=str):
+            buffer, members = packed[key]
+            wire = _wire(buffer)
+            pending.append((key, wire, members, self.mpi_comm.Iallreduce(_mpi().IN_PLACE, wire)))
+        return xp, pending
+
+    def _finish_mean_grad(self, started):
+        """Wait for :meth:`_start_mean_grad`'s sums; return ``{dtype: (mean buffer, params)}``."""
+        xp, pending = started
+        packed = {}
+        for key, wire, members, request in pending:
+            request.Wait()
+            wire *= 1.0 / self.size
+            packed[key] = (_like(wire.astype(key, copy=False), xp), members)
+        return packed
+
+
+class NaiveCommunicator(MpiCommunicatorBase):
+    """Gradients averaged over MPI, one packed buffer per dtype (CuPy arrays via the host)."""
+
+
+class FlatCommunicator(MpiCommunicatorBase):
+    """As :class:`NaiveCommunicator`; ChainerMN's name for its packed-buffer communicator."""
+
+
+class DummyCommunicator(MpiCommunicatorBase):
+    """Packs gradients but does not reduce them: for measuring everything but the exchange."""
+
+    def multi_node_mean_grad(self, model, zero_fill=False):
+        """Pack and unpack the gradients without communicating (they stay this rank's)."""
+        params = _grad_params(model, zero_fill)
+        if params:
+            packed = _pack(params, "grad", get_array_module(params[0].grad))
+            _unpack(packed, "grad")
+
+
+class PureNcclCommunicator(MpiCommunicatorBase):
+    """Gradients of CuPy arrays averaged with NCCL; everything else over MPI.
+
+    ``allreduce_grad_dtype`` (config entry, float16/float32 or None) is the
+    dtype the gradients travel in; None keeps each gradient's own dtype.
+    Each process must have selected its GPU (``intra_rank`` is the usual
+    choice) before the first gradient exchange.
+    """
+
+    def __init__(self, mpi_comm):
+        super().__init__(mpi_comm)
+        self._config["allreduce_grad_dtype"] = None
+        self._nccl = None
+
+    def set_config(self, name, value=True, **kwargs):
+        """As :meth:`CommunicatorBase.set_config`; ``allreduce_grad_dtype`` is checked."""
+        if name == "allreduce_grad_dtype" and value is not None:
+            value = numpy.dtype(value)
+            if value not in (numpy.dtype(numpy.float16), numpy.dtype(numpy.float32)):
+                raise ValueError(
+                    f"PureNcclCommunicator: allreduce_grad_dtype must be float16, float32 "
+                    f"or None, got {value}"
+                )
+        super().set_config(name, value, **kwargs)
+
+    def _nccl_comm(self):
+        if self._nccl is None:
+            from dbr.gpu import nccl
+
+            comm_id = nccl.get_unique_id() if self.rank == 0 else None
+            comm_id = self.mpi_comm.bcast(comm_id, root=0)
+            self._nccl = nccl.NcclCommunicator(self.size, comm_id, self.rank)
+        return self._nccl
+
+    def multi_node_mean_grad(self, model, zero_fill=False):
+        """Average the gradients with one NCCL all-reduce per packed buffer."""
+        params = _grad_params(model, zero_fill)
+        if not params:
+            return
+        xp = get_array_module(params[0].grad)
+        if xp is numpy:
+            super().multi_node_mean_grad(model, zero_fill)
+            return
+        dtype = self._config["allreduce_grad_dtype"]
+        packed = _pack(params, "grad", xp, dtype)
+        comm = self._nccl_comm()
+        for buffer, _ in packed.values():
+            comm.all_reduce(buffer)
+            buffer *= 1.0 / self.size
+        _unpack(packed, "grad")
+
+    def finalize(self):
+        """Destroy the NCCL communicator (after a barrier)."""
+        if self._nccl is not None:
+            self.mpi_comm.Barrier()
+            self._nccl.destroy()
+            self._nccl = None
+
+
+_CLASSES = {
+    "naive": NaiveCommunicator,
+    "flat": FlatCommunicator,
+    "pure_nccl": PureNcclCommunicator,
+    "dummy": DummyCommunicator,
+}
+
+
+def create_communicator(communicator_name="pure_nccl", mpi_comm=None, **kwargs):
+    """Create a communicator over ``mpi_comm`` (default ``MPI.COMM_WORLD``).
+
+    Args:
+        communicator_name (str): ``'naive'`` or ``'flat'`` (MPI; CPU, or GPU
+            through the host), ``'pure_nccl'`` (NCCL for gradients of CuPy
+            arrays; needs ``dbr-distributed[gpu]``) or ``'dummy'`` (no
+            gradient exchange). ``'non_cuda_aware'`` is served by
+            ``'pure_nccl'`` with a warning.
+        mpi_comm: an mpi4py communicator.
+        allreduce_grad_dtype: ``'pure_nccl'`` only: the dtype gradients
+            travel in (float16 or float32; None keeps their own).
+        batched_copy (bool): accepted for compatibility; packing is always batched.
+
+    Returns:
+        MpiCommunicatorBase: the communicator.
+    """
+    allowed = {"allreduce_grad_dtype", "batched_copy"}
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise TypeError(
+            f"create_communicator: unexpected keyword arguments {unknown}; "
+            f"expected some of {sorted(allowed)}"
+        )
+    if communicator_name not in _NAMES:
+        raise ValueError(
+            f"create_communicator: unknown communicator_name {communicator_name!r}; "
+            f"expected one of {list(_NAMES)}"
+        )
+    if communicator_name == "non_cuda_aware":
+        warnings.warn(
+            "create_communicator: 'non_cuda_aware' is not implemented in dbr.distributed; "
+            "using 'pure_nccl', its nearest equivalent",
+            UserWarning,
+            stacklevel=2,
+        )
+        communicator_name = "pure_nccl"
+    grad_dtype = kwargs.get("allreduce_grad_dtype")
+    if grad_dtype is not None and communicator_name != "pure_nccl":
+        raise ValueError(
+            f"create_communicator: allreduce_grad_dtype is only for 'pure_nccl', "
+            f"got communicator_name={communicator_name!r}"
+        )
+    if mpi_comm is None:
+        mpi_comm = _mpi().COMM_WORLD
+    comm = _CLASSES[communicator_name](mpi_comm)
+    if communicator_name == "pure_nccl":
+        comm.set_config("allreduce_grad_dtype", grad_dtype)
+    comm.set_config("batched_copy", kwargs.get("batched_copy", True))
+    return comm
