@@ -50,12 +50,6 @@ ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
         "requires": frozenset({"dbr-core", "dbr-datasets"}),
         "lazy": frozenset({"dbr-gpu"}),
     },
-    "dbr-chainer": {
-        "requires": frozenset(
-            {"dbr-core", "dbr-functions", "dbr-links", "dbr-datasets", "dbr-training"}
-        ),
-        "lazy": frozenset({"dbr-gpu"}),
-    },
     "dbr-distributed": {
         "requires": frozenset(
             {"dbr-core", "dbr-functions", "dbr-links", "dbr-datasets", "dbr-training"}
@@ -63,6 +57,20 @@ ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
         "lazy": frozenset({"dbr-gpu"}),
     },
     "dbr-onnx": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
+    "dbr-chainer": {
+        "requires": frozenset(
+            {
+                "dbr-core",
+                "dbr-functions",
+                "dbr-links",
+                "dbr-datasets",
+                "dbr-training",
+                "dbr-distributed",
+                "dbr-onnx",
+            }
+        ),
+        "lazy": frozenset({"dbr-gpu"}),
+    },
 }
 
 # Third-party distributions whose import name is not their normalised name.

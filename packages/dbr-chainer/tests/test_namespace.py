@@ -229,3 +229,35 @@ def test_distributions():
     assert D.Normal is distributions.Normal
     for name in ("Distribution", "kl_divergence", "register_kl", "cross_entropy"):
         assert getattr(chainer, name) is getattr(distributions, name)
+
+
+def test_chainermn_and_onnx_chainer_are_dbr_distributed_and_dbr_onnx():
+    import dbr.chainer.chainermn as chainermn
+    import dbr.chainer.chainermn.links
+    import dbr.chainer.onnx_chainer as onnx_chainer
+    import dbr.chainer.onnx_chainer.replace_func
+    import dbr.distributed
+    import dbr.distributed.links
+    import dbr.onnx
+    import dbr.onnx.replace_func
+
+    assert chainer.chainermn is chainermn and chainer.onnx_chainer is onnx_chainer
+    assert chainermn.create_communicator is dbr.distributed.create_communicator
+    assert chainermn.create_multi_node_optimizer is dbr.distributed.create_multi_node_optimizer
+    assert (
+        dbr.chainer.chainermn.links.MultiNodeBatchNormalization
+        is dbr.distributed.links.MultiNodeBatchNormalization
+    )
+    assert onnx_chainer.export is dbr.onnx.export
+    assert onnx_chainer.export_testcase is dbr.onnx.export_testcase
+    assert dbr.chainer.onnx_chainer.replace_func.as_funcnode is dbr.onnx.replace_func.as_funcnode
+
+
+def test_importing_the_namespace_loads_neither_mpi_nor_onnx():
+    code = (
+        "import sys, dbr.chainer as chainer; chainer.functions.relu; "
+        "names = ('mpi4py', 'onnx', 'dbr.distributed', 'dbr.onnx'); "
+        "bad = [m for m in names if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

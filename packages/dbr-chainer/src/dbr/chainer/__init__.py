@@ -18,6 +18,8 @@ as F``, ``from dbr.chainer.training import extensions``):
   ``sequential`` from dbr.core
 - ``backends.cuda`` (also ``cuda``): CuPy through dbr-gpu, imported only when used
 - ``chainerx``: a stand-in whose ``is_available()`` is False
+- ``chainermn`` (dbr.distributed) and ``onnx_chainer`` (dbr.onnx), imported
+  only when used (so mpi4py and onnx are not loaded before)
 
 Porting Chainer code is one substitution (one sed expression, split here)::
 
@@ -39,7 +41,8 @@ except PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 _SUBMODULES = frozenset({
-    "backend", "backends", "chainerx", "computational_graph", "configuration", "cuda",
+    "backend", "backends", "chainermn", "chainerx", "computational_graph", "configuration",
+    "cuda", "onnx_chainer",
     "dataset", "datasets", "distributions", "function", "function_hook", "function_hooks",
     "function_node", "functions", "gradient_check", "initializers", "iterators", "link",
     "link_hook", "link_hooks", "links", "optimizer", "optimizer_hooks", "optimizers",
