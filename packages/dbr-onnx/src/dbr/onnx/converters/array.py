@@ -67,7 +67,10 @@ def _separate(p):
     c = Chain(p)
     axis = p.func.axis % p.input_arrays[0].ndim
     n = p.input_arrays[0].shape[axis]
-    parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
+    if n == 1:
+        parts = [p.input_names[0]]
+    else:
+        parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
     for part, out in zip(parts, p.output_names):
         c.op("Squeeze", [part, c.const([axis])], [out])
     return c.nodes
