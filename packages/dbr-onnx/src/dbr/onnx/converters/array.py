@@ -322,7 +322,15 @@ def _permutate(p):
     return c.nodes
 
 
+def _shape(p):
+    """A node labelled ``Shape`` (e.g. a function wrapped by ``as_funcnode('Shape')``)."""
+    c = Chain(p)
+    c.op("Shape", p.input_names[:1], p.output_names)
+    return c.nodes
+
+
 CONVERTERS = {
+    "Shape": _shape,
     "Permutate": _permutate,
     "Reshape": _reshape,
     "Transpose": _transpose,
