@@ -62,7 +62,7 @@ def _unpooling(p):
 
 
 def _roi_pooling(p):
-    """MaxRoiPool; it rounds halves of corners away from zero, dbr (as Chainer) to even."""
+    """MaxRoiPool (a runtime may round a corner exactly on a half otherwise than dbr)."""
     c = Chain(p)
     x, rois = p.input_names
     x_dtype = p.input_arrays[0].dtype
