@@ -256,6 +256,7 @@ CASES = [
     ("split_axis", lambda m, x: F.split_axis(x, [1, 3], axis=1), [rand(2, 5)], {}),
     ("split_axis_sections", lambda m, x: F.split_axis(x, 2, axis=0), [rand(4, 3)], {}),
     ("separate", lambda m, x: F.separate(x, axis=1), [rand(2, 3)], {}),
+    ("separate_one", lambda m, x: F.separate(x, axis=0), [rand(1, 3)], {}),
     ("stack", lambda m, x, y: F.stack((x, y), axis=1), [rand(2, 3), rand(2, 3)], {}),
     (
         "hstack_vstack_dstack",

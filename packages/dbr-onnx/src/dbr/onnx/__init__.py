@@ -10,12 +10,13 @@ user function into one custom node.
 from dbr.onnx import replace_func
 from dbr.onnx._graph import Context, FunctionConverterParams
 from dbr.onnx._opset import MINIMUM_OPSET_VERSION, maximum_opset_version
-from dbr.onnx.export import UnsupportedFunctionError, export
+from dbr.onnx.export import DataDependentConstantError, UnsupportedFunctionError, export
 from dbr.onnx.export_testcase import export_testcase
 
 __all__ = [
     "MINIMUM_OPSET_VERSION",
     "Context",
+    "DataDependentConstantError",
     "FunctionConverterParams",
     "UnsupportedFunctionError",
     "export",

@@ -6,7 +6,7 @@ import tempfile
 import onnx
 from dbr.core import Variable, backend
 from dbr.core.configuration import using_config
-from dbr.onnx import _opset
+from dbr.onnx import _constants, _opset, _patch
 from dbr.onnx._graph import Context, FunctionConverterParams, _Recorder, to_numpy
 from dbr.onnx.converters import converters as _builtin_converters
 from onnx import helper, numpy_helper, shape_inference
@@ -14,6 +14,9 @@ from onnx import helper, numpy_helper, shape_inference
 
 class UnsupportedFunctionError(ValueError):
     """Raised when the recorded graph holds a function that no converter handles."""
+
+
+DataDependentConstantError = _constants.DataDependentConstantError
 
 
 def export(
@@ -40,6 +43,18 @@ def export(
     written; values that depend on neither the inputs nor the parameters are
     folded into constants. A forward whose control flow depends on values
     exports the branch this run took, and loops come out unrolled.
+
+    A value computed outside the graph (on ``.array``, with ``xp``, or by a
+    function that records no FunctionNode) would be folded too, wrongly when
+    it depends on the inputs. So when anything is folded, the forward runs a
+    second time on perturbed inputs (floats moved by 1 to 2, non-negative
+    integers shifted within the values seen), on a copy of ``model`` sharing
+    its arrays, and a folded value that changes raises
+    :class:`DataDependentConstantError` before anything is written.
+    ``F.sign``, ``F.floor``, ``F.ceil`` and ``F.fix``, which make no graph
+    node, are bound to node-recording versions while the forward runs
+    (in ``dbr.functions``, for the whole process), and export to ONNX's Sign,
+    Floor and Ceil.
 
     Parameters become initializers named by their paths in ``model``
     (``/predictor/l1/W``); inputs are named ``Input_0, ...`` and outputs
@@ -72,6 +87,11 @@ def export(
     Returns:
         onnx.ModelProto, or ``(model_proto, inputs, outputs)`` with two dicts
         from ONNX name to Variable when ``return_named_inout``.
+
+    Raises:
+        UnsupportedFunctionError: a function in the graph has no converter.
+        DataDependentConstantError: a value computed outside the graph from
+            the inputs would be folded into a constant.
     """
     opset_version = _opset.resolve_opset_version(opset_version)
     converters = dict(_builtin_converters)
@@ -86,16 +106,19 @@ def export(
     in_names = _names(input_names, arg_vars, "Input", "input_names")
     shapes = _input_shapes(input_shapes, arg_vars)
 
+    second = _constants.model_for_second_run(model)
     recorder = _Recorder()
-    with using_config("train", train), using_config("enable_backprop", True), recorder:
-        outputs = call(model)
-    out_vars = _flatten_outputs(outputs)
-    out_names = _names(output_names, out_vars, "Output", "output_names")
+    with _patch.recording_functions():
+        with using_config("train", train), using_config("enable_backprop", True), recorder:
+            outputs = call(model)
+        out_vars = _flatten_outputs(outputs)
+        out_names = _names(output_names, out_vars, "Output", "output_names")
 
-    builder = _GraphBuilder(recorder, opset_version, converters)
-    graph = builder.build(
-        model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
-    )
+        builder = _GraphBuilder(recorder, opset_version, converters)
+        graph = builder.build(
+            model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
+        )
+        _constants.check(builder.folded, recorder.records, model, second, args, _wrap_args, train)
     opset_imports = [helper.make_opsetid("", opset_version)]
     for domain, version in (external_opset_imports or {}).items():
         opset_imports.append(helper.make_opsetid(domain, version))
@@ -255,6 +278,7 @@ class _GraphBuilder:
         self.records = recorder.records
         self.opset_version = opset_version
         self.converters = converters
+        self.folded = []  # the _Folded constants, once built
 
     def build(
         self, model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
@@ -285,7 +309,7 @@ class _GraphBuilder:
         used_params = []
         live = {k for k, kind in kinds.items()}
 
-        def name_of(node):
+        def name_of(node, func, index):
             key = id(node)
             if key in names:
                 if kinds.get(key) == "param" and names[key] not in used_params:
@@ -300,6 +324,8 @@ class _GraphBuilder:
                 )
             name = context.unique(f"/constant_{len(constant_nodes)}")
             constant_nodes[key] = name
+            order = self.records[id(func)][0]
+            self.folded.append(_constants.Folded(order, index, func, node, array))
             context.initializers.append(numpy_helper.from_array(to_numpy(array), name))
             names[key] = name
             return name
@@ -312,7 +338,7 @@ class _GraphBuilder:
                 out = ref()
                 if out is not None:
                     live.add(id(out))
-            in_onnx = [name_of(x) for x in func.inputs]
+            in_onnx = [name_of(x, func, j) for j, x in enumerate(func.inputs)]
             context.node_name = f"{func.label}_{len(nodes)}"
             out_onnx = []
             out_shapes = []

@@ -67,7 +67,10 @@ def _separate(p):
     c = Chain(p)
     axis = p.func.axis % p.input_arrays[0].ndim
     n = p.input_arrays[0].shape[axis]
-    parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
+    if n == 1:
+        parts = [p.input_names[0]]
+    else:
+        parts = c.op("Split", [p.input_names[0], c.const([1] * n)], n_outputs=n, axis=axis)
     for part, out in zip(parts, p.output_names):
         c.op("Squeeze", [part, c.const([axis])], [out])
     return c.nodes
@@ -319,7 +322,15 @@ def _permutate(p):
     return c.nodes
 
 
+def _shape(p):
+    """A node labelled ``Shape`` (e.g. a function wrapped by ``as_funcnode('Shape')``)."""
+    c = Chain(p)
+    c.op("Shape", p.input_names[:1], p.output_names)
+    return c.nodes
+
+
 CONVERTERS = {
+    "Shape": _shape,
     "Permutate": _permutate,
     "Reshape": _reshape,
     "Transpose": _transpose,

@@ -216,6 +216,29 @@ def _fmod(p):
     return c.nodes
 
 
+def _rounding(op_type):
+    """Floor or Ceil; integers are already whole, and ONNX's ops take floats only."""
+
+    def convert(p):
+        c = Chain(p)
+        op = op_type if p.input_arrays[0].dtype.kind == "f" else "Identity"
+        c.op(op, p.input_names, p.output_names)
+        return c.nodes
+
+    return convert
+
+
+def _fix(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    if p.input_arrays[0].dtype.kind != "f":
+        c.op("Identity", [x], p.output_names)
+        return c.nodes
+    negative = c.op("Less", [x, c.scalar(0)])
+    c.op("Where", [negative, c.op("Ceil", [x]), c.op("Floor", [x])], p.output_names)
+    return c.nodes
+
+
 CONVERTERS = {
     "Add": _same("Add"),
     "Sub": _same("Sub"),
@@ -272,4 +295,8 @@ CONVERTERS = {
     "Bias": _bias,
     "Scale": _scale,
     "Fmod": _fmod,
+    "Sign": _same("Sign"),
+    "Floor": _rounding("Floor"),
+    "Ceil": _rounding("Ceil"),
+    "Fix": _fix,
 }

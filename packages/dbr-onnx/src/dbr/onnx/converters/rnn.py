@@ -1,4 +1,4 @@
-"""Converters of the recurrent cells."""
+"""Converters of the recurrent cells and of the layers of the n-step RNNs."""
 
 from dbr.onnx.converters._util import Chain
 
@@ -33,6 +33,93 @@ def _lstm(p):
     return c.nodes
 
 
+def _rows(c, x, start, stop):
+    """Rows ``start:stop`` of ``x``."""
+    return c.op("Slice", [x, c.const([start]), c.const([stop]), c.const([0])])
+
+
+def _recurrent_layer(step):
+    """The converter of a RecurrentLayer (n_step_lstm/gru/rnn's loop over time), unrolled.
+
+    The layer's inputs are the projected inputs ``P`` of every step
+    (concatenated along the batch axis, ``B_t`` rows for step ``t``), the
+    initial state(s) of all ``B`` rows and the recurrent weights. Each step
+    of the recurrence, in the order the layer runs them (backward for the
+    second direction), updates the leading ``B_t`` rows of the state with
+    ``step(c, p_t, h, cell, params)``; the others keep theirs.
+    """
+
+    def convert(p):
+        c = Chain(p)
+        func = p.func
+        names = list(p.input_names)
+        n_rows = p.input_arrays[1].shape[0]
+        has_cell = func.has_cell
+        h = names[1]
+        cell = names[2] if has_cell else None
+        params = names[3:] if has_cell else names[2:]
+        hs = {}
+        for t in func.order:
+            b = func.batches[t]
+            start = func.offsets[t]
+            p_t = _rows(c, names[0], start, start + b)
+            head_h = h if b == n_rows else _rows(c, h, 0, b)
+            head_c = None
+            if has_cell:
+                head_c = cell if b == n_rows else _rows(c, cell, 0, b)
+            new_h, new_c = step(c, p_t, head_h, head_c, params)
+            hs[t] = new_h
+            if b == n_rows:
+                h, cell = new_h, new_c
+            else:
+                h = c.op("Concat", [new_h, _rows(c, h, b, n_rows)], axis=0)
+                if has_cell:
+                    cell = c.op("Concat", [new_c, _rows(c, cell, b, n_rows)], axis=0)
+        steps = [hs[t] for t in range(len(func.batches))]
+        out = p.output_names
+        if len(steps) == 1:
+            c.op("Identity", steps, [out[0]])
+        else:
+            c.op("Concat", steps, [out[0]], axis=0)
+        c.op("Identity", [h], [out[1]])
+        if has_cell:
+            c.op("Identity", [cell], [out[2]])
+        return c.nodes
+
+    return convert
+
+
+def _lstm_step(c, p_t, h, cell, params):
+    # Pre-activations blocked as gates o, i, f, a (see dbr.functions.rnn.n_step_lstm).
+    act = c.op("Gemm", [h, params[0], p_t], transB=1)
+    n = c.p.input_arrays[1].shape[1]
+    o, i, f, a = c.op("Split", [act, c.const([n] * 4)], n_outputs=4, axis=1)
+    o, i, f = (c.op("Sigmoid", [g]) for g in (o, i, f))
+    new_c = c.op("Add", [c.op("Mul", [f, cell]), c.op("Mul", [i, c.op("Tanh", [a])])])
+    return c.op("Mul", [o, c.op("Tanh", [new_c])]), new_c
+
+
+def _gru_step(c, p_t, h, cell, params):
+    # Blocks r, z, n of the input and recurrent projections (see n_step_gru).
+    n = c.p.input_arrays[1].shape[1]
+    hw = c.op("Gemm", [h, params[0], params[1]], transB=1)
+    p_r, p_z, p_n = c.op("Split", [p_t, c.const([n] * 3)], n_outputs=3, axis=1)
+    h_r, h_z, h_n = c.op("Split", [hw, c.const([n] * 3)], n_outputs=3, axis=1)
+    r = c.op("Sigmoid", [c.op("Add", [p_r, h_r])])
+    z = c.op("Sigmoid", [c.op("Add", [p_z, h_z])])
+    new = c.op("Tanh", [c.op("Add", [p_n, c.op("Mul", [r, h_n])])])
+    return c.op("Add", [new, c.op("Mul", [z, c.op("Sub", [h, new])])]), None
+
+
+def _rnn_step(c, p_t, h, cell, params):
+    pre = c.op("Gemm", [h, params[0], p_t], transB=1)
+    activation = "Tanh" if c.p.func.activation == "tanh" else "Relu"
+    return c.op(activation, [pre]), None
+
+
 CONVERTERS = {
     "LSTM": _lstm,
+    "LSTMLayer": _recurrent_layer(_lstm_step),
+    "GRULayer": _recurrent_layer(_gru_step),
+    "RNNLayer": _recurrent_layer(_rnn_step),
 }
