@@ -112,6 +112,12 @@ class _InitOrder:
 class LSTMBase(Chain):
     """The parameters shared by :class:`LSTM` and :class:`StatelessLSTM`.
 
+    They are drawn in Chainer's order (gate block by gate block of
+    ``lateral.W`` and ``upward.W`` alternately, then ``upward.b``), at
+    construction, or at the first call when ``in_size`` is None (until then
+    ``lateral.W`` and ``upward.b`` hold zeros), so that a seeded
+    ``numpy.random`` gives Chainer's weights.
+
     Args:
         in_size (int or None): the size of each input vector; None infers it
             at the first call. With ``out_size`` omitted, the only argument
@@ -183,7 +189,7 @@ class LSTMBase(Chain):
             arrays["lateral"][...] = 0
             arrays["bias"][...] = 0
 
-    def _initialize_params(self, x):
+    def _initialize_on_first_call(self, x):
         """At the first call of a lazy link, create ``upward.W`` and draw every parameter.
 
         ``lateral.W`` and ``upward.b`` are drawn again after ``upward.W``'s
@@ -229,7 +235,7 @@ class StatelessLSTM(LSTMBase):
         Returns:
             tuple of Variable: ``(c_new, h_new)``, each ``(B, out_size)``.
         """
-        self._initialize_params(x)
+        self._initialize_on_first_call(x)
         lstm_in = self.upward(x)
         if h is not None:
             lstm_in = lstm_in + self.lateral(h)
@@ -299,7 +305,7 @@ class LSTM(SettableCellHiddenState, LSTMBase):
             Variable: the output for the ``B`` rows of ``x``, ``(B, out_size)``.
         """
         batch = x.shape[0]
-        self._initialize_params(x)
+        self._initialize_on_first_call(x)
         lstm_in = self.upward(x)
         h = self.h
         h_rest = None
