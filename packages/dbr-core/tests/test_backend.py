@@ -30,6 +30,22 @@ def test_get_device_cpu_specs(spec):
     assert str(device) == "@numpy"
 
 
+@pytest.mark.parametrize("spec", ["-1", "-3", " -1\n"])
+def test_negative_numeric_strings_are_the_cpu(spec):
+    # Chainer parses a string spec with int() first: examples pass --device '-1'.
+    assert get_device(spec) is cpu
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"), [("0", "@cupy:0"), ("2", "@cupy:2"), (3, "@cupy:3")]
+)
+def test_non_negative_numeric_strings_and_ints_are_that_gpu(monkeypatch, spec, expected):
+    asked = []
+    monkeypatch.setitem(backend._device_resolvers, "@cupy", lambda s: asked.append(s) or cpu)
+    get_device(spec)
+    assert asked == [expected]
+
+
 def test_get_device_passes_a_device_through():
     class Custom(Device):
         name = "@custom"
@@ -41,7 +57,7 @@ def test_get_device_passes_a_device_through():
 
 
 @no_gpu_plugin
-@pytest.mark.parametrize("spec", ["@cupy:0", "@cupy", 0, 1])
+@pytest.mark.parametrize("spec", ["@cupy:0", "@cupy", 0, 1, "0", "1"])
 def test_gpu_specs_without_dbr_gpu_name_the_package_and_the_install_command(spec):
     with pytest.raises(RuntimeError) as info:
         get_device(spec)

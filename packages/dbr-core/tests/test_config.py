@@ -165,3 +165,24 @@ def test_show_lists_public_entries():
     assert names == sorted(names)
     assert {"train", "enable_backprop", "debug", "dtype", "type_check"} <= set(names)
     assert not any(name.startswith("_") for name in names)
+
+
+def test_get_dtype_returns_the_given_dtype_or_config_dtype():
+    from dbr.core import get_dtype
+
+    assert get_dtype() == numpy.float32 and isinstance(get_dtype(), numpy.dtype)
+    with using_config("dtype", numpy.float16):
+        assert get_dtype() == numpy.dtype(numpy.float16)
+        assert get_dtype(map_mixed16=numpy.float32) == numpy.dtype(numpy.float16)
+        assert get_dtype("float64") == numpy.dtype(numpy.float64)
+    assert get_dtype(numpy.int32) == numpy.dtype(numpy.int32)
+    assert get_dtype(dtype="f8", map_mixed16="f2") == numpy.dtype(numpy.float64)
+
+
+@pytest.mark.parametrize("kwargs", [{"dtype": "nodtype"}, {"map_mixed16": "nodtype"}])
+def test_get_dtype_rejects_what_is_no_dtype(kwargs):
+    from dbr.core import get_dtype
+
+    name = next(iter(kwargs))
+    with pytest.raises(TypeError, match=f"get_dtype: expected {name} to be a NumPy dtype"):
+        get_dtype(**kwargs)

@@ -7,6 +7,7 @@ import pytest
 
 from dbr.core.serializers import (
     DeserializationError,
+    DictionarySerializer,
     HDF5Deserializer,
     HDF5Serializer,
     load_hdf5,
@@ -145,6 +146,20 @@ class TestLayout:
         with h5py.File(path, "r") as f:
             assert numpy.array_equal(f["a"][()], numpy.arange(3))
             assert f["b/c"][()] == 1.5
+
+    def test_a_serialized_dict_with_none_is_saved_and_loads_back(self, tmp_path):
+        # As in save_npz: a snapshot's DictionarySerializer target holds None
+        # as numpy.asarray(None); HDF5 writes it as an empty dataset (Chainer's None).
+        serializer = DictionarySerializer()
+        serializer.save(FakeLink({"W": numpy.arange(3.0)}, {"best": None}))
+        path = tmp_path / "snapshot.h5"
+        save_hdf5(path, serializer.target)
+        with h5py.File(path, "r") as f:
+            assert f["best"].shape is None
+        target = FakeLink({"W": numpy.zeros(3)}, {"best": None})
+        load_hdf5(path, target)
+        assert target.persistents["best"] is None
+        numpy.testing.assert_array_equal(target.params["W"], numpy.arange(3.0))
 
 
 @needs_h5py

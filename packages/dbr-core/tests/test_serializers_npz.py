@@ -249,6 +249,25 @@ class TestRoundTrip:
             numpy.testing.assert_array_equal(f["a"], numpy.arange(3))
             assert f["b/c"][()] == 1.5
 
+    def test_a_serialized_dict_with_none_is_saved_and_loads_back(self, tmp_path):
+        # A snapshot serializes into a DictionarySerializer and saves its
+        # target (Chainer does the same): the None it stored as
+        # numpy.asarray(None) (a MaxValueTrigger before its first value) is
+        # written as None, and loads back as None.
+        serializer = DictionarySerializer()
+        serializer.save(FakeLink({"W": numpy.arange(3.0)}, {"best": None}))
+        path = tmp_path / "snapshot.npz"
+        save_npz(path, serializer.target)
+        target = FakeLink({"W": numpy.zeros(3)}, {"best": None})
+        load_npz(path, target)
+        assert target.persistents["best"] is None
+        numpy.testing.assert_array_equal(target.params["W"], numpy.arange(3.0))
+
+    def test_an_object_array_other_than_none_in_a_dict_is_still_refused(self, tmp_path):
+        with pytest.raises(TypeError, match=r"save_npz: cannot store 'x'.*pickling"):
+            save_npz(tmp_path / "d.npz", {"x": numpy.asarray([None], dtype=object)})
+        assert not os.path.exists(tmp_path / "d.npz")
+
     def test_no_extension_is_added(self, tmp_path):
         save_npz(tmp_path / "snapshot_iter_10", make_model())
         assert os.listdir(tmp_path) == ["snapshot_iter_10"]

@@ -79,6 +79,19 @@ def test_numpy_seed_reproduces_the_mask():
     numpy.testing.assert_array_equal(m1, m2)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_a_ratio_of_zero_keeps_everything_and_draws_as_chainer(dtype):
+    # Chainer's dropout draws numpy.random.rand(*x.shape) also at ratio 0.
+    x = numpy.arange(6, dtype=dtype).reshape(2, 3)
+    numpy.random.seed(11)
+    y = dropout(x, 0.0)
+    after = numpy.random.rand(3)
+    numpy.random.seed(11)
+    numpy.random.rand(2, 3)
+    numpy.testing.assert_array_equal(after, numpy.random.rand(3))
+    numpy.testing.assert_array_equal(y.array, x)
+
+
 def test_returned_mask_repeats_the_dropout():
     x1 = numpy.random.uniform(-1, 1, (6, 7)).astype(numpy.float32)
     x2 = numpy.random.uniform(-1, 1, (6, 7)).astype(numpy.float32)

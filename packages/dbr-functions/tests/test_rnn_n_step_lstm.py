@@ -251,6 +251,31 @@ def test_dropout_applies_to_the_inputs_of_upper_layers(directions):
     numpy.testing.assert_array_equal(hy_test.array, hy_none.array)
 
 
+@pytest.mark.parametrize("directions", [1, 2])
+def test_a_ratio_of_zero_still_draws_the_masks_as_chainer(directions):
+    # Chainer's CPU n_step functions call dropout on every upper layer's
+    # input, also at ratio 0, and dropout then draws a mask: numpy.random
+    # must advance alike so that a seeded run goes on as Chainer's.
+    n_layers, batches = 3, [3, 2, 2]
+    hx, cx, ws, bs, xs = make_inputs(n_layers, directions, batches, numpy.float64)
+    numpy.random.seed(4)
+    hy, _, _ = run(directions, n_layers, 0.0, hx, cx, ws, bs, xs)
+    after = numpy.random.rand(3)
+    numpy.random.seed(4)
+    for _ in range((n_layers - 1) * directions):
+        numpy.random.rand(sum(batches), N_UNITS * directions)
+    numpy.testing.assert_array_equal(after, numpy.random.rand(3))
+    hy_e, _, _ = reference(n_layers, directions, hx, cx, ws, bs, xs)
+    testing.assert_allclose(hy.array, hy_e, atol=1e-12, rtol=1e-10)
+    # In test mode dropout draws nothing, in Chainer as here.
+    numpy.random.seed(4)
+    with using_config("train", False):
+        run(directions, n_layers, 0.0, hx, cx, ws, bs, xs)
+    after = numpy.random.rand(3)
+    numpy.random.seed(4)
+    numpy.testing.assert_array_equal(after, numpy.random.rand(3))
+
+
 def test_without_backprop():
     arrays = make_inputs(2, 2, [3, 1], numpy.float32)
     with no_backprop_mode():

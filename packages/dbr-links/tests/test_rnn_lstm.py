@@ -1,3 +1,5 @@
+import os
+
 import numpy
 import pytest
 
@@ -312,3 +314,58 @@ def test_state_of_another_dtype():
     match = r"LSTM(?s:.*)x.dtype == c_prev.dtype(?s:.*)float32 != float64"
     with pytest.raises(InvalidType, match=match):
         link(c, None, numpy.zeros((2, IN), numpy.float32))
+
+
+# Chainer's weights for a seeded numpy.random, by fixtures/make_lstm_seeded_init.py.
+SEEDED = os.path.join(os.path.dirname(__file__), "fixtures", "lstm_seeded_init.npz")
+
+
+def _seeded_cases():
+    return {
+        "eager": lambda: LSTM(3, 4),
+        "stateless": lambda: StatelessLSTM(3, 4),
+        "bias": lambda: LSTM(
+            3,
+            2,
+            bias_init=initializers.Normal(1.0),
+            forget_bias_init=initializers.Uniform(1.0),
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", ["eager", "stateless", "bias"])
+def test_seeded_weights_are_chainers(case):
+    # Chainer draws gate block k of lateral.W, then of upward.W, for k = 0..3,
+    # then the bias: the same seed must give the same model.
+    numpy.random.seed(0)
+    link = _seeded_cases()[case]()
+    after = numpy.random.rand(3)
+    with numpy.load(SEEDED) as chainer:
+        numpy.testing.assert_array_equal(link.lateral.W.array, chainer[f"{case}/lateral/W"])
+        numpy.testing.assert_array_equal(link.upward.W.array, chainer[f"{case}/upward/W"])
+        numpy.testing.assert_array_equal(link.upward.b.array, chainer[f"{case}/upward/b"])
+        numpy.testing.assert_array_equal(after, chainer[f"{case}/next"])
+
+
+def test_seeded_lazy_weights_are_drawn_at_the_first_call_as_chainers():
+    numpy.random.seed(0)
+    link = LSTM(None, 4)
+    lateral_before = link.lateral.W.array.copy()
+    between = numpy.random.rand(2)
+    link(numpy.ones((2, 3), numpy.float32))
+    after = numpy.random.rand(3)
+    with numpy.load(SEEDED) as chainer:
+        numpy.testing.assert_array_equal(lateral_before, chainer["lazy/lateral/W_before"])
+        numpy.testing.assert_array_equal(between, chainer["lazy/between"])
+        numpy.testing.assert_array_equal(link.lateral.W.array, chainer["lazy/lateral/W"])
+        numpy.testing.assert_array_equal(link.upward.W.array, chainer["lazy/upward/W"])
+        numpy.testing.assert_array_equal(link.upward.b.array, chainer["lazy/upward/b"])
+        numpy.testing.assert_array_equal(after, chainer["lazy/next"])
+
+
+def test_copy_init_still_redraws_each_weight_by_gate_block():
+    link = LSTM(3, 4, upward_init=initializers.Constant(2.0))
+    link.upward.W.array[...] = 0
+    fresh = link.copy("init")
+    numpy.testing.assert_array_equal(fresh.upward.W.array, numpy.full((16, 3), 2, numpy.float32))
+    assert not numpy.array_equal(fresh.lateral.W.array, link.lateral.W.array)

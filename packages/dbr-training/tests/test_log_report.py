@@ -148,3 +148,45 @@ def test_bad_arguments():
         LogReport(postprocess=1)
     with pytest.raises(ValueError):
         LogReport(trigger=(1, "minute"))
+
+
+def test_an_extension_called_before_training_gets_its_own_entry(tmp_path):
+    # Chainer 7.8.1 (train_mnist's Evaluator and LogReport with
+    # call_before_training=True) logs the pre-training values as a separate
+    # entry with epoch 0 and iteration 0; epoch 1 averages only epoch 1.
+    trainer = make_trainer(tmp_path, stop=(2, "epoch"))
+    records = record_observations(trainer)
+    validations = []
+
+    def validate(t):
+        value = 10.0 + t.updater.iteration
+        validations.append(value)
+        report({"validation/loss": value})
+
+    trainer.extend(validate, trigger=(1, "epoch"), call_before_training=True, priority=2000)
+    log_report = LogReport()
+    trainer.extend(log_report, call_before_training=True)
+    trainer.run()
+
+    log = log_report.log
+    assert [(e["epoch"], e["iteration"]) for e in log] == [(0, 0), (1, 3), (2, 6)]
+    assert set(log[0]) == {"validation/loss", "epoch", "iteration", "elapsed_time"}
+    assert [e["validation/loss"] for e in log] == [10.0, 13.0, 16.0]
+    assert log[1]["main/loss"] == pytest.approx(np.mean([r["loss"] for r in records[:3]]))
+    with open(os.path.join(tmp_path, "log")) as f:
+        assert json.load(f) == log
+
+
+def test_a_resumed_trainer_does_not_call_extensions_before_training_again(tmp_path):
+    # Chainer calls the call_before_training extensions only when
+    # trainer.is_before_training (no update done yet); a resumed run skips them.
+    trainer = make_trainer(tmp_path, stop=(3, "epoch"))
+    for _ in range(3):
+        trainer.updater.update()
+    calls = []
+    trainer.extend(lambda t: calls.append(t.updater.iteration), call_before_training=True)
+    log_report = LogReport()
+    trainer.extend(log_report, call_before_training=True)
+    trainer.run()
+    assert calls == [4, 5, 6, 7, 8, 9]
+    assert [(e["epoch"], e["iteration"]) for e in log_report.log] == [(2, 6), (3, 9)]

@@ -34,6 +34,10 @@ class _Trainer:
         self.out = str(out)
         self.observation = {}
 
+    @property
+    def is_before_training(self):
+        return self.updater.iteration == 0
+
 
 def _every(n):
     return lambda trainer: trainer.updater.iteration % n == 0
@@ -233,3 +237,16 @@ def test_with_the_real_trainer(tmp_path):
     data = _saved_data(ext)
     numpy.testing.assert_allclose(data["main/loss"], [[1, numpy.mean(losses[:4])]], rtol=1e-12)
     _check_png(tmp_path / "plot.png")
+
+
+def test_a_call_before_training_adds_a_point_at_zero(tmp_path):
+    # Chainer 7.8.1: PlotReport registered with call_before_training=True
+    # plots what was reported before the first update at x = 0.
+    trainer = _Trainer(tmp_path)
+    ext = PlotReport(["v"], x_key="epoch", trigger=lambda t: t.updater.iteration == 4)
+    trainer.observation = {"v": 5.0}
+    ext(trainer)
+    assert _saved_data(ext) == {"v": [[0, 5.0]]}
+    _check_png(tmp_path / "plot.png")
+    _drive(ext, trainer, [{"v": 1.0}, {"v": 2.0}, {}, {"v": 3.0}])
+    assert _saved_data(ext) == {"v": [[0, 5.0], [1, 2.0]]}

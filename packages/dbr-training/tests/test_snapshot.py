@@ -12,6 +12,7 @@ from dbr.core import Link, Parameter
 from dbr.core.serializers import DeserializationError, load_npz
 from dbr.training.extensions import snapshot_writers
 from dbr.training.extensions._snapshot import snapshot, snapshot_object
+from dbr.training.triggers import MaxValueTrigger
 
 
 class Model(Link):
@@ -81,6 +82,23 @@ def test_snapshot_copies_state_when_taken(tmp_path):
     trainer.model.W.array[...] = 9.0
     assert saved[0]["model/W"][0, 0] == 4.0
     assert saved[0]["iteration"] == 1
+
+
+@pytest.mark.parametrize("savefun", ["save_npz", "save_hdf5"])
+def test_a_trigger_before_its_first_value_is_snapshotted_and_restored(tmp_path, savefun):
+    # A MaxValueTrigger holds None until its first value; a snapshot taken
+    # then holds that None (as Chainer's does) and restores it.
+    if savefun == "save_hdf5":
+        pytest.importorskip("h5py")
+    from dbr.core import serializers
+
+    trigger = MaxValueTrigger("validation/main/accuracy")
+    ext = snapshot_object(trigger, "trigger", savefun=getattr(serializers, savefun))
+    take(ext, FakeTrainer(tmp_path), 1, 0.0)
+    restored = MaxValueTrigger("validation/main/accuracy")
+    load = serializers.load_npz if savefun == "save_npz" else serializers.load_hdf5
+    load(tmp_path / "trigger", restored)
+    assert restored._best_value is None
 
 
 def test_condition_is_called_without_arguments(tmp_path):

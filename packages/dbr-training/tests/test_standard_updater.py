@@ -3,8 +3,17 @@ import pytest
 
 from dbr.core import Link, Parameter, backend, ops
 from dbr.core.serializers import load_npz, save_npz
-from dbr.datasets import DictDataset, SerialIterator, TupleDataset, concat_examples, converter
+from dbr.datasets import (
+    DictDataset,
+    Iterator,
+    SerialIterator,
+    TupleDataset,
+    concat_examples,
+    converter,
+)
+from dbr.training.extensions import LogReport
 from dbr.training.optimizers.sgd import SGD
+from dbr.training.trainer import Trainer
 from dbr.training.updaters.standard_updater import StandardUpdater
 
 
@@ -328,3 +337,58 @@ def test_serialize_round_trip(tmp_path):
     updater.update()
     updater2.update()
     np.testing.assert_array_equal(model2.W.array, model.W.array)
+
+
+class UserIterator(Iterator):
+    """A user-written iterator: next, epoch, epoch_detail, is_new_epoch, nothing else."""
+
+    def __init__(self, dataset, batch_size, with_epoch_detail=True):
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.position = 0
+        self.epoch = 0
+        self.is_new_epoch = False
+        self.with_epoch_detail = with_epoch_detail
+
+    def __next__(self):
+        batch = self.dataset[self.position : self.position + self.batch_size]
+        self.position += self.batch_size
+        self.is_new_epoch = self.position >= len(self.dataset)
+        if self.is_new_epoch:
+            self.position = 0
+            self.epoch += 1
+        return batch
+
+    def __getattr__(self, name):
+        if name == "epoch_detail" and self.with_epoch_detail:
+            return self.epoch + self.position / len(self.dataset)
+        raise AttributeError(f"'UserIterator' object has no attribute {name!r}")
+
+
+def train_with_user_iterator(tmp_path, with_epoch_detail, stop, log_trigger):
+    model = Linear()
+    updater = StandardUpdater(
+        UserIterator(TupleDataset(*data(12)), 4, with_epoch_detail), SGD(lr=0.1).setup(model)
+    )
+    trainer = Trainer(updater, stop, out=str(tmp_path))
+    log_report = LogReport(trigger=log_trigger)
+    trainer.extend(log_report)
+    trainer.run(show_loop_exception_msg=False)
+    return [(entry["epoch"], entry["iteration"]) for entry in log_report.log]
+
+
+@pytest.mark.parametrize("stop", [(2, "epoch"), (6, "iteration")])
+def test_an_iterator_without_previous_epoch_detail_trains_with_epoch_triggers(tmp_path, stop):
+    # Chainer 7.8.1 with the same iterator logs [(1, 3), (2, 6)].
+    log = train_with_user_iterator(tmp_path, True, stop, (1, "epoch"))
+    assert log == [(1, 3), (2, 6)]
+
+
+def test_an_iterator_without_epoch_detail_trains_with_iteration_triggers(tmp_path):
+    log = train_with_user_iterator(tmp_path, False, (6, "iteration"), (2, "iteration"))
+    assert log == [(0, 2), (1, 4), (2, 6)]
+
+
+def test_an_epoch_trigger_needs_epoch_detail(tmp_path):
+    with pytest.raises(AttributeError, match="IntervalTrigger: an 'epoch' trigger needs"):
+        train_with_user_iterator(tmp_path, False, (2, "epoch"), (1, "iteration"))

@@ -199,6 +199,41 @@ def test_get_trigger():
         get_trigger((1, "minutes"))
 
 
+class UpdaterWithoutPreviousEpochDetail:
+    """An updater over a user-written iterator: epoch_detail but no previous_epoch_detail."""
+
+    def __init__(self, batch_size=3, n=10):
+        self._positions = FakeUpdater(batch_size, n)
+
+    iteration = property(lambda self: self._positions.iteration)
+    epoch = property(lambda self: self._positions.epoch)
+    epoch_detail = property(lambda self: self._positions.epoch_detail)
+
+    @property
+    def previous_epoch_detail(self):
+        raise AttributeError("'UserIterator' object has no attribute 'previous_epoch_detail'")
+
+    def update(self):
+        self._positions.update()
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: IntervalTrigger(1, "epoch"), [4, 7, 10]),
+        (lambda: IntervalTrigger(0.5, "epoch"), epoch_crossings(1, 2, 3, 10, 10)),
+        (lambda: ManualScheduleTrigger([1, 1.5, 2.05], "epoch"), [4, 5, 7]),
+    ],
+)
+def test_epoch_triggers_without_previous_epoch_detail_use_their_last_call(make, expected):
+    # Chainer's triggers compare with the epoch_detail of their previous call
+    # (0 before the first) and read previous_epoch_detail only after loading a
+    # snapshot that lacks it; user-written iterators usually do not have it.
+    trainer = FakeTrainer()
+    trainer.updater = UpdaterWithoutPreviousEpochDetail()
+    assert firing(make(), 10, trainer) == expected
+
+
 # -- ManualScheduleTrigger ------------------------------------------------------
 
 

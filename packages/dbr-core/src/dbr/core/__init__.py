@@ -17,6 +17,7 @@ from dbr.core import (
     configuration,
     function_hooks,
     gradient_check,
+    graph_optimizations,
     initializers,
     link_hooks,
     ops,
@@ -38,6 +39,7 @@ from dbr.core.configuration import (
     DebugMode,
     config,
     force_backprop_mode,
+    get_dtype,
     global_config,
     is_debug,
     no_backprop_mode,
@@ -47,6 +49,7 @@ from dbr.core.configuration import (
 from dbr.core.function import Function, FunctionAdapter
 from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
+from dbr.core.graph_optimizations import static_code, static_graph
 from dbr.core.initializers import Initializer
 from dbr.core.link import Chain, ChainList, Link
 from dbr.core.link_hook import LinkHook
@@ -73,9 +76,9 @@ __all__ = [
     "Parameter", "Reporter", "Sequential", "Summary", "Variable", "VariableNode",
     "as_array", "as_variable", "backend", "backward", "computational_graph", "config",
     "configuration", "force_backprop_mode", "function_hooks", "get_array_module",
-    "get_current_reporter", "get_device", "get_device_from_array", "get_function_hooks",
-    "global_config", "grad", "gradient_check", "initializers", "is_debug", "link_hooks",
-    "no_backprop_mode",
-    "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "to_device",
-    "type_check", "using_config", "utils",
+    "get_current_reporter", "get_device", "get_device_from_array", "get_dtype",
+    "get_function_hooks", "global_config", "grad", "gradient_check", "graph_optimizations",
+    "initializers", "is_debug", "link_hooks", "no_backprop_mode",
+    "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "static_code",
+    "static_graph", "to_device", "type_check", "using_config", "utils",
 ]  # fmt: skip

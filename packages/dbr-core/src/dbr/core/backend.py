@@ -7,6 +7,7 @@ array type that is not NumPy's makes core import the plugin owning that
 type's top-level module. Core never imports a sibling package statically.
 """
 
+import contextlib
 import importlib
 
 import numpy
@@ -166,12 +167,16 @@ def get_device(device_spec):
 
     Accepts a Device, ``'@numpy'`` (also ``'numpy'``, ``'cpu'``), ``'@cupy:N'``,
     the modules ``numpy``/``cupy``, or a Chainer-style integer id (negative
-    for the CPU, ``N >= 0`` for GPU ``N``).
+    for the CPU, ``N >= 0`` for GPU ``N``), also as a string that ``int()``
+    parses (``'-1'``, ``'0'``: what a ``--device`` command-line option gives).
     """
     if isinstance(device_spec, Device):
         return device_spec
     if device_spec is numpy or device_spec in ("@numpy", "numpy", "cpu", "native"):
         return cpu
+    if isinstance(device_spec, str):
+        with contextlib.suppress(ValueError):
+            device_spec = int(device_spec)
     if isinstance(device_spec, (int, numpy.integer)) and not isinstance(device_spec, bool):
         if device_spec < 0:
             return cpu

@@ -86,6 +86,39 @@ config = _LocalConfig()
 _MISSING = object()
 
 
+def _as_dtype(value, name):
+    try:
+        return numpy.dtype(value)
+    except TypeError:
+        raise TypeError(
+            f"get_dtype: expected {name} to be a NumPy dtype specifier or None, got {value!r}"
+        ) from None
+
+
+def get_dtype(dtype=None, map_mixed16=None):
+    """Return the dtype to use: ``dtype`` if given, else ``config.dtype``.
+
+    Args:
+        dtype: a NumPy dtype specifier (``numpy.float16``, ``'f8'``, ...), or
+            None for the configured default ``config.dtype`` (float32 unless
+            set).
+        map_mixed16: in Chainer, the dtype to return while ``config.dtype`` is
+            its ``mixed16`` mode. dbr has no mixed16 mode (``config.dtype`` is
+            always a floating dtype), so it is checked to be a dtype specifier
+            (when not None) and otherwise unused.
+
+    Returns:
+        numpy.dtype: ``dtype``, or ``config.dtype``, normalized by
+        ``numpy.dtype()``.
+
+    Raises:
+        TypeError: ``dtype`` or ``map_mixed16`` is not a dtype specifier.
+    """
+    if map_mixed16 is not None:
+        _as_dtype(map_mixed16, "map_mixed16")
+    return _as_dtype(config.dtype if dtype is None else dtype, "dtype")
+
+
 @contextlib.contextmanager
 def using_config(name, value, config=config):
     """Set ``config.<name>`` to ``value`` in this thread inside a ``with`` block."""

@@ -1,14 +1,22 @@
 """Checks of constructor arguments shared by the links (private)."""
 
+import numbers
+
+
+def is_int(value):
+    """Return whether ``value`` is an integer: a Python or NumPy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
 
 def check_size(who, name, value, allow_none=False):
-    """Raise ValueError unless ``value`` is a positive int (or None when ``allow_none``).
+    """Raise ValueError unless ``value`` is a positive integer (or None when ``allow_none``).
 
+    Any integer counts (``int``, ``numpy.int32``, ...; see :func:`is_int`),
     ``bool`` is refused; the message reads ``'{who}: {name} must be a
     positive int, got ...'``.
     """
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if not is_int(value) or value <= 0:
         expected = "a positive int or None" if allow_none else "a positive int"
         raise ValueError(f"{who}: {name} must be {expected}, got {value!r}")

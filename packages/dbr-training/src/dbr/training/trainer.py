@@ -223,8 +223,10 @@ class Trainer:
         """Run the training loop until the stop trigger fires.
 
         At the start, ``initialize(trainer)`` of every extension that has it
-        (except those whose trigger says it has ``finished``) is called, then
-        the extensions registered with ``call_before_training``. At the end,
+        (except those whose trigger says it has ``finished``) is called, then,
+        when no update has been done yet (:attr:`is_before_training`; not in a
+        run resumed from a snapshot), the extensions registered with
+        ``call_before_training``. At the end,
         also when the loop raised, ``finalize()`` of every extension and the
         updater's ``finalize()`` are called. When the loop raises an
         Exception, every extension's ``on_error(trainer, exc, tb)`` is called
@@ -260,11 +262,12 @@ class Trainer:
         stop_trigger = self.stop_trigger
         completed = False
         try:
-            self.observation = {}
-            with reporter.scope(self.observation):
-                for entry in entries:
-                    if entry.call_before_training:
-                        entry.extension(self)
+            if self.is_before_training:
+                self.observation = {}
+                with reporter.scope(self.observation):
+                    for entry in entries:
+                        if entry.call_before_training:
+                            entry.extension(self)
 
             while not stop_trigger(self):
                 self.observation = {}

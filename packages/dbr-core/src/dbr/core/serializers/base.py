@@ -156,6 +156,21 @@ def _describe_array(dtype, shape):
     return f"{dtype} array of shape {shape}"
 
 
+def _is_stored_none(value):
+    """Whether ``value`` is None, or the 0-d object array holding None that serializers store.
+
+    ``DictionarySerializer`` stores None as ``numpy.asarray(None)`` (as
+    Chainer does), and a snapshot saves that dictionary with ``save_npz`` or
+    ``save_hdf5``: those must write it as None again.
+    """
+    return value is None or (
+        isinstance(value, numpy.ndarray)
+        and value.dtype.hasobject
+        and value.shape == ()
+        and value[()] is None
+    )
+
+
 def _describe_value(value):
     if value is None:
         return "None (uninitialized)"

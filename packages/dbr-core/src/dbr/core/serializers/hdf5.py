@@ -25,6 +25,7 @@ from dbr.core.serializers.base import (
     _file_name,
     _ignore_predicate,
     _is_path,
+    _is_stored_none,
     _normalize_path,
     _refused_entry,
     _StoreDeserializer,
@@ -67,7 +68,7 @@ class HDF5Serializer(Serializer):
 
 
 def _write_dataset(h5py, group, key, value, compression, who):
-    if value is None:
+    if _is_stored_none(value):
         group.create_dataset(key, data=h5py.Empty("f"))
         return
     array = value if isinstance(value, str) else numpy.asarray(backend.to_cpu(value))
@@ -93,7 +94,10 @@ def save_hdf5(filename, obj, compression=4):
 
     Args:
         filename: a path (str or os.PathLike) or a binary file object.
-        obj: the object to save, or a dict ``{key: array}`` saved as is.
+        obj: the object to save, or a dict ``{key: array}`` saved as is
+            (such as a ``DictionarySerializer``'s target: a value None, or
+            the ``numpy.asarray(None)`` that it stores for None, is stored
+            as None).
         compression: the gzip level for datasets of more than one element.
     """
     h5py = _import_h5py("save_hdf5")

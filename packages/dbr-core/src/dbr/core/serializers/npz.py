@@ -37,6 +37,7 @@ from dbr.core.serializers.base import (
     _file_name,
     _ignore_predicate,
     _is_path,
+    _is_stored_none,
     _normalize_path,
     _refused_entry,
     _StoreDeserializer,
@@ -76,7 +77,7 @@ class DictionarySerializer(Serializer):
 
 
 def _to_storable(key, value, who):
-    if value is None:
+    if _is_stored_none(value):
         return numpy.asarray(None)
     if isinstance(value, numpy.ndarray):
         array = value.copy()
@@ -101,7 +102,10 @@ def save_npz(file, obj, compression=True):
 
     Args:
         file: a path (str or os.PathLike) or a binary file object.
-        obj: the object to save, or a dict ``{key: array}`` saved as is.
+        obj: the object to save, or a dict ``{key: array}`` saved as is
+            (such as a :class:`DictionarySerializer`'s target: a value None,
+            or the ``numpy.asarray(None)`` that it stores for None, is
+            stored as None).
         compression: deflate the members (Chainer's default) or store them.
     """
     if isinstance(obj, dict):

@@ -16,8 +16,9 @@ class SimplifiedDropconnect(FunctionNode):
         ratio (float): the probability of dropping a weight.
         mask (array or None): True where a weight is kept, of shape
             ``(n, M, N)`` (one mask per sample) or ``(M, N)`` (one for the
-            batch); None draws one of the shape ``use_batchwise_mask`` asks for,
-            or none at all when ``ratio`` is 0.
+            batch); None draws one of the shape ``use_batchwise_mask`` asks for
+            (also when ``ratio`` is 0, as Chainer does, so that ``numpy.random``
+            stays in step with it).
         use_batchwise_mask (bool): draw one mask per sample.
     """
 
@@ -58,7 +59,7 @@ class SimplifiedDropconnect(FunctionNode):
         x, W = inputs[:2]
         xp = numpy if type(x) is _ndarray else backend.get_array_module(x)
         n = x.shape[0]
-        if self.mask is None and self.ratio != 0:
+        if self.mask is None:
             shape = (n,) + W.shape if self.use_batchwise_mask else W.shape
             self.mask = keep_flags(xp, shape, self.ratio)
         x2 = x.reshape(n, W.shape[1])
@@ -130,7 +131,8 @@ def simplified_dropconnect(
     :math:`y_i = x_i (W \\odot m_i)^\\top / (1 - ratio) + b`. With
     ``train=False`` the ratio is 0 and this is a plain linear layer (a
     ``mask`` given is still applied, unscaled). The mask is drawn from
-    ``numpy.random`` (``cupy.random`` on the GPU). This averages before the
+    ``numpy.random`` (``cupy.random`` on the GPU), also when the ratio is 0
+    (then it keeps every weight), as Chainer does. This averages before the
     activation, unlike the original paper, which samples a Gaussian after it.
 
     Args:

@@ -294,7 +294,8 @@ def n_step(n_layers, dropout_ratio, hx, cx, ws, bs, xs, directions, run_layer):
         hs = []
         for direction in range(directions):
             k = layer * directions + direction
-            x_in = x if layer == 0 or dropout_ratio == 0 else dropout(x, dropout_ratio)
+            # Chainer draws dropout masks even at ratio 0: numpy.random stays in step with it.
+            x_in = x if layer == 0 else dropout(x, dropout_ratio)
             outputs = run_layer(x_in, hxs[k], cxs[k], ws[k], bs[k], batches, direction == 1)
             hs.append(outputs[0])
             hy.append(outputs[1])

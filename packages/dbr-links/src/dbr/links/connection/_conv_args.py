@@ -6,6 +6,7 @@ and ``b``, so that every convolution link treats them alike.
 """
 
 from dbr.core import Parameter, initializers
+from dbr.links._checks import is_int
 
 
 def short_form(in_channels, out_channels, ksize):
@@ -21,15 +22,18 @@ def short_form(in_channels, out_channels, ksize):
 
 
 def pair(value):
-    """``value`` as Chainer's links keep a 2-D option: a sequence as given, else ``(v, v)``."""
-    if hasattr(value, "__getitem__"):
+    """``value`` as Chainer's links keep a 2-D option: a sequence as given, else ``(v, v)``.
+
+    An integer ``v`` (also a NumPy integer, which has ``__getitem__`` too) gives ``(v, v)``.
+    """
+    if not is_int(value) and hasattr(value, "__getitem__"):
         return value
     return value, value
 
 
 def ntuple(value, ndim):
     """``value`` as a tuple of ``ndim`` entries (an int ``v`` gives ``(v,) * ndim``)."""
-    if hasattr(value, "__getitem__"):
+    if not is_int(value) and hasattr(value, "__getitem__"):
         return tuple(value)
     return (value,) * ndim
 

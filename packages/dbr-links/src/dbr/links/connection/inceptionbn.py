@@ -2,13 +2,9 @@
 
 import dbr.functions as F
 from dbr.core import Chain
-from dbr.links._checks import check_size
+from dbr.links._checks import check_size, is_int
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.normalization.batch_normalization import BatchNormalization
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class InceptionBN(Chain):
@@ -139,7 +135,7 @@ class InceptionBN(Chain):
 
 def _check_args(out1, proj3, out3, proj33, out33, pooltype, proj_pool, stride):
     """Raise ValueError naming the first bad constructor argument of InceptionBN."""
-    if not _is_int(out1) or out1 < 0:
+    if not is_int(out1) or out1 < 0:
         raise ValueError(f"InceptionBN: out1 must be a non-negative int, got {out1!r}")
     sizes = {"proj3": proj3, "out3": out3, "proj33": proj33, "out33": out33}
     if proj_pool is not None:

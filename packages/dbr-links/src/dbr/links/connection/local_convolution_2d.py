@@ -2,7 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link
-from dbr.links._checks import check_size
+from dbr.links._checks import check_size, is_int
 from dbr.links.connection import _conv_args
 
 
@@ -11,9 +11,7 @@ def _pair(value, name, allow_none=False):
     if value is None and allow_none:
         return None
     pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    if len(pair) != 2 or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in pair
-    ):
+    if len(pair) != 2 or not all(is_int(v) and v > 0 for v in pair):
         raise ValueError(
             f"LocalConvolution2D: {name} must be a positive int or a pair of positive ints, "
             f"got {value!r}"

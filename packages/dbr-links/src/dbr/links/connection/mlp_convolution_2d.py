@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import ChainList
+from dbr.links._checks import is_int
 from dbr.links.connection import _conv_args
 from dbr.links.connection.convolution_2d import Convolution2D
 
@@ -66,7 +67,7 @@ class MLPConvolution2D(ChainList):
         if not out_channels:
             raise ValueError("MLPConvolution2D: out_channels must hold at least one int, got ()")
         for n in out_channels:
-            if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            if not is_int(n) or n <= 0:
                 raise ValueError(
                     f"MLPConvolution2D: out_channels must hold positive ints, got {out_channels!r}"
                 )

@@ -1,5 +1,7 @@
 """LSTM and StatelessLSTM: fully-connected LSTM layers built on :func:`dbr.functions.lstm`."""
 
+import contextlib
+
 import dbr.functions as F
 from dbr.core import Chain, initializers
 from dbr.links._checks import check_size
@@ -15,17 +17,20 @@ class _GateBlockInitializer(initializers.Initializer):
     Chainer initializes an LSTM weight block by block, so that an
     initializer depending on the fans sees the shape of one gate's matrix.
     Being the Parameter's own initializer, it also refills the weight
-    correctly on lazy initialization and in ``copy('init')``.
+    correctly in ``copy('init')``. While its :class:`_InitOrder` defers, it
+    only records the array (see there).
     """
 
-    def __init__(self, initializer):
+    def __init__(self, initializer, order, role):
         super().__init__(getattr(initializer, "dtype", None))
         self.initializer = initializer
+        self._order = order
+        self._role = role
 
     def _fill(self, array):
-        size = array.shape[0] // 4
-        for start in range(0, 4 * size, size):
-            self.initializer(array[start : start + size])
+        if not self._order.record(self._role, array):
+            for block in _gate_blocks(array):
+                self.initializer(block)
 
 
 class _GateBiasInitializer(initializers.Initializer):
@@ -33,24 +38,85 @@ class _GateBiasInitializer(initializers.Initializer):
 
     The entries follow :func:`dbr.functions.lstm`'s layout, gates
     interleaved per unit; each gate's entries are handed to its initializer
-    as a ``(1, state_size)`` view, as Chainer does.
+    as a ``(1, state_size)`` view, as Chainer does. While its
+    :class:`_InitOrder` defers, it only records the array.
     """
 
-    def __init__(self, bias_init, forget_bias_init):
+    def __init__(self, bias_init, forget_bias_init, order):
         dtype = getattr(bias_init, "dtype", None) or getattr(forget_bias_init, "dtype", None)
         super().__init__(dtype)
         self.bias_init = bias_init
         self.forget_bias_init = forget_bias_init
+        self._order = order
 
     def _fill(self, array):
+        if not self._order.record("bias", array):
+            self.fill_now(array)
+
+    def fill_now(self, array):
+        """Fill ``array`` at once (also while the order defers)."""
         gates = array.reshape(1, -1, 4)
         for k in range(4):
             init = self.forget_bias_init if k == _FORGET_GATE else self.bias_init
             init(gates[:, :, k])
 
 
+def _gate_blocks(array):
+    size = array.shape[0] // 4
+    return [array[start : start + size] for start in range(0, 4 * size, size)]
+
+
+class _InitOrder:
+    """Initializes an LSTM's three parameters in the order Chainer draws them.
+
+    Chainer fills gate block 0 of ``lateral.W``, then block 0 of
+    ``upward.W``, block 1 of each, and so on, then the bias, so that a seeded
+    ``numpy.random`` gives the same weights. The parameters' initializers
+    record their arrays instead of filling them while :meth:`deferred` is
+    active; :meth:`fill` then fills what was recorded in that order.
+    """
+
+    def __init__(self):
+        self.lateral_W = self.upward_W = self.upward_b = None
+        self._recorded = None
+
+    def record(self, role, array):
+        """Record ``array`` as ``role``'s if deferring; return whether it was recorded."""
+        if self._recorded is None:
+            return False
+        self._recorded[role] = array
+        return True
+
+    @contextlib.contextmanager
+    def deferred(self):
+        """Inside, the initializers record their arrays; yields the dict they fill."""
+        self._recorded = {}
+        try:
+            yield self._recorded
+        finally:
+            self._recorded = None
+
+    def fill(self, lateral, upward, bias):
+        """Fill the arrays in Chainer's order; any of them may be None (absent)."""
+        lateral_blocks = _gate_blocks(lateral) if lateral is not None else [None] * 4
+        upward_blocks = _gate_blocks(upward) if upward is not None else [None] * 4
+        for lateral_block, upward_block in zip(lateral_blocks, upward_blocks):
+            if lateral_block is not None:
+                self.lateral_W.initializer(lateral_block)
+            if upward_block is not None:
+                self.upward_W.initializer(upward_block)
+        if bias is not None:
+            self.upward_b.fill_now(bias)
+
+
 class LSTMBase(Chain):
     """The parameters shared by :class:`LSTM` and :class:`StatelessLSTM`.
+
+    They are drawn in Chainer's order (gate block by gate block of
+    ``lateral.W`` and ``upward.W`` alternately, then ``upward.b``), at
+    construction, or at the first call when ``in_size`` is None (until then
+    ``lateral.W`` and ``upward.b`` hold zeros), so that a seeded
+    ``numpy.random`` gives Chainer's weights.
 
     Args:
         in_size (int or None): the size of each input vector; None infers it
@@ -97,15 +163,46 @@ class LSTMBase(Chain):
         self.upward_init = upward_init
         self.bias_init = bias_init
         self.forget_bias_init = forget_bias_init
-        upward_W = _GateBlockInitializer(initializers.get_initializer(upward_init))
-        lateral_W = _GateBlockInitializer(initializers.get_initializer(lateral_init))
-        upward_b = _GateBiasInitializer(
+        order = _InitOrder()
+        order.upward_W = _GateBlockInitializer(
+            initializers.get_initializer(upward_init), order, "upward"
+        )
+        order.lateral_W = _GateBlockInitializer(
+            initializers.get_initializer(lateral_init), order, "lateral"
+        )
+        order.upward_b = _GateBiasInitializer(
             initializers.get_initializer(bias_init),
             initializers.get_initializer(forget_bias_init),
+            order,
         )
-        with self.init_scope():
-            self.upward = Linear(in_size, 4 * out_size, initialW=upward_W, initial_bias=upward_b)
-            self.lateral = Linear(out_size, 4 * out_size, nobias=True, initialW=lateral_W)
+        self._init_order = order
+        with order.deferred() as arrays, self.init_scope():
+            self.upward = Linear(
+                in_size, 4 * out_size, initialW=order.upward_W, initial_bias=order.upward_b
+            )
+            self.lateral = Linear(out_size, 4 * out_size, nobias=True, initialW=order.lateral_W)
+        if in_size is not None:
+            order.fill(arrays["lateral"], arrays["upward"], arrays["bias"])
+        else:
+            # As in Chainer, everything is drawn at the first call, once in_size
+            # is known; until then lateral.W and the bias hold zeros.
+            arrays["lateral"][...] = 0
+            arrays["bias"][...] = 0
+
+    def _initialize_on_first_call(self, x):
+        """At the first call of a lazy link, create ``upward.W`` and draw every parameter.
+
+        ``lateral.W`` and ``upward.b`` are drawn again after ``upward.W``'s
+        creation, in Chainer's order (see :class:`_InitOrder`).
+        """
+        if self.upward.W.array is not None:
+            return
+        in_size = 1
+        for n in x.shape[1:]:
+            in_size *= n
+        with self._init_order.deferred() as arrays:
+            self.upward._initialize_params(in_size)
+        self._init_order.fill(self.lateral.W.array, arrays["upward"], self.upward.b.array)
 
 
 class StatelessLSTM(LSTMBase):
@@ -138,6 +235,7 @@ class StatelessLSTM(LSTMBase):
         Returns:
             tuple of Variable: ``(c_new, h_new)``, each ``(B, out_size)``.
         """
+        self._initialize_on_first_call(x)
         lstm_in = self.upward(x)
         if h is not None:
             lstm_in = lstm_in + self.lateral(h)
@@ -207,6 +305,7 @@ class LSTM(SettableCellHiddenState, LSTMBase):
             Variable: the output for the ``B`` rows of ``x``, ``(B, out_size)``.
         """
         batch = x.shape[0]
+        self._initialize_on_first_call(x)
         lstm_in = self.upward(x)
         h = self.h
         h_rest = None

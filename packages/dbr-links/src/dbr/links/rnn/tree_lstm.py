@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.links._checks import is_int
 from dbr.links.connection.linear import Linear
 
 
@@ -147,7 +148,7 @@ class NaryTreeLSTM(Chain):
     """
 
     def __init__(self, in_size, out_size, n_ary=2):
-        if isinstance(n_ary, bool) or not isinstance(n_ary, int) or n_ary < 1:
+        if not is_int(n_ary) or n_ary < 1:
             raise ValueError(f"NaryTreeLSTM: n_ary must be an int >= 1, got {n_ary!r}")
         super().__init__()
         with self.init_scope():

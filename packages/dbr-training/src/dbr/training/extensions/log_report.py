@@ -27,7 +27,10 @@ class LogReport(extension.Extension):
 
     It is called at every iteration (its own trigger stays ``(1,
     'iteration')``) and adds the trainer's observation to a
-    :class:`~dbr.core.DictSummary`. When ``trigger`` fires, it appends a dict
+    :class:`~dbr.core.DictSummary`. When ``trigger`` fires, or when it is
+    called before training (registered with ``call_before_training=True``:
+    the values reported then, e.g. a pre-training evaluation, become an entry
+    of their own with epoch 0 and iteration 0), it appends a dict
     of the mean of every accumulated key, plus ``'epoch'`` (int),
     ``'iteration'`` (int) and ``'elapsed_time'`` (float, seconds,
     :attr:`Trainer.elapsed_time`), to :attr:`log`, writes the whole log to
@@ -89,7 +92,7 @@ class LogReport(extension.Extension):
         else:
             self._summary.add({k: observation[k] for k in self._keys if k in observation})
 
-        if not self._trigger(trainer):
+        if not (trainer.is_before_training or self._trigger(trainer)):
             return
         entry = {name: float(value) for name, value in self._summary.compute_mean().items()}
         updater = trainer.updater

@@ -25,7 +25,10 @@ class PlotReport(Extension):
 
     At every call (default trigger ``(1, 'iteration')``) the extension adds
     the current observation's entries for ``y_keys`` to a
-    :class:`~dbr.core.DictSummary`. When its own ``trigger`` fires, it
+    :class:`~dbr.core.DictSummary`. When its own ``trigger`` fires, or when
+    it is called before training (registered with
+    ``call_before_training=True``: the values reported then get a point of
+    their own at iteration 0 / epoch 0), it
     appends the mean of each key since the last firing, paired with the value
     of ``x_key`` (``'iteration'`` or ``'epoch'`` at that moment, or the mean
     of a reported key), to the key's series, draws every series on one axes
@@ -125,7 +128,7 @@ class PlotReport(Extension):
             wanted.add(self._x_key)
         self._summary.add({k: observation[k] for k in wanted if k in observation})
 
-        if not self._trigger(trainer):
+        if not (trainer.is_before_training or self._trigger(trainer)):
             return
         stats = {k: float(v) for k, v in self._summary.compute_mean().items()}
         stats["epoch"] = trainer.updater.epoch

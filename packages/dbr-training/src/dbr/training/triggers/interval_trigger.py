@@ -33,10 +33,24 @@ def _positions(trigger, updater, unit):
     ``trigger._previous_epoch_detail``, negative when unknown) when that is
     earlier, so that a trigger not called at every iteration misses nothing,
     and one called twice in an iteration answers the same both times.
+
+    An updater whose iterator has no ``previous_epoch_detail`` (user-written
+    iterators often lack it) falls back, as Chainer does, to the position
+    ``trigger`` saw at its previous call (0 before the first call); then a
+    second call in the same iteration does not fire again.
     """
     if unit == "epoch":
-        now = updater.epoch_detail
-        previous = updater.previous_epoch_detail
+        try:
+            now = updater.epoch_detail
+        except AttributeError as e:
+            raise AttributeError(
+                f"{type(trigger).__name__}: an 'epoch' trigger needs the updater's "
+                f"epoch_detail, which it (or its iterator) does not have: {e}"
+            ) from e
+        try:
+            previous = updater.previous_epoch_detail
+        except AttributeError:
+            previous = max(trigger._previous_epoch_detail, 0.0)
         if previous is None:
             previous = now
         if 0 <= trigger._previous_epoch_detail < previous:
@@ -79,7 +93,9 @@ class IntervalTrigger:
     or with the position seen at this trigger's previous call when that call
     was earlier still (a trigger not called at every iteration does not miss a
     crossing). That position is saved by :meth:`serialize`, so a resumed run
-    fires exactly as an uninterrupted one.
+    fires exactly as an uninterrupted one. When the iterator has no
+    ``previous_epoch_detail``, the position seen at the previous call (0
+    before the first) is used alone, as in Chainer.
 
     Args:
         period (int or float): the interval, positive; a whole number for

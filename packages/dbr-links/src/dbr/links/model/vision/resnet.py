@@ -6,6 +6,7 @@ import warnings
 import dbr.functions as F
 from dbr.core import Chain, initializers
 from dbr.core.serializers import load_npz
+from dbr.links._checks import is_int
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
 from dbr.links.model.vision import _pretrained
@@ -225,7 +226,7 @@ class BuildingBlock(Chain):
             raise TypeError(
                 f"BuildingBlock: got unexpected keyword argument(s) {', '.join(kwargs)}"
             )
-        if not isinstance(n_layers, int) or n_layers < 1:
+        if not is_int(n_layers) or n_layers < 1:
             raise ValueError(
                 f"BuildingBlock: expected n_layers to be an int >= 1, got {n_layers!r}"
             )
