@@ -204,19 +204,11 @@ def test_version():
     assert isinstance(chainer.__version__, str)
 
 
-# The two tests below wait for another branch: each skips, naming the branch, only while
-# the dbr module it needs lacks the name; remove the skips when those branches merge.
-
-
 def test_get_dtype():
-    if not hasattr(dbr.core, "get_dtype"):
-        pytest.skip("needs i17-gaps (dbr.core.get_dtype)")
     assert chainer.get_dtype is dbr.core.get_dtype
 
 
 def test_static_graph():
-    if not hasattr(dbr.core, "static_graph"):
-        pytest.skip("needs i17-gaps (dbr.core.static_graph)")
     assert chainer.static_graph is dbr.core.static_graph
     assert chainer.static_code is dbr.core.static_code
 

@@ -115,7 +115,7 @@ def main():
     parser.add_argument("--batchsize", "-b", type=int, default=10)
     parser.add_argument("--bproplen", "-l", type=int, default=5)
     parser.add_argument("--epoch", "-e", type=int, default=4)
-    parser.add_argument("--device", "-d", type=int, default=-1)
+    parser.add_argument("--device", "-d", type=str, default="-1")
     parser.add_argument("--gradclip", "-c", type=float, default=5)
     parser.add_argument("--out", "-o", default="result")
     parser.add_argument("--unit", "-u", type=int, default=32)

@@ -41,7 +41,7 @@ def main():
     parser = argparse.ArgumentParser(description="Chainer example: clusters MLP")
     parser.add_argument("--batchsize", "-b", type=int, default=50)
     parser.add_argument("--epoch", "-e", type=int, default=3)
-    parser.add_argument("--device", "-d", type=int, default=-1,
+    parser.add_argument("--device", "-d", type=str, default="-1",
                         help="GPU id, or a negative value for the CPU")  # fmt: skip
     parser.add_argument("--out", "-o", default="result")
     parser.add_argument("--unit", "-u", type=int, default=64)

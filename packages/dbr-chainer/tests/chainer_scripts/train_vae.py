@@ -60,7 +60,7 @@ def make_patterns(n, rng, prototypes):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--device", "-d", type=int, default=-1)
+    parser.add_argument("--device", "-d", type=str, default="-1")
     parser.add_argument("--epoch", "-e", type=int, default=30)
     parser.add_argument("--dimz", "-z", type=int, default=2)
     parser.add_argument("--batchsize", "-b", type=int, default=32)

@@ -57,7 +57,6 @@ _FROM_CORE = frozenset({
     "config", "force_backprop_mode", "get_current_reporter", "get_device",
     "get_function_hooks", "global_config", "grad", "is_debug", "no_backprop_mode", "report",
     "report_scope", "set_debug", "using_config",
-    # Added to dbr.core by branch i17-gaps; until then, asking for them raises AttributeError.
     "get_dtype", "static_code", "static_graph",
 })  # fmt: skip
 
