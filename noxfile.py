@@ -67,7 +67,16 @@ CUDA_PREFIXES = ("cupy", "nvidia-")
 
 LINT_TOOLS = ["ruff==0.17.6"]
 DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
-TEST_TOOLS = ["pytest>=8"]
+TEST_TOOLS = ["pytest>=8", "pytest-timeout>=2.3.1"]
+# pytest-timeout's limit on each test (setup and teardown included), so that a
+# hang fails its session in minutes instead of stalling CI until the job's own
+# limit. Honest package tests take seconds (their slowest subprocesses are
+# bounded at 120 s, one GPU test's at 300 s); integration tests train examples
+# end to end, with subprocesses bounded at 600 s, so they get more. The default
+# 'signal' method fails just the hung test; the 'thread' method would add a
+# thread to every test, and forking with a thread alive is deprecated (3.12+).
+TEST_TIMEOUT_S = 300
+INTEGRATION_TIMEOUT_S = 900
 
 
 class Package:
@@ -255,6 +264,7 @@ def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> 
             "pytest", str(package.tests),
             "-c", str(package.directory / "pyproject.toml"),
             "--rootdir", str(package.directory),
+            f"--timeout={TEST_TIMEOUT_S}",
             *args, *session.posargs,
             env={"PYTHONPATH": None}, **kwargs,
         )  # fmt: skip
@@ -318,6 +328,7 @@ def integration(session: nox.Session) -> None:
         session.run(
             "pytest", str(ROOT / "tests-integration"),
             "--rootdir", str(ROOT / "tests-integration"),
+            f"--timeout={INTEGRATION_TIMEOUT_S}",
             *session.posargs, env={"PYTHONPATH": None},
         )  # fmt: skip
 
