@@ -596,7 +596,8 @@ def test_worker_killed_mid_example_is_reported_at_once(iterators, tmp_path):
 
     with pytest.raises(
         RuntimeError,
-        match=rf"worker \d \(pid {pid}\) is killed by signal: SIGKILL while loading example 5",
+        match=rf"worker \d \(pid {pid}\) is killed by signal: SIGKILL \(out of memory\?\) "
+        r"while loading example 5",
     ):
         bounded(take, 60)
     assert got in ([], [[2, 3]])

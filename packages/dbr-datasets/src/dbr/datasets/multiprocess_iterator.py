@@ -295,9 +295,13 @@ def _exit_description(exitcode):
         return "closed its pipe to the main process"
     if exitcode < 0:
         try:
-            return f"is killed by signal: {signal.Signals(-exitcode).name}"
+            name = signal.Signals(-exitcode).name
         except ValueError:
-            return f"is killed by signal {-exitcode}"
+            return f"is killed by signal: {-exitcode}"
+        if name == "SIGKILL":
+            # What the kernel's out-of-memory killer sends.
+            return "is killed by signal: SIGKILL (out of memory?)"
+        return f"is killed by signal: {name}"
     return f"exited with code {exitcode}"
 
 
