@@ -88,11 +88,19 @@ CUDA_PREFIXES = ("cupy", "nvidia-")
 
 LINT_TOOLS = ["ruff==0.17.6"]
 DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
-TEST_TOOLS = ["pytest>=8"]
+TEST_TOOLS = ["pytest>=8", "pytest-timeout>=2.3.1"]
+# pytest-timeout's limit on each test (setup and teardown included), so that a
+# hang fails its session in minutes instead of stalling CI until the job's own
+# limit. Honest package tests take seconds (their slowest subprocesses are
+# bounded at 120 s, one GPU test's at 300 s); integration tests train examples
+# end to end, with subprocesses bounded at 600 s, so they get more. The default
+# 'signal' method fails just the hung test; the 'thread' method would add a
+# thread to every test, and forking with a thread alive is deprecated (3.12+).
+TEST_TIMEOUT_S = 300
+INTEGRATION_TIMEOUT_S = 900
 # Packages whose tests launch ``mpiexec``: their session installs an MPI (the
-# package's [mpich] extra) from the start, and bounds every test in time.
+# package's [mpich] extra) from the start.
 MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
-MPI_TEST_TOOLS = ["pytest-timeout>=2.3"]
 
 
 class Package:
@@ -280,6 +288,7 @@ def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> 
             "pytest", str(package.tests),
             "-c", str(package.directory / "pyproject.toml"),
             "--rootdir", str(package.directory),
+            f"--timeout={TEST_TIMEOUT_S}",
             *args, *session.posargs,
             env={"PYTHONPATH": None}, **kwargs,
         )  # fmt: skip
@@ -299,9 +308,9 @@ def test_package(session: nox.Session, package: Package) -> None:
         # Without an MPI launcher there is nothing to test, so the first run
         # already has the [mpich] extra (mpiexec); every test has a timeout.
         extras = {package.dist: mpi_extras}
-        session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS, *MPI_TEST_TOOLS)
+        session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS)
         check_installed(session, dists)
-        run_pytest(session, package, "--timeout=300")
+        run_pytest(session, package)
         return
     session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
     check_installed(session, dists)
@@ -352,6 +361,7 @@ def integration(session: nox.Session) -> None:
         session.run(
             "pytest", str(ROOT / "tests-integration"),
             "--rootdir", str(ROOT / "tests-integration"),
+            f"--timeout={INTEGRATION_TIMEOUT_S}",
             *session.posargs, env={"PYTHONPATH": None},
         )  # fmt: skip
 

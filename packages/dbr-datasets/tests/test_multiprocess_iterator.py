@@ -2,9 +2,12 @@ import copy
 import gc
 import multiprocessing
 import os
+import pickle
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy
@@ -303,11 +306,27 @@ def test_interpreter_exit_stops_the_workers(tmp_path):
 
 
 def _alive(pid):
+    """Whether process ``pid`` runs (a zombie, exited but not reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     return True
+
+
+def wait_until(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not after {seconds} s")
+        time.sleep(0.02)
 
 
 class StatelessSampler:
@@ -436,14 +455,26 @@ def test_slow_dataset_warns_after_dataset_timeout(iterators):
         assert next(it) == [0, 1]
 
 
-# Replacement workers are forked by the pool's handler thread, which Python
-# 3.12+ flags under the 'fork' start method; the fork is what is tested here.
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+class PidDataset:
+    """Each example is its index and the pid of the process that loaded it."""
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return i, os.getpid()
+
+
 def test_maxtasksperchild_replaces_workers(iterators):
-    it = iterators(make_dataset(10), 4, shuffle=False, maxtasksperchild=1, shared_mem=64)
+    it = iterators(PidDataset(), 4, shuffle=False, maxtasksperchild=1, shared_mem=64)
+    pids = set()
     for _ in range(6):
         batch = next(it)
-    assert labels(batch) == [0, 1, 2, 3]
+        pids.update(pid for _, pid in batch)
+    assert [i for i, _ in batch] == [0, 1, 2, 3]
+    # Each worker loads one chunk (here one example) and is replaced.
+    assert len(pids) == 24
+    assert len(new_children()) <= 4
 
 
 @pytest.mark.parametrize(
@@ -480,3 +511,250 @@ def test_default_arguments():
     assert it.repeat
     assert isinstance(it.order_sampler, ShuffleOrderSampler)
     assert new_children() == set()
+
+
+def bounded(function, seconds):
+    """Return ``function()``, run in a thread; fail the test if it still runs after ``seconds``.
+
+    A hang then fails the test instead of stopping the run.
+    """
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = function()
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"{function} still runs after {seconds} s: it hangs")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+class BlockingDataset:
+    """Example ``bad`` writes its worker's pid to ``pid_file`` and sleeps for two minutes.
+
+    With ``ignore_sigterm`` its worker also ignores SIGTERM while it sleeps.
+    """
+
+    def __init__(self, n, bad, pid_file, ignore_sigterm=False):
+        self.n = n
+        self.bad = bad
+        self.pid_file = pid_file
+        self.ignore_sigterm = ignore_sigterm
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            if self.ignore_sigterm:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            self.pid_file.write_text(str(os.getpid()))
+            time.sleep(120)
+        return numpy.full(3, i)
+
+
+def test_finalize_stops_a_worker_that_ignores_sigterm_mid_example(iterators, tmp_path):
+    pid_file = tmp_path / "pid"
+    it = iterators(
+        BlockingDataset(8, 3, pid_file, ignore_sigterm=True),
+        2,
+        shuffle=False,
+        shared_mem=64,
+        dataset_timeout=None,
+    )
+    next(it)
+    wait_until(pid_file.exists, 30, "example 3 being loaded")
+    wait_until(lambda: pid_file.read_text(), 30, "the loading worker's pid")
+    pid = int(pid_file.read_text())
+    bounded(it.finalize, 30)
+    assert not _alive(pid)
+    assert new_children() == set()
+
+
+def test_worker_killed_mid_example_is_reported_at_once(iterators, tmp_path):
+    pid_file = tmp_path / "pid"
+    it = iterators(
+        BlockingDataset(8, 5, pid_file), 2, shuffle=False, shared_mem=64, dataset_timeout=None
+    )
+    assert labels_of(next(it)) == [0, 1]
+    wait_until(pid_file.exists, 30, "example 5 being loaded")
+    wait_until(lambda: pid_file.read_text(), 30, "the loading worker's pid")
+    pid = int(pid_file.read_text())
+    os.kill(pid, signal.SIGKILL)
+    got = []
+
+    def take():
+        for _ in range(3):
+            got.append(labels_of(next(it)))
+
+    with pytest.raises(
+        RuntimeError,
+        match=rf"worker \d \(pid {pid}\) is killed by signal: SIGKILL \(out of memory\?\) "
+        r"while loading example 5",
+    ):
+        bounded(take, 60)
+    assert got in ([], [[2, 3]])
+    assert new_children() == set()
+    it.dataset.bad = None
+    assert labels_of(next(it)) == [4, 5] if got else [2, 3]
+
+
+def labels_of(batch):
+    return [int(example[0]) for example in batch]
+
+
+class ExitingDataset:
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 5:
+            os._exit(3)
+        return numpy.full(3, i)
+
+
+def test_worker_that_exits_is_reported_with_its_exit_code(iterators):
+    it = iterators(ExitingDataset(), 2, shuffle=False, shared_mem=64, dataset_timeout=None)
+    next(it)  # starts the workers in the main thread
+
+    def take():
+        for _ in range(2):
+            next(it)
+
+    with pytest.raises(
+        RuntimeError, match=r"worker \d \(pid \d+\) exited with code 3 while loading example 5"
+    ):
+        bounded(take, 60)
+    assert new_children() == set()
+
+
+class TwoArgumentError(Exception):
+    """Unpickling calls TwoArgumentError(message), which fails: it takes two arguments."""
+
+    def __init__(self, what, why):
+        super().__init__(f"{what} failed: {why}")
+
+
+class UnpicklableErrorDataset:
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 5:
+            raise TwoArgumentError(f"example {i}", "the disk is gone")
+        return numpy.full(3, i)
+
+
+def test_exception_that_cannot_be_unpickled_is_reported_by_name_and_text(iterators):
+    with pytest.raises(TypeError):
+        pickle.loads(pickle.dumps(TwoArgumentError("a", "b")))
+    it = iterators(
+        UnpicklableErrorDataset(), 2, shuffle=False, shared_mem=64, dataset_timeout=None
+    )
+    next(it)  # starts the workers in the main thread
+
+    def take():
+        for _ in range(2):
+            next(it)
+
+    with pytest.raises(RuntimeError) as info:
+        bounded(take, 60)
+    message = str(info.value)
+    assert "TwoArgumentError: example 5 failed: the disk is gone" in message
+    assert "while loading example 5" in message
+    assert "__getitem__" in str(info.value.__cause__)
+    assert new_children() == set()
+
+
+def test_finalize_while_workers_are_being_replaced_never_hangs():
+    for _ in range(20):
+        it = MultiprocessIterator(
+            make_dataset(10), 2, n_processes=2, maxtasksperchild=1, shared_mem=64
+        )
+        next(it)
+        next(it)
+        bounded(it.finalize, 30)
+        assert new_children() == set()
+
+
+def test_workers_exit_when_the_main_process_is_killed():
+    script = textwrap.dedent(
+        """
+        import multiprocessing
+        import time
+        import numpy
+        from dbr.datasets.multiprocess_iterator import MultiprocessIterator
+
+        it = MultiprocessIterator([numpy.zeros(3)] * 10, 2, n_processes=2)
+        next(it)
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+        time.sleep(120)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
+    main = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        pids = [int(pid) for pid in bounded(main.stdout.readline, 60).split()]
+    finally:
+        main.kill()
+        main.wait()
+        main.stdout.close()
+    assert len(pids) == 2
+    try:
+        wait_until(lambda: not any(_alive(pid) for pid in pids), 15, "the workers' exit")
+    finally:
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+class CountingDataset:
+    """Counts the examples loaded, in every process, in a shared counter."""
+
+    def __init__(self, n):
+        self.n = n
+        self.loaded = multiprocessing.Value("i", 0)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        with self.loaded.get_lock():
+            self.loaded.value += 1
+        return numpy.full(3, i)
+
+
+@pytest.mark.parametrize("shared_mem", [0, 64])
+def test_prefetched_batches_load_while_the_caller_is_busy(iterators, shared_mem):
+    dataset = CountingDataset(100)
+    it = iterators(dataset, 8, shuffle=False, n_prefetch=2, shared_mem=shared_mem)
+    assert labels_of(next(it)) == list(range(8))
+    # Three batches beyond the returned one (n_prefetch + 1), with no call to wait in.
+    wait_until(lambda: dataset.loaded.value == 32, 30, "32 examples loaded")
+    time.sleep(0.2)
+    assert dataset.loaded.value == 32
+    assert labels_of(next(it)) == list(range(8, 16))
+
+
+def test_examples_larger_than_a_pipe_buffer_through_pipes(iterators):
+    # Workers block sending such answers while the main process is away; it
+    # must still be able to hand them more work, and read everything later.
+    dataset = [numpy.full(50_000, i, dtype=numpy.float32) for i in range(20)]
+    it = iterators(dataset, 6, shuffle=False, n_prefetch=3, shared_mem=0)
+    # The workers start here, in the main thread: forking from a second thread
+    # is deprecated.
+    batches = [next(it)]
+    time.sleep(0.5)
+    batches += bounded(lambda: [next(it) for _ in range(7)], 120)
+    expected = [i % 20 for i in range(48)]
+    assert [int(example[0]) for batch in batches for example in batch] == expected
+    assert all(example.shape == (50_000,) for batch in batches for example in batch)

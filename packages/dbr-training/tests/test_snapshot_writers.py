@@ -1,8 +1,10 @@
 """Snapshot writers: each writes a loadable file atomically; workers run one at a time."""
 
 import os
+import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -246,3 +248,131 @@ def test_a_live_writers_temporary_directory_is_kept(tmp_path):
     model = Model()
     load_npz(tmp_path / "snap_a", model)
     assert model.W.array[0, 0] == 1.0
+
+
+def _alive(pid):
+    """Whether process ``pid`` runs (a zombie, exited but not reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_until(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not after {seconds} s")
+        time.sleep(0.02)
+
+
+SCRIPT_HEAD = """
+import os, sys, threading, time
+import multiprocessing
+import numpy
+from dbr.training.extensions.snapshot_writers import (
+    ProcessQueueWriter, SimpleWriter, ThreadQueueWriter,
+)
+
+class SlowTask(SimpleWriter):
+    # Marks that it started, then takes a second before saving.
+    def __call__(self, filename, outdir, target):
+        open(os.path.join(outdir, "started"), "w").close()
+        time.sleep(1.0)
+        super().__call__(filename, outdir, target)
+
+def consumer_pids():
+    return [p.pid for p in multiprocessing.active_children()]
+"""
+
+
+def _start_script(body, *args):
+    """``python -c SCRIPT_HEAD + body *args``, importing dbr from where this process does."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT_HEAD + textwrap.dedent(body), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _first_line(process, seconds):
+    line = []
+    reader = threading.Thread(target=lambda: line.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if not line:
+        process.kill()
+        pytest.fail(f"the script printed nothing in {seconds} s")
+    return line[0]
+
+
+def _kill_all(pids):
+    for pid in pids:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("writer_class", ["ThreadQueueWriter", "ProcessQueueWriter"])
+def test_unfinalized_queue_writer_lets_the_interpreter_exit_after_its_saves(
+    tmp_path, writer_class
+):
+    script = _start_script(
+        f"""
+        writer = {writer_class}(task=SlowTask())
+        writer("snapshot", sys.argv[1], {{"w": numpy.arange(3)}})
+        print(*consumer_pids(), flush=True)
+        """,
+        tmp_path,
+    )
+    pids = [int(pid) for pid in _first_line(script, 60).split()]
+    try:
+        script.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        script.kill()
+        pytest.fail(f"the script with an unfinalized {writer_class} did not exit in 30 s")
+    finally:
+        # The consumer process shares the script's pipes: once it is gone they end.
+        _kill_all(pids)
+        _, stderr = script.communicate()
+    assert script.returncode == 0, stderr
+    assert stderr == ""
+    assert np.load(tmp_path / "snapshot")["w"].tolist() == [0, 1, 2]
+    assert not any(_alive(pid) for pid in pids)
+
+
+@pytest.mark.parametrize("saving", [False, True], ids=["idle", "mid-save"])
+def test_process_queue_writer_consumer_exits_when_the_trainer_is_killed(tmp_path, saving):
+    script = _start_script(
+        """
+        writer = ProcessQueueWriter(task=SlowTask())
+        if sys.argv[2] == "True":
+            writer("snapshot", sys.argv[1], {"w": numpy.arange(3)})
+        print(*consumer_pids(), flush=True)
+        time.sleep(120)
+        """,
+        tmp_path,
+        saving,
+    )
+    (consumer,) = [int(pid) for pid in _first_line(script, 60).split()]
+    try:
+        if saving:
+            _wait_until((tmp_path / "started").exists, 30, "the save's start")
+        script.kill()
+        script.wait()
+        _wait_until(lambda: not _alive(consumer), 15, "the consumer's exit")
+    finally:
+        _kill_all([consumer])
+        script.communicate()
+    if saving:
+        assert np.load(tmp_path / "snapshot")["w"].tolist() == [0, 1, 2]

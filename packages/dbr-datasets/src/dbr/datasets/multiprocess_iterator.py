@@ -6,7 +6,12 @@ arrays in the examples come back through shared memory rather than pipes.
 """
 
 import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
 import signal
+import time
+import traceback
 import warnings
 import weakref
 from collections import deque
@@ -16,10 +21,19 @@ import numpy
 from dbr.datasets._statemachine import SweepIterator, iterate
 
 _ALIGN = 16
-
-# Set in each worker process by _init_worker.
-_worker_dataset = None
-_worker_mem = None
+# Examples in one message to a worker, at most (about 1.3 kB pickled).
+_MAX_CHUNK = 256
+# Bytes of tasks a worker is sent ahead of its answers, at most: the main
+# process then never blocks sending (a pipe holds at least one page), even to
+# a worker that blocks sending its answer while the main process is busy.
+_TASK_BYTES_IN_HAND = 4096
+# How often an idle worker checks that its parent is alive, and the main
+# process that its workers are (their pipes and sentinels tell it sooner).
+_PARENT_CHECK_S = 1.0
+_WATCH_S = 0.5
+# How long a stopped worker has to exit after SIGTERM, then after SIGKILL.
+_STOP_GRACE_S = 1.0
+_KILL_WAIT_S = 10.0
 
 
 class _SharedArray:
@@ -107,69 +121,389 @@ def _unpack(example, mem):
     return example
 
 
-def _init_worker(dataset, shared):
-    global _worker_dataset, _worker_mem
-    # Ctrl-C is the main process's to handle; it terminates the workers.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Forked workers would otherwise share one NumPy random state, so random
-    # augmentation would repeat across workers.
-    numpy.random.seed()
-    _worker_dataset = dataset
-    _worker_mem = None if shared is None else numpy.frombuffer(shared, dtype=numpy.uint8)
-
-
-def _fetch(task):
-    index, offset, end = task
-    example = _worker_dataset[index]
-    if _worker_mem is None:
-        return example, 0
-    packed, _, missing = _pack(example, _worker_mem, offset, end)
-    return packed, _shared_size(example) if missing else 0
-
-
 def _check_int(name, arg, value, minimum):
     if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool) or value < minimum:
         raise ValueError(f"{name}: {arg} must be an integer >= {minimum}, got {value!r}")
 
 
-def _shutdown(pool):
-    pool.terminate()
-    pool.join()
+def _describe_error(error, index):
+    """What the main process needs to raise ``error`` again, or to report it if it cannot."""
+    blob = None
+    try:
+        blob = pickle.dumps(error, pickle.HIGHEST_PROTOCOL)
+        pickle.loads(blob)
+    except Exception:
+        # An exception class whose __init__ does not take its args back cannot be
+        # rebuilt by the main process: send its name and text instead.
+        blob = None
+    name = f"{type(error).__module__}.{type(error).__qualname__}"
+    return blob, name, str(error), traceback.format_exc(), index
+
+
+def _worker_loop(number, dataset, shared, status, tasks, results, parent_pid):
+    """A worker's life: load the chunks it is sent until it is sent None or its parent dies.
+
+    A chunk is ``(chunk_id, indices, offset, example_bytes)``; the answer is
+    ``(chunk_id, True, [(example, bytes needed if it did not fit), ...])`` or
+    ``(chunk_id, False, _describe_error(...))``. ``status[number]`` holds the
+    index of the example being loaded (-1 between examples), for the main
+    process to name if this worker dies.
+    """
+    # Ctrl-C is the main process's to handle; it stops the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Forked workers would otherwise share one NumPy random state, so random
+    # augmentation would repeat across workers.
+    numpy.random.seed()
+    mem = None if shared is None else numpy.frombuffer(shared, dtype=numpy.uint8)
+    while True:
+        # The worker holds a copy of its own task pipe's writing end (fork), so
+        # a dead parent shows as a new parent process id, not as end of file.
+        if not tasks.poll(_PARENT_CHECK_S):
+            if os.getppid() != parent_pid:
+                return
+            continue
+        try:
+            task = tasks.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        chunk_id, indices, offset, example_bytes = task
+        index = None
+        try:
+            loaded = []
+            for index in indices:
+                status[number] = index
+                example = dataset[index]
+                missing = 0
+                if mem is not None:
+                    packed, _, short = _pack(example, mem, offset, offset + example_bytes)
+                    if short:
+                        missing = _shared_size(example)
+                    example = packed
+                loaded.append((example, missing))
+                offset += example_bytes
+            index = None
+            status[number] = -1
+            message = pickle.dumps((chunk_id, True, loaded), pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            status[number] = -1
+            message = pickle.dumps(
+                (chunk_id, False, _describe_error(error, index)), pickle.HIGHEST_PROTOCOL
+            )
+        try:
+            results.send_bytes(message)
+        except OSError:
+            return
+
+
+class _RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker, as the worker formatted it."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def _raise_worker_error(where, payload):
+    """Raise again, in the main process, what a worker sent from _describe_error."""
+    blob, name, text, worker_traceback, index = payload
+    doing = "sending its examples" if index is None else f"loading example {index}"
+    cause = _RemoteTraceback(f"\n{where}, while {doing}:\n{worker_traceback}")
+    error = None
+    if blob is not None:
+        try:
+            error = pickle.loads(blob)
+        except Exception:
+            error = None
+    if error is None:
+        error = RuntimeError(
+            f"MultiprocessIterator: {where} raised {name}: {text} while {doing}; that "
+            "exception cannot be sent to the main process (it does not pickle and unpickle), "
+            "so it is reported as this RuntimeError"
+        )
+    raise error from cause
+
+
+class _Batch:
+    """A submitted batch: its shared-memory slot, the state after it, its examples as they come."""
+
+    __slots__ = ("slot", "state", "examples", "remaining", "error")
+
+    def __init__(self, slot, state, size):
+        self.slot = slot
+        self.state = state
+        self.examples = [None] * size
+        self.remaining = size
+        self.error = None
+
+
+class _Worker:
+    """One worker process, its two pipes and the chunks it was sent and has not answered."""
+
+    __slots__ = (
+        "number",
+        "process",
+        "tasks",
+        "results",
+        "outstanding",
+        "in_hand",
+        "sent",
+        "retiring",
+        "broken",
+    )
+
+    def __init__(self, number, process, tasks, results):
+        self.number = number
+        self.process = process
+        self.tasks = tasks
+        self.results = results
+        self.outstanding = deque()
+        self.in_hand = 0
+        self.sent = 0
+        self.retiring = False
+        self.broken = False
+
+    def describe(self):
+        return f"worker {self.number} (pid {self.process.pid})"
+
+
+def _stop_processes(workers):
+    """Stop every worker whatever it is doing: SIGTERM, then SIGKILL; joins are bounded."""
+    processes = [worker.process for worker in workers]
+    for process in processes:
+        if process.exitcode is None:
+            process.terminate()
+    deadline = time.monotonic() + _STOP_GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.exitcode is None:
+            process.kill()
+            process.join(_KILL_WAIT_S)
+    for worker in workers:
+        worker.tasks.close()
+        worker.results.close()
+    workers.clear()
+
+
+def _exit_description(exitcode):
+    if exitcode is None:
+        return "closed its pipe to the main process"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            return f"is killed by signal: {-exitcode}"
+        if name == "SIGKILL":
+            # What the kernel's out-of-memory killer sends.
+            return "is killed by signal: SIGKILL (out of memory?)"
+        return f"is killed by signal: {name}"
+    return f"exited with code {exitcode}"
 
 
 class _Workers:
-    """The worker pool, its shared memory (``n_slots`` one-batch slots) and the free slots."""
+    """The worker processes, their shared memory (``n_slots`` one-batch slots) and the work.
+
+    Each worker has its own task pipe and result pipe, so no lock is shared
+    with a worker and stopping one can never wait on another. A batch is cut
+    into chunks, sent to the workers with the fewest unanswered chunks, up to
+    ``_TASK_BYTES_IN_HAND`` bytes of them each: enough for the prefetched
+    batches in most cases, and never enough to fill a task pipe.
+    """
 
     def __init__(self, dataset, n_processes, maxtasksperchild, n_slots, slot_bytes):
+        self.dataset = dataset
         self.n_processes = n_processes
+        self.maxtasksperchild = maxtasksperchild
         self.slot_bytes = slot_bytes
         self.shared = None
         self.mem = None
         if slot_bytes:
             self.shared = multiprocessing.RawArray("b", n_slots * slot_bytes)
             self.mem = numpy.frombuffer(self.shared, dtype=numpy.uint8)
+        self.status = multiprocessing.RawArray("q", n_processes)
         self.free = deque(range(n_slots))
-        self.pool = multiprocessing.Pool(
-            n_processes,
-            initializer=_init_worker,
-            initargs=(dataset, self.shared),
-            maxtasksperchild=maxtasksperchild,
+        self.queued = deque()
+        self.chunks = {}
+        self.next_chunk = 0
+        self.live = []
+        self.retired = []
+        # Its own list, not self: the finalizer must not keep the workers alive.
+        self.all = []
+        self.finalizer = weakref.finalize(self, _stop_processes, self.all)
+        for number in range(n_processes):
+            self._start_worker(number)
+
+    def _start_worker(self, number):
+        task_reader, task_writer = multiprocessing.Pipe(duplex=False)
+        result_reader, result_writer = multiprocessing.Pipe(duplex=False)
+        self.status[number] = -1
+        process = multiprocessing.Process(
+            target=_worker_loop,
+            args=(
+                number,
+                self.dataset,
+                self.shared,
+                self.status,
+                task_reader,
+                result_writer,
+                os.getpid(),
+            ),
+            name=f"MultiprocessIterator worker {number}",
+            daemon=True,
         )
-        self.finalizer = weakref.finalize(self, _shutdown, self.pool)
+        try:
+            process.start()
+        finally:
+            # Only the worker keeps these ends, so its death closes its result pipe.
+            task_reader.close()
+            result_writer.close()
+        worker = _Worker(number, process, task_writer, result_reader)
+        self.all.append(worker)
+        self.live.append(worker)
 
-    def submit(self, indices, example_bytes):
+    def submit(self, indices, example_bytes, state):
+        """Queue the loading of ``dataset[i]`` for each i in ``indices``; returns the batch."""
         slot = self.free.popleft()
-        base = slot * self.slot_bytes
-        tasks = [
-            (int(index), base + i * example_bytes, base + (i + 1) * example_bytes)
-            for i, index in enumerate(indices)
-        ]
+        batch = _Batch(slot, state, len(indices))
+        offset = slot * self.slot_bytes
         # A few chunks per worker balance the load without a message per example.
-        chunksize = -(-len(tasks) // (4 * self.n_processes))
-        return slot, self.pool.map_async(_fetch, tasks, chunksize)
+        size = min(_MAX_CHUNK, -(-len(indices) // (4 * self.n_processes)))
+        indices = indices.tolist()
+        for start in range(0, len(indices), size):
+            chunk = indices[start : start + size]
+            self.chunks[self.next_chunk] = (batch, start, len(chunk))
+            self.queued.append(
+                (self.next_chunk, chunk, offset + start * example_bytes, example_bytes)
+            )
+            self.next_chunk += 1
+        self._dispatch()
+        return batch
 
-    def release(self, slot):
-        self.free.append(slot)
+    def _dispatch(self):
+        while self.queued:
+            task = self.queued[0]
+            message = pickle.dumps(task, pickle.HIGHEST_PROTOCOL)
+            room = _TASK_BYTES_IN_HAND - len(message)
+            ready = [
+                w
+                for w in self.live
+                if not (w.retiring or w.broken) and (w.in_hand <= room or not w.outstanding)
+            ]
+            if not ready:
+                return
+            worker = min(ready, key=lambda w: len(w.outstanding))
+            try:
+                worker.tasks.send_bytes(message)
+            except OSError:
+                # The worker is gone; wait() reports it, so that submitting never raises.
+                worker.broken = True
+                continue
+            self.queued.popleft()
+            worker.outstanding.append((task[0], len(message)))
+            worker.in_hand += len(message)
+            worker.sent += 1
+            if self.maxtasksperchild is not None and worker.sent >= self.maxtasksperchild:
+                worker.retiring = True
+                try:
+                    worker.tasks.send(None)
+                except OSError:
+                    worker.broken = True
+
+    def release(self, batch):
+        """Give the batch's shared-memory slot back."""
+        self.free.append(batch.slot)
+
+    def drop(self, batches):
+        """Forget every submitted batch: unsent chunks are not sent, sent ones are waited for.
+
+        The wait is what makes the batches' shared memory free again: a worker
+        may be writing into it until it answers.
+        """
+        self.queued.clear()
+        self.wait(lambda: not any(w.outstanding for w in self.live), None, None)
+        self.chunks.clear()
+        for batch in batches:
+            self.release(batch)
+
+    def wait(self, done, timeout, on_timeout):
+        """Receive answers until ``done()``; ``on_timeout()`` after each ``timeout`` seconds.
+
+        Raises RuntimeError as soon as a worker dies or closes its pipe.
+        """
+        warn_at = None if timeout is None else time.monotonic() + timeout
+        while not done():
+            self._check_alive()
+            period = _WATCH_S
+            if warn_at is not None:
+                period = max(0.0, min(period, warn_at - time.monotonic()))
+            by_pipe = {worker.results: worker for worker in self.live}
+            ready = multiprocessing.connection.wait(
+                [*by_pipe, *(worker.process.sentinel for worker in self.live)], period
+            )
+            for item in ready:
+                worker = by_pipe.get(item)
+                if worker is not None and worker in self.live:
+                    self._receive(worker)
+            if warn_at is not None and time.monotonic() >= warn_at:
+                on_timeout()
+                warn_at += timeout
+        self._reap_retired()
+
+    def _check_alive(self):
+        for worker in self.live:
+            if worker.broken or (
+                worker.process.exitcode is not None and not worker.results.poll()
+            ):
+                worker.process.join(_STOP_GRACE_S)
+                self._died(worker)
+
+    def _receive(self, worker):
+        try:
+            message = worker.results.recv_bytes()
+        except (EOFError, OSError):
+            worker.process.join(_STOP_GRACE_S)
+            self._died(worker)
+            return
+        chunk_id, ok, payload = pickle.loads(message)
+        # A worker answers its chunks in the order it was sent them.
+        _, nbytes = worker.outstanding.popleft()
+        worker.in_hand -= nbytes
+        batch, start, size = self.chunks.pop(chunk_id)
+        if ok:
+            batch.examples[start : start + size] = payload
+        elif batch.error is None:
+            batch.error = (worker.describe(), payload)
+        batch.remaining -= size
+        if worker.retiring and not worker.outstanding:
+            self.live.remove(worker)
+            self.retired.append(worker)
+            self._start_worker(worker.number)
+        self._dispatch()
+
+    def _died(self, worker):
+        if worker.retiring and not worker.outstanding:
+            return
+        index = self.status[worker.number]
+        doing = f"loading example {index}" if index >= 0 else "between examples"
+        how = _exit_description(worker.process.exitcode)
+        raise RuntimeError(
+            f"MultiprocessIterator: {worker.describe()} {how} while {doing}; the iterator "
+            "stopped its workers (the next call starts new ones)"
+        )
+
+    def _reap_retired(self):
+        for worker in list(self.retired):
+            if worker.process.exitcode is not None:
+                worker.process.join()
+                worker.tasks.close()
+                worker.results.close()
+                self.retired.remove(worker)
+                self.all.remove(worker)
 
 
 class MultiprocessIterator(SweepIterator):
@@ -177,22 +511,29 @@ class MultiprocessIterator(SweepIterator):
 
     Batches come in exactly the order SerialIterator gives for the same
     arguments (the same indices, epochs and order-sampler calls); only the
-    loading of ``dataset[i]`` is spread over ``n_processes`` processes of a
-    :class:`multiprocessing.Pool`, which work ahead of the batch being returned
-    (see ``n_prefetch``). Because of that, the order sampler is called as soon
-    as a prefetched batch crosses an epoch boundary, earlier than
-    SerialIterator would call it. NumPy arrays in the examples (alone, or in tuples,
-    lists and dicts) are written by the workers into shared memory and copied
-    out by the main process; everything else travels pickled through pipes.
+    loading of ``dataset[i]`` is spread over ``n_processes`` worker processes,
+    which work ahead of the batch being returned (see ``n_prefetch``).
+    Because of that, the order sampler is called as soon as a prefetched
+    batch crosses an epoch boundary, earlier than SerialIterator would call
+    it. NumPy arrays in the examples (alone, or in tuples, lists and dicts)
+    are written by the workers into shared memory and copied out by the main
+    process; everything else travels pickled through pipes.
 
     The workers start at the first ``next()``, with the default
     multiprocessing start method: under 'fork' they inherit the dataset, under
     'spawn' or 'forkserver' the dataset must be picklable. Each worker reseeds
     NumPy's global random state from the OS, so random augmentation differs
     between workers. An exception raised by ``dataset[i]`` in a worker is
-    raised again by ``next()`` in the main process. :meth:`finalize` (or
-    leaving a ``with`` block, garbage collection, or interpreter exit) stops
-    the workers; a later ``next()`` starts new ones.
+    raised again by ``next()`` in the main process, its ``__cause__`` holding
+    the worker's traceback; one that cannot be unpickled is reported as a
+    RuntimeError with its type and text. A worker that dies (a signal, exit,
+    out of memory) makes ``next()`` raise RuntimeError at once, naming the
+    worker, its pid, the signal or exit code and the example it was loading.
+    After either, the workers are stopped and a later ``next()`` starts new
+    ones at the failed batch. :meth:`finalize` (or leaving a ``with`` block,
+    garbage collection, or interpreter exit) stops the workers with SIGTERM,
+    then SIGKILL, whatever they are doing; a later ``next()`` starts new
+    ones. Workers whose parent process dies exit by themselves.
 
     Args:
         dataset: the dataset to iterate (supports ``len`` and ``[int]``).
@@ -215,8 +556,9 @@ class MultiprocessIterator(SweepIterator):
         dataset_timeout: seconds a batch may take to load before a
             :class:`MultiprocessIterator.TimeoutWarning` is issued (the
             iterator keeps waiting); None disables the warning.
-        maxtasksperchild: tasks after which a worker is replaced by a fresh
-            one (see :class:`multiprocessing.Pool`); None keeps workers alive.
+        maxtasksperchild: tasks (chunks of a batch, as in
+            :class:`multiprocessing.Pool`) after which a worker is replaced by
+            a fresh one; None keeps workers alive.
     """
 
     class TimeoutWarning(RuntimeWarning):
@@ -260,7 +602,7 @@ class MultiprocessIterator(SweepIterator):
         self.maxtasksperchild = maxtasksperchild
         self._example_bytes = None if shared_mem is None else _aligned(shared_mem)
         self._workers = None
-        # Submitted batches, oldest first: (slot, AsyncResult, state after the batch).
+        # Submitted batches (_Batch), oldest first.
         self._pending = deque()
         self._warned_small_mem = False
         super().__init__(dataset, batch_size, repeat, shuffle, order_sampler)
@@ -300,11 +642,17 @@ class MultiprocessIterator(SweepIterator):
         if not self._pending:
             self._previous_epoch_detail = previous_epoch_detail
             raise StopIteration
-        slot, result, state = self._pending[0]
+        pending = self._pending[0]
         try:
-            examples = self._wait(result)
+            self._workers.wait(
+                lambda: pending.remaining == 0 or pending.error is not None,
+                self.dataset_timeout,
+                self._warn_timeout,
+            )
+            if pending.error is not None:
+                _raise_worker_error(*pending.error)
         except BaseException:
-            # Other tasks of the failed batch may still be writing into its
+            # Other chunks of the failed batch may still be writing into its
             # shared memory: new workers and memory are the safe way on.
             self.finalize()
             raise
@@ -312,12 +660,12 @@ class MultiprocessIterator(SweepIterator):
         mem = self._workers.mem
         batch = []
         missing = 0
-        for example, short in examples:
+        for example, short in pending.examples:
             batch.append(example if mem is None else _unpack(example, mem))
             missing = max(missing, short)
-        self._workers.release(slot)
+        self._workers.release(pending)
         self._top_up()
-        self._state = state
+        self._state = pending.state
         self._previous_epoch_detail = previous_epoch_detail
         if missing:
             self._warn_small_mem(missing)
@@ -360,35 +708,31 @@ class MultiprocessIterator(SweepIterator):
             )
             if indices is None:
                 return
-            slot, result = self._workers.submit(indices, self._example_bytes)
-            pending.append((slot, result, state))
+            pending.append(self._workers.submit(indices, self._example_bytes, state))
             self._prefetch_state = state
 
-    def _wait(self, result):
-        while True:
-            try:
-                return result.get(self.dataset_timeout)
-            except multiprocessing.TimeoutError:
-                warnings.warn(
-                    f"MultiprocessIterator: a batch has taken more than "
-                    f"dataset_timeout={self.dataset_timeout} seconds to load; still waiting",
-                    MultiprocessIterator.TimeoutWarning,
-                    stacklevel=3,
-                )
+    def _warn_timeout(self):
+        warnings.warn(
+            f"MultiprocessIterator: a batch has taken more than "
+            f"dataset_timeout={self.dataset_timeout} seconds to load; still waiting",
+            MultiprocessIterator.TimeoutWarning,
+            stacklevel=4,
+        )
 
     def _abandon_pending(self):
         pending = self._pending
         self._prefetch_state = self._state
-        clean = True
-        while pending:
-            slot, result, _ = pending.popleft()
-            # The workers may still be writing into the slot, and a failed
-            # batch's other tasks may go on writing after the failure.
-            result.wait()
-            clean = clean and result.successful()
-            self._workers.release(slot)
-        if not clean:
+        if not pending:
+            return
+        batches = list(pending)
+        pending.clear()
+        try:
+            self._workers.drop(batches)
+        except BaseException as error:
+            # A worker died: the next call starts new ones.
             self.finalize()
+            if not isinstance(error, Exception):
+                raise
 
     def _warn_small_mem(self, needed):
         if self._warned_small_mem:

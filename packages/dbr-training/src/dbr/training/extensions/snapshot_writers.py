@@ -21,6 +21,7 @@ dictionary of arrays and the save function, never the trainer.
 import contextlib
 import hashlib
 import multiprocessing
+import multiprocessing.util
 import os
 import queue
 import re
@@ -28,9 +29,14 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 import traceback
+import weakref
 
 from dbr.core.serializers import save_npz
+
+# How often a ProcessQueueWriter's consumer checks that its parent is alive.
+_PARENT_CHECK_S = 0.5
 
 
 def _fsync_file(path):
@@ -304,13 +310,23 @@ class ProcessWriter(StandardWriter):
         self._post_save()
 
 
+def _stop_consumer(q, consumer):
+    """Let ``consumer`` run the tasks queued on ``q``, then stop it."""
+    if consumer.is_alive():
+        q.put(None)
+        consumer.join()
+
+
 class QueueWriter(Writer):
     """Base of writers that hand snapshots to one long-lived consumer through a queue.
 
     Each call enqueues ``(task, filename, outdir, target)`` and returns; the
     consumer runs ``task(filename, outdir, target)`` in order. A failed task
     is reported (RuntimeError naming the file) at the next call or in
-    :meth:`finalize`, which waits until the queue is drained.
+    :meth:`finalize`, which waits until the queue is drained. A writer that
+    is never finalized does not keep the interpreter from exiting: at exit
+    (or when the writer is garbage collected) the consumer runs the tasks
+    already queued and stops.
 
     Args:
         savefun (callable): the save function of the default task,
@@ -334,6 +350,7 @@ class QueueWriter(Writer):
         self._queue = self.create_queue()
         self._consumer = self.create_consumer(self._queue)
         self._consumer.start()
+        self._stop = self._stop_at_exit(self._queue, self._consumer)
         self._started = True
         self._finalized = False
 
@@ -355,6 +372,13 @@ class QueueWriter(Writer):
     def create_consumer(self, q):
         """Return the unstarted consumer (thread or process) reading ``q``."""
         raise NotImplementedError(f"{type(self).__name__} must implement create_consumer")
+
+    def _stop_at_exit(self, q, consumer):
+        """Arrange for the started ``consumer`` to be stopped at exit; returns the stopper.
+
+        The stopper, called once, queues None and joins ``consumer``.
+        """
+        return weakref.finalize(self, _stop_consumer, q, consumer)
 
     def consume(self, q):
         """Run tasks from ``q`` until it yields None (the consumer thread's loop)."""
@@ -383,9 +407,7 @@ class QueueWriter(Writer):
     def finalize(self):
         """Wait until every queued snapshot is saved and stop the consumer."""
         if self._started and not self._finalized:
-            self._queue.put(None)
-            self._queue.join()
-            self._consumer.join()
+            self._stop()
             self._started = False
         self._finalized = True
         self._raise_errors()
@@ -402,24 +424,37 @@ class ThreadQueueWriter(QueueWriter):
         return queue.Queue()
 
     def create_consumer(self, q):
-        """Return a thread running :meth:`consume`."""
-        return threading.Thread(target=self.consume, args=(q,))
+        """Return a daemon thread running :meth:`consume` (stopped at exit by the writer)."""
+        return threading.Thread(target=self.consume, args=(q,), daemon=True)
 
 
-def _consume_in_process(q, done):
+def _exit_when_orphaned(parent_pid, busy):
+    """End this process once its parent has died, but never in the middle of a task."""
+    while os.getppid() == parent_pid:
+        time.sleep(_PARENT_CHECK_S)
+    with busy:
+        os._exit(1)
+
+
+def _consume_in_process(q, done, parent_pid):
+    # A killed parent never sends None, and the queue cannot tell: this
+    # process holds the queue's writing end too. A thread watches the parent.
+    busy = threading.Lock()
+    threading.Thread(target=_exit_when_orphaned, args=(parent_pid, busy), daemon=True).start()
     while True:
         item = q.get()
-        try:
-            if item is None:
-                return
-            task, filename, outdir, target = item
+        with busy:
             try:
-                task(filename, outdir, target)
-                done.put((filename, outdir, None))
-            except Exception:
-                done.put((filename, outdir, traceback.format_exc(limit=3)))
-        finally:
-            q.task_done()
+                if item is None:
+                    return
+                task, filename, outdir, target = item
+                try:
+                    task(filename, outdir, target)
+                    done.put((filename, outdir, None))
+                except Exception:
+                    done.put((filename, outdir, traceback.format_exc(limit=3)))
+            finally:
+                q.task_done()
 
 
 class ProcessQueueWriter(QueueWriter):
@@ -429,7 +464,8 @@ class ProcessQueueWriter(QueueWriter):
     the task (by default a :class:`SimpleWriter`) and its ``savefun`` must be
     picklable. The post-save hooks (``n_retains`` cleanup) run in the
     training process when it learns that a save completed: at the next call
-    and in :meth:`finalize`.
+    and in :meth:`finalize`. If the training process dies (even by SIGKILL),
+    the consumer finishes the save it is running and exits.
 
     Args: as :class:`QueueWriter`.
     """
@@ -443,8 +479,20 @@ class ProcessQueueWriter(QueueWriter):
         return multiprocessing.JoinableQueue()
 
     def create_consumer(self, q):
-        """Return a process consuming ``q``."""
-        return multiprocessing.Process(target=_consume_in_process, args=(q, self._done))
+        """Return a process consuming ``q`` that exits when this process dies."""
+        return multiprocessing.Process(
+            target=_consume_in_process, args=(q, self._done, os.getpid())
+        )
+
+    def _stop_at_exit(self, q, consumer):
+        """Arrange for ``consumer`` to be stopped at exit; returns the stopper.
+
+        It runs before multiprocessing joins the child processes at exit
+        (which would otherwise wait for ever on a consumer never sent None).
+        """
+        return multiprocessing.util.Finalize(
+            self, _stop_consumer, args=(q, consumer), exitpriority=20
+        )
 
     def _collect(self):
         while True:
@@ -465,9 +513,7 @@ class ProcessQueueWriter(QueueWriter):
     def finalize(self):
         """Wait until every queued snapshot is saved and stop the consumer process."""
         if self._started and not self._finalized:
-            self._queue.put(None)
-            self._queue.join()
-            self._consumer.join()
+            self._stop()
             self._started = False
         self._finalized = True
         self._collect()
