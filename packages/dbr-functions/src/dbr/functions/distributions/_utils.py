@@ -1,10 +1,13 @@
-"""What the distributions share: parameter checks, raw draws and x log x."""
+"""What the distributions share: parameter checks, a base for the simple families, raw draws."""
+
+import operator
 
 import numpy
 
 import dbr.functions as F
 from dbr.core import Variable, as_variable
 from dbr.core.backend import get_array_module
+from dbr.functions.distributions.distribution import Distribution
 
 
 def _describe(value):
@@ -105,3 +108,62 @@ def full_like(x, value):
     """An array of ``x``'s shape, dtype and module filled with ``value``."""
     a = array_of(x)
     return get_array_module(a).full(a.shape, value, a.dtype)
+
+
+class ScalarFamily(Distribution):
+    """The base of the families whose parameters are floating arrays that broadcast together.
+
+    A subclass declares its parameters, in their positional order, as
+    ``_parameters`` (each name mapped to the docstring of its read-only
+    property) and its support as ``_support``; from them it gets one property
+    per parameter, :attr:`batch_shape` (the parameters' broadcast shape),
+    ``event_shape = ()``, :attr:`params` and :attr:`support`. Its own
+    ``__init__`` keeps the public signature and passes the values on to this
+    one, which converts them with :func:`as_parameter` and checks them with
+    :func:`check_parameters`, naming the family in the errors.
+    """
+
+    _parameters = {}
+    _support = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_parameters" not in cls.__dict__:
+            return
+        cls._family = cls.__name__
+        names = tuple(cls._parameters)
+        generated = {
+            name: property(operator.attrgetter("_" + name), doc=f"Variable: {doc}")
+            for name, doc in cls._parameters.items()
+        }
+        quoted = " and ".join(f"``{name}``" for name in names)
+        shape = "the shape" if len(names) == 1 else "the broadcast shape"
+        generated["batch_shape"] = property(
+            ScalarFamily._get_batch_shape, doc=f"tuple: {shape} of {quoted}."
+        )
+        entries = ", ".join(f"'{name}': {name}" for name in names)
+        generated["params"] = property(ScalarFamily._get_params, doc=f"dict: ``{{{entries}}}``.")
+        generated["support"] = property(
+            operator.attrgetter("_support"), doc=f"str: ``{cls._support!r}``."
+        )
+        for name, member in generated.items():
+            if name not in cls.__dict__:
+                setattr(cls, name, member)
+
+    def __init__(self, *values):
+        for name, value in zip(self._parameters, values, strict=True):
+            setattr(self, "_" + name, as_parameter(self._family, name, value))
+        self._batch_shape = check_parameters(
+            self._family, **{name: getattr(self, "_" + name) for name in self._parameters}
+        )
+
+    def _get_batch_shape(self):
+        return self._batch_shape
+
+    def _get_params(self):
+        return {name: getattr(self, name) for name in self._parameters}
+
+    @property
+    def event_shape(self):
+        """tuple: ``()``."""
+        return ()

@@ -7,14 +7,14 @@ import numpy
 import dbr.functions as F
 from dbr.core import as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
 def _log_beta(a, b):
     return F.lgamma(a) + F.lgamma(b) - F.lgamma(a + b)
 
 
-class Beta(Distribution):
+class Beta(_utils.ScalarFamily):
     """The beta distribution on ``[0, 1]``: ``p(x) = x^(a-1) (1-x)^(b-1) / B(a, b)``.
 
     Needs SciPy on the CPU (``dbr-functions[special]``) for lgamma/digamma.
@@ -26,44 +26,15 @@ class Beta(Distribution):
     Samples are not differentiable.
     """
 
+    _parameters = {"a": "the first shape parameter.", "b": "the second shape parameter."}
+    _support = "[0, 1]"
+
     def __init__(self, a, b):
-        self._a = _utils.as_parameter("Beta", "a", a)
-        self._b = _utils.as_parameter("Beta", "b", b)
-        self._batch_shape = _utils.check_parameters("Beta", a=self._a, b=self._b)
-
-    @property
-    def a(self):
-        """Variable: the first shape parameter."""
-        return self._a
-
-    @property
-    def b(self):
-        """Variable: the second shape parameter."""
-        return self._b
+        super().__init__(a, b)
 
     @cached_property
     def _a_plus_b(self):
         return self.a + self.b
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``a`` and ``b``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'a': a, 'b': b}``."""
-        return {"a": self.a, "b": self.b}
-
-    @property
-    def support(self):
-        """str: ``'[0, 1]'``."""
-        return "[0, 1]"
 
     @cached_property
     def mean(self):

@@ -7,10 +7,9 @@ from functools import cached_property
 import dbr.functions as F
 from dbr.core import as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution
 
 
-class Cauchy(Distribution):
+class Cauchy(_utils.ScalarFamily):
     """The Cauchy distribution: ``p(x) = scale / (pi ((x - loc)^2 + scale^2))``.
 
     Its mean and variance are undefined: they are NaN, with a RuntimeWarning.
@@ -22,40 +21,11 @@ class Cauchy(Distribution):
     Samples are reparameterised (``loc + scale eps``, ``eps ~ Cauchy(0, 1)``).
     """
 
+    _parameters = {"loc": "the location.", "scale": "the scale."}
+    _support = "real"
+
     def __init__(self, loc, scale):
-        self._loc = _utils.as_parameter("Cauchy", "loc", loc)
-        self._scale = _utils.as_parameter("Cauchy", "scale", scale)
-        self._batch_shape = _utils.check_parameters("Cauchy", loc=self._loc, scale=self._scale)
-
-    @property
-    def loc(self):
-        """Variable: the location."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """Variable: the scale."""
-        return self._scale
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``loc`` and ``scale``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'loc': loc, 'scale': scale}``."""
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self):
-        """str: ``'real'``."""
-        return "real"
+        super().__init__(loc, scale)
 
     def _undefined(self, what):
         warnings.warn(f"{what} of the Cauchy distribution is undefined.", RuntimeWarning, 3)

@@ -6,12 +6,11 @@ from functools import cached_property
 import dbr.functions as F
 from dbr.core import as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution
 
 _LOG2 = math.log(2.0)
 
 
-class Chisquare(Distribution):
+class Chisquare(_utils.ScalarFamily):
     """The chi-square distribution with ``k`` degrees of freedom (``Gamma(k/2, 2)``).
 
     ``p(x) = x^(k/2 - 1) exp(-x/2) / (2^(k/2) Gamma(k/2))``. Needs SciPy on
@@ -23,37 +22,15 @@ class Chisquare(Distribution):
     Samples are not differentiable.
     """
 
-    def __init__(self, k):
-        self._k = _utils.as_parameter("Chisquare", "k", k)
+    _parameters = {"k": "the degrees of freedom."}
+    _support = "positive"
 
-    @property
-    def k(self):
-        """Variable: the degrees of freedom."""
-        return self._k
+    def __init__(self, k):
+        super().__init__(k)
 
     @cached_property
     def _half_k(self):
         return 0.5 * self.k
-
-    @property
-    def batch_shape(self):
-        """tuple: the shape of ``k``."""
-        return self.k.shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'k': k}``."""
-        return {"k": self.k}
-
-    @property
-    def support(self):
-        """str: ``'positive'``."""
-        return "positive"
 
     @cached_property
     def mean(self):

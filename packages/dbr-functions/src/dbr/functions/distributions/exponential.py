@@ -6,7 +6,7 @@ import numpy
 
 import dbr.functions as F
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
 def _where_nonnegative(x, logp):
@@ -16,7 +16,7 @@ def _where_nonnegative(x, logp):
     return F.where(xa >= 0, logp, _utils.full_like(logp, -numpy.inf))
 
 
-class Exponential(Distribution):
+class Exponential(_utils.ScalarFamily):
     """The exponential distribution of rate ``lam``: ``p(x) = lam exp(-lam x)``, ``x >= 0``.
 
     Args:
@@ -25,37 +25,15 @@ class Exponential(Distribution):
     Samples are reparameterised (``eps / lam``, ``eps ~ Exp(1)``).
     """
 
-    def __init__(self, lam):
-        self._lam = _utils.as_parameter("Exponential", "lam", lam)
+    _parameters = {"lam": "the rate."}
+    _support = "positive"
 
-    @property
-    def lam(self):
-        """Variable: the rate."""
-        return self._lam
+    def __init__(self, lam):
+        super().__init__(lam)
 
     @cached_property
     def _log_lam(self):
         return F.log(self.lam)
-
-    @property
-    def batch_shape(self):
-        """tuple: the shape of ``lam``."""
-        return self.lam.shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'lam': lam}``."""
-        return {"lam": self.lam}
-
-    @property
-    def support(self):
-        """str: ``'positive'``."""
-        return "positive"
 
     @cached_property
     def mean(self):

@@ -6,11 +6,11 @@ import numpy
 
 import dbr.functions as F
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 from dbr.functions.distributions.exponential import _where_nonnegative
 
 
-class Gamma(Distribution):
+class Gamma(_utils.ScalarFamily):
     """The gamma distribution of shape ``k`` and scale ``theta``.
 
     ``p(x) = x^(k-1) exp(-x / theta) / (Gamma(k) theta^k)`` for ``x >= 0``.
@@ -24,40 +24,11 @@ class Gamma(Distribution):
     ``eps ~ Gamma(k, 1)``), as in Chainer.
     """
 
+    _parameters = {"k": "the shape parameter.", "theta": "the scale parameter."}
+    _support = "positive"
+
     def __init__(self, k, theta):
-        self._k = _utils.as_parameter("Gamma", "k", k)
-        self._theta = _utils.as_parameter("Gamma", "theta", theta)
-        self._batch_shape = _utils.check_parameters("Gamma", k=self._k, theta=self._theta)
-
-    @property
-    def k(self):
-        """Variable: the shape parameter."""
-        return self._k
-
-    @property
-    def theta(self):
-        """Variable: the scale parameter."""
-        return self._theta
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``k`` and ``theta``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'k': k, 'theta': theta}``."""
-        return {"k": self.k, "theta": self.theta}
-
-    @property
-    def support(self):
-        """str: ``'positive'``."""
-        return "positive"
+        super().__init__(k, theta)
 
     @cached_property
     def mean(self):

@@ -5,10 +5,10 @@ from functools import cached_property
 import dbr.functions as F
 from dbr.core import Variable, as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
-class Geometric(Distribution):
+class Geometric(_utils.ScalarFamily):
     """The number of Bernoulli(p) trials up to the first success: ``P(X = x) = (1-p)^(x-1) p``.
 
     Args:
@@ -17,33 +17,11 @@ class Geometric(Distribution):
     Samples (``x = 1, 2, ...``, in ``p``'s dtype) are not differentiable.
     """
 
+    _parameters = {"p": "the success probability."}
+    _support = "positive integer"
+
     def __init__(self, p):
-        self._p = _utils.as_parameter("Geometric", "p", p)
-
-    @property
-    def p(self):
-        """Variable: the success probability."""
-        return self._p
-
-    @property
-    def batch_shape(self):
-        """tuple: the shape of ``p``."""
-        return self.p.shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'p': p}``."""
-        return {"p": self.p}
-
-    @property
-    def support(self):
-        """str: ``'positive integer'``."""
-        return "positive integer"
+        super().__init__(p)
 
     @cached_property
     def mean(self):

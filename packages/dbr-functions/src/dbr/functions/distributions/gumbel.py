@@ -5,12 +5,12 @@ from functools import cached_property
 
 import dbr.functions as F
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 _EULER = 0.57721566490153286060651209008240243104215933593992
 
 
-class Gumbel(Distribution):
+class Gumbel(_utils.ScalarFamily):
     """The Gumbel distribution: ``p(x) = exp(-(y + exp(-y))) / scale``, ``y = (x - loc) / scale``.
 
     Args:
@@ -20,44 +20,15 @@ class Gumbel(Distribution):
     Samples are reparameterised (``loc + scale eps``, ``eps ~ Gumbel(0, 1)``).
     """
 
+    _parameters = {"loc": "the location.", "scale": "the scale."}
+    _support = "real"
+
     def __init__(self, loc, scale):
-        self._loc = _utils.as_parameter("Gumbel", "loc", loc)
-        self._scale = _utils.as_parameter("Gumbel", "scale", scale)
-        self._batch_shape = _utils.check_parameters("Gumbel", loc=self._loc, scale=self._scale)
-
-    @property
-    def loc(self):
-        """Variable: the location."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """Variable: the scale."""
-        return self._scale
+        super().__init__(loc, scale)
 
     @cached_property
     def _log_scale(self):
         return F.log(self.scale)
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``loc`` and ``scale``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'loc': loc, 'scale': scale}``."""
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self):
-        """str: ``'real'``."""
-        return "real"
 
     @cached_property
     def mean(self):

@@ -5,10 +5,10 @@ from functools import cached_property
 
 import dbr.functions as F
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
-class Laplace(Distribution):
+class Laplace(_utils.ScalarFamily):
     """The Laplace distribution: ``p(x) = exp(-|x - loc| / scale) / (2 scale)``.
 
     Args:
@@ -18,40 +18,11 @@ class Laplace(Distribution):
     Samples are reparameterised (``loc + scale eps``, ``eps ~ Laplace(0, 1)``).
     """
 
+    _parameters = {"loc": "the location.", "scale": "the scale."}
+    _support = "real"
+
     def __init__(self, loc, scale):
-        self._loc = _utils.as_parameter("Laplace", "loc", loc)
-        self._scale = _utils.as_parameter("Laplace", "scale", scale)
-        self._batch_shape = _utils.check_parameters("Laplace", loc=self._loc, scale=self._scale)
-
-    @property
-    def loc(self):
-        """Variable: the location."""
-        return self._loc
-
-    @property
-    def scale(self):
-        """Variable: the scale."""
-        return self._scale
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``loc`` and ``scale``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'loc': loc, 'scale': scale}``."""
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self):
-        """str: ``'real'``."""
-        return "real"
+        super().__init__(loc, scale)
 
     @cached_property
     def mean(self):

@@ -5,12 +5,12 @@ from functools import cached_property
 
 import dbr.functions as F
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class LogNormal(Distribution):
+class LogNormal(_utils.ScalarFamily):
     """The distribution of ``exp(Y)`` for ``Y ~ N(mu, sigma^2)``.
 
     Args:
@@ -21,44 +21,15 @@ class LogNormal(Distribution):
     Samples are reparameterised (``exp(mu + sigma eps)``).
     """
 
+    _parameters = {"mu": "the mean of ``log X``.", "sigma": "the standard deviation of ``log X``."}
+    _support = "positive"
+
     def __init__(self, mu, sigma):
-        self._mu = _utils.as_parameter("LogNormal", "mu", mu)
-        self._sigma = _utils.as_parameter("LogNormal", "sigma", sigma)
-        self._batch_shape = _utils.check_parameters("LogNormal", mu=self._mu, sigma=self._sigma)
-
-    @property
-    def mu(self):
-        """Variable: the mean of ``log X``."""
-        return self._mu
-
-    @property
-    def sigma(self):
-        """Variable: the standard deviation of ``log X``."""
-        return self._sigma
+        super().__init__(mu, sigma)
 
     @cached_property
     def _log_sigma(self):
         return F.log(self.sigma)
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``mu`` and ``sigma``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'mu': mu, 'sigma': sigma}``."""
-        return {"mu": self.mu, "sigma": self.sigma}
-
-    @property
-    def support(self):
-        """str: ``'positive'``."""
-        return "positive"
 
     @cached_property
     def mean(self):

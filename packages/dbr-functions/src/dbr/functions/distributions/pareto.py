@@ -7,10 +7,10 @@ import numpy
 import dbr.functions as F
 from dbr.core import as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
-class Pareto(Distribution):
+class Pareto(_utils.ScalarFamily):
     """The Pareto distribution: ``p(x) = alpha scale^alpha / x^(alpha + 1)`` for ``x >= scale``.
 
     Args:
@@ -21,20 +21,11 @@ class Pareto(Distribution):
     ``eps ~ Lomax(alpha)``), as in Chainer.
     """
 
+    _parameters = {"scale": "the minimum value.", "alpha": "the shape parameter."}
+    _support = "[scale, inf]"
+
     def __init__(self, scale, alpha):
-        self._scale = _utils.as_parameter("Pareto", "scale", scale)
-        self._alpha = _utils.as_parameter("Pareto", "alpha", alpha)
-        self._batch_shape = _utils.check_parameters("Pareto", scale=self._scale, alpha=self._alpha)
-
-    @property
-    def scale(self):
-        """Variable: the minimum value."""
-        return self._scale
-
-    @property
-    def alpha(self):
-        """Variable: the shape parameter."""
-        return self._alpha
+        super().__init__(scale, alpha)
 
     @cached_property
     def _log_scale(self):
@@ -43,26 +34,6 @@ class Pareto(Distribution):
     @cached_property
     def _log_alpha(self):
         return F.log(self.alpha)
-
-    @property
-    def batch_shape(self):
-        """tuple: the broadcast shape of ``scale`` and ``alpha``."""
-        return self._batch_shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'scale': scale, 'alpha': alpha}``."""
-        return {"scale": self.scale, "alpha": self.alpha}
-
-    @property
-    def support(self):
-        """str: ``'[scale, inf]'``."""
-        return "[scale, inf]"
 
     def _where_alpha_above(self, bound, value):
         value = _utils.broadcast_parameter(value, self._batch_shape)

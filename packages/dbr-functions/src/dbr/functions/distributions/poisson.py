@@ -5,10 +5,10 @@ from functools import cached_property
 import dbr.functions as F
 from dbr.core import as_variable
 from dbr.functions.distributions import _utils
-from dbr.functions.distributions.distribution import Distribution, register_kl
+from dbr.functions.distributions.distribution import register_kl
 
 
-class Poisson(Distribution):
+class Poisson(_utils.ScalarFamily):
     """The Poisson distribution: ``P(X = x) = lam^x exp(-lam) / x!``.
 
     Needs SciPy on the CPU (``dbr-functions[special]``) for lgamma.
@@ -19,37 +19,15 @@ class Poisson(Distribution):
     Samples are counts in ``lam``'s dtype, not differentiable.
     """
 
-    def __init__(self, lam):
-        self._lam = _utils.as_parameter("Poisson", "lam", lam)
+    _parameters = {"lam": "the rate."}
+    _support = "non negative integer"
 
-    @property
-    def lam(self):
-        """Variable: the rate."""
-        return self._lam
+    def __init__(self, lam):
+        super().__init__(lam)
 
     @cached_property
     def _log_lam(self):
         return F.log(self.lam)
-
-    @property
-    def batch_shape(self):
-        """tuple: the shape of ``lam``."""
-        return self.lam.shape
-
-    @property
-    def event_shape(self):
-        """tuple: ``()``."""
-        return ()
-
-    @property
-    def params(self):
-        """dict: ``{'lam': lam}``."""
-        return {"lam": self.lam}
-
-    @property
-    def support(self):
-        """str: ``'non negative integer'``."""
-        return "non negative integer"
 
     @cached_property
     def mean(self):
