@@ -88,7 +88,9 @@ CUDA_PREFIXES = ("cupy", "nvidia-")
 
 LINT_TOOLS = ["ruff==0.17.6"]
 DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
-TEST_TOOLS = ["pytest>=8"]
+# 8.1 brought consider_namespace_packages, which the doctest runs need to import
+# the installed dbr.<name> modules under their own names.
+TEST_TOOLS = ["pytest>=8.1"]
 # Packages whose tests launch ``mpiexec``: their session installs an MPI (the
 # package's [mpich] extra) from the start, and bounds every test in time.
 MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
@@ -273,16 +275,39 @@ def check_installed(session: nox.Session, dists: list[str]) -> None:
         session.run("python", str(TOOLS / "check_installed.py"), modules, env={"PYTHONPATH": None})
 
 
-def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> None:
+def run_pytest(
+    session: nox.Session, package: Package, *args: str, tests: bool = True, **kwargs
+) -> None:
     """pytest on package's tests, from outside the source tree, with its pytest config."""
     with session.chdir(session.create_tmp()):
         session.run(
-            "pytest", str(package.tests),
+            "pytest", *([str(package.tests)] if tests else []),
             "-c", str(package.directory / "pyproject.toml"),
             "--rootdir", str(package.directory),
             *args, *session.posargs,
             env={"PYTHONPATH": None}, **kwargs,
         )  # fmt: skip
+
+
+def installed_path(session: nox.Session, package: Package) -> str:
+    """The folder the venv imports package's namespace portion from (site-packages)."""
+    code = f"import {package.module} as m; print(m.__path__[0])"
+    with session.chdir(session.create_tmp()):
+        out = session.run("python", "-c", code, env={"PYTHONPATH": None}, silent=True)
+    return out.strip().splitlines()[-1]
+
+
+def run_doctests(session: nox.Session, package: Package, *args: str) -> None:
+    """Every docstring example in package's installed modules, with its pytest config.
+
+    The package's pyproject.toml sets the flags (ELLIPSIS, NORMALIZE_WHITESPACE)
+    and consider_namespace_packages, so each module is imported once, under its
+    own name, from site-packages rather than from the source tree.
+    """
+    run_pytest(
+        session, package, "--doctest-modules", installed_path(session, package),
+        *args, tests=False,
+    )  # fmt: skip
 
 
 def test_package(session: nox.Session, package: Package) -> None:
@@ -302,6 +327,7 @@ def test_package(session: nox.Session, package: Package) -> None:
         session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS, *MPI_TEST_TOOLS)
         check_installed(session, dists)
         run_pytest(session, package, "--timeout=300")
+        run_doctests(session, package, "--timeout=300")
         return
     session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
     check_installed(session, dists)
@@ -311,6 +337,7 @@ def test_package(session: nox.Session, package: Package) -> None:
         session.install(*wheel_requirements(session, [package.dist], {package.dist: extras}))
         session.log(f"again with the extras {extras}")
         run_pytest(session, package)
+    run_doctests(session, package)
 
 
 def _make_tests_session(package: Package):
@@ -340,6 +367,7 @@ def lowest(session: nox.Session, dist: str) -> None:
     report = json.dumps([[r.name, str(r.specifier)] for r in declared])
     session.run("python", str(TOOLS / "check_lowest.py"), report)
     run_pytest(session, package)
+    run_doctests(session, package)
 
 
 @nox.session
