@@ -232,24 +232,32 @@ class _Writer:
         module = importlib.import_module(modname)
         out = []
         entries = []
+        aliases = []
         for name in names:
             obj = getattr(module, name)
             if isinstance(obj, types.ModuleType):
                 continue
             if id(obj) in self.documented:
+                first = self.documented[id(obj)]
+                if first.rpartition(".")[0] == modname:
+                    aliases.append((name, first))
                 continue
             self.documented[id(obj)] = f"{modname}.{name}"
             self.keep.append(obj)
             entries.append((name, obj))
-        if not entries:
+        if not entries and not aliases:
             return out
         if heading:
             out += [heading, underline * len(heading), ""]
-        out += [f".. currentmodule:: {modname}", "", ".. autosummary::", ""]
-        out += [f"   {name}" for name, _ in entries] + [""]
+        out += [f".. currentmodule:: {modname}", ""]
+        if entries:
+            out += [".. autosummary::", ""]
+            out += [f"   {name}" for name, _ in entries] + [""]
         for name, obj in entries:
             directive, options = _directive(obj)
             out += [f".. {directive}:: {name}", *options, ""]
+        for name, first in aliases:
+            out += [f".. py:data:: {name}", "", f"   Another name of :obj:`{first}`.", ""]
         return out
 
     def section(self, heading, modname, spec):
@@ -321,8 +329,11 @@ def write_reference(app):
     out_dir.mkdir(exist_ok=True)
     writer = _Writer()
     written = {}
-    for slug, title, intro, sections in PAGES:
+    # dbr.functions' page lists all its names, so it claims the objects that
+    # dbr.core.ops shares with it before the other pages are written.
+    for slug, title, intro, sections in sorted(PAGES, key=lambda page: page[0] != "functions"):
         written[slug] = writer.page(title, intro, sections)
+    written = {slug: written[slug] for slug, *_ in PAGES}
     written["chainer"] = chainer_page()
     toc = ["API reference", "=============", "", ".. toctree::", "   :maxdepth: 1", ""]
     toc += [f"   {slug}" for slug in written]
