@@ -305,11 +305,12 @@ def run_doctests(session: nox.Session, package: Package, *args: str) -> None:
 
     The package's pyproject.toml sets the flags (ELLIPSIS, NORMALIZE_WHITESPACE)
     and consider_namespace_packages, so each module is imported once, under its
-    own name, from site-packages rather than from the source tree.
+    own name, from site-packages rather than from the source tree. A package
+    without examples yet collects nothing (pytest's exit status 5).
     """
     run_pytest(
         session, package, "--doctest-modules", installed_path(session, package),
-        *args, tests=False,
+        *args, tests=False, success_codes=[0, 5],
     )  # fmt: skip
 
 
