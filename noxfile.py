@@ -321,6 +321,7 @@ def test_package(session: nox.Session, package: Package) -> None:
     exactly its main dependencies (tests of extras skip, naming the extra).
     Then the extras that need neither a GPU nor a sibling are installed and the
     tests run again, so the tests of those extras run in this session too.
+    Last, the docstring examples of the installed modules run (with the extras).
     """
     dists = sibling_closure(package.dist)
     mpi_extras = MPI_PACKAGES.get(package.dist)
