@@ -88,7 +88,10 @@ CUDA_PREFIXES = ("cupy", "nvidia-")
 
 LINT_TOOLS = ["ruff==0.17.6"]
 DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
-TEST_TOOLS = ["pytest>=8", "pytest-timeout>=2.3.1"]
+# pytest 8.2: the doctest runs need consider_namespace_packages to import the
+# installed dbr.<name> modules under their own names (new in 8.1, whose importlib
+# mode still fails on dbr.onnx's modules).
+TEST_TOOLS = ["pytest>=8.2", "pytest-timeout>=2.3.1"]
 # pytest-timeout's limit on each test (setup and teardown included), so that a
 # hang fails its session in minutes instead of stalling CI until the job's own
 # limit. Honest package tests take seconds (their slowest subprocesses are
@@ -103,6 +106,9 @@ INTEGRATION_TIMEOUT_S = 900
 MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
 # Declared distributions that provide a library or a program, never an import.
 RUNTIME_ONLY = ["mpich"]
+# Sphinx 8.1 is the last that runs on Python 3.10, which the packages support.
+DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19"]
+DOCS = ROOT / "docs"
 
 
 class Package:
@@ -283,17 +289,41 @@ def check_installed(session: nox.Session, dists: list[str]) -> None:
         session.run("python", str(TOOLS / "check_installed.py"), modules, env={"PYTHONPATH": None})
 
 
-def run_pytest(session: nox.Session, package: Package, *args: str, **kwargs) -> None:
+def run_pytest(
+    session: nox.Session, package: Package, *args: str, tests: bool = True, **kwargs
+) -> None:
     """pytest on package's tests, from outside the source tree, with its pytest config."""
     with session.chdir(session.create_tmp()):
         session.run(
-            "pytest", str(package.tests),
+            "pytest", *([str(package.tests)] if tests else []),
             "-c", str(package.directory / "pyproject.toml"),
             "--rootdir", str(package.directory),
             f"--timeout={TEST_TIMEOUT_S}",
             *args, *session.posargs,
             env={"PYTHONPATH": None}, **kwargs,
         )  # fmt: skip
+
+
+def installed_path(session: nox.Session, package: Package) -> str:
+    """The folder the venv imports package's namespace portion from (site-packages)."""
+    code = f"import {package.module} as m; print(m.__path__[0])"
+    with session.chdir(session.create_tmp()):
+        out = session.run("python", "-c", code, env={"PYTHONPATH": None}, silent=True)
+    return out.strip().splitlines()[-1]
+
+
+def run_doctests(session: nox.Session, package: Package, *args: str) -> None:
+    """Every docstring example in package's installed modules, with its pytest config.
+
+    The package's pyproject.toml sets the flags (ELLIPSIS, NORMALIZE_WHITESPACE)
+    and consider_namespace_packages, so each module is imported once, under its
+    own name, from site-packages rather than from the source tree. A package
+    without examples yet collects nothing (pytest's exit status 5).
+    """
+    run_pytest(
+        session, package, "--doctest-modules", installed_path(session, package),
+        *args, tests=False, success_codes=[0, 5],
+    )  # fmt: skip
 
 
 def test_package(session: nox.Session, package: Package) -> None:
@@ -303,6 +333,7 @@ def test_package(session: nox.Session, package: Package) -> None:
     exactly its main dependencies (tests of extras skip, naming the extra).
     Then the extras that need neither a GPU nor a sibling are installed and the
     tests run again, so the tests of those extras run in this session too.
+    Last, the docstring examples of the installed modules run (with the extras).
     """
     dists = sibling_closure(package.dist)
     mpi_extras = MPI_PACKAGES.get(package.dist)
@@ -313,6 +344,7 @@ def test_package(session: nox.Session, package: Package) -> None:
         session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS)
         check_installed(session, dists)
         run_pytest(session, package)
+        run_doctests(session, package)
         return
     session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
     check_installed(session, dists)
@@ -322,6 +354,7 @@ def test_package(session: nox.Session, package: Package) -> None:
         session.install(*wheel_requirements(session, [package.dist], {package.dist: extras}))
         session.log(f"again with the extras {extras}")
         run_pytest(session, package)
+    run_doctests(session, package)
 
 
 def _make_tests_session(package: Package):
@@ -351,6 +384,7 @@ def lowest(session: nox.Session, dist: str) -> None:
     report = json.dumps([[r.name, str(r.specifier)] for r in declared])
     session.run("python", str(TOOLS / "check_lowest.py"), report)
     run_pytest(session, package)
+    run_doctests(session, package)
 
 
 @nox.session
@@ -365,6 +399,26 @@ def integration(session: nox.Session) -> None:
             "--rootdir", str(ROOT / "tests-integration"),
             f"--timeout={INTEGRATION_TIMEOUT_S}",
             *session.posargs, env={"PYTHONPATH": None},
+        )  # fmt: skip
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The site into docs/_build/html from the installed wheels, then the guides' examples.
+
+    Both builds treat every warning as an error: a docstring that is not valid
+    reStructuredText, a public name on no reference page (docs/_ext/apiref.py),
+    a broken internal reference, or a guide's example that fails or prints
+    something else. Nothing is fetched from the network.
+    """
+    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
+    session.install(*wheel_requirements(session, list(PACKAGES), extras), *DOCS_TOOLS)
+    build = DOCS / "_build"
+    for builder in ("html", "doctest"):
+        session.run(
+            "sphinx-build", "-b", builder, "-W", "--keep-going", "-q",
+            "-d", str(build / "doctrees"), str(DOCS), str(build / builder),
+            env={"PYTHONPATH": None},
         )  # fmt: skip
 
 
@@ -600,4 +654,5 @@ nox.options.sessions = [
     *(f"tests-{dist}" for dist in PACKAGES),
     "lowest",
     "integration",
+    "docs",
 ]

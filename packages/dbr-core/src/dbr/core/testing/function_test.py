@@ -90,16 +90,19 @@ class FunctionTestCase:
     ``generate_grad_grad_inputs(inputs_template)`` (one array per floating
     input; default uniform in [-1, 1)) and ``before_test(test_name)``.
 
-    Attributes (class attributes, or set by
-    :func:`~dbr.core.testing.parameterize`):
+    Class attributes (or ones set by :func:`~dbr.core.testing.parameterize`)
+    tune the tests.
+
+    Attributes:
         dtype: the floating dtype whose default tolerances apply; otherwise
             the least precise floating dtype among the inputs is used.
         check_forward_options (dict): overrides for ``assert_allclose``.
         check_backward_options (dict): overrides for ``check_backward``.
         check_double_backward_options (dict): overrides for
             ``check_double_backward``.
-        skip_forward_test, skip_backward_test, skip_double_backward_test
-            (bool): skip that test (it is reported as skipped).
+        skip_forward_test (bool): skip the forward test (it is reported as
+            skipped); ``skip_backward_test`` and ``skip_double_backward_test``
+            likewise skip the gradient tests.
         forward_test_cpu_only (str or None): a reason why ``forward_expected``
             holds on the CPU only (e.g. it replays NumPy's random stream, which
             CuPy's differs from); the forward test then skips on other devices

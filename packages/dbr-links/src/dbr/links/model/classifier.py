@@ -72,8 +72,10 @@ class Classifier(Chain):
         """Compute the loss of the predictor on the inputs against the label.
 
         Args:
-            *args, **kwargs: the predictor's inputs, and the label at
-                ``label_key``.
+            *args: the predictor's positional inputs, with the label at
+                ``label_key`` when it is an int.
+            **kwargs: the predictor's keyword inputs, with the label at
+                ``label_key`` when it is a str.
 
         Returns:
             ~dbr.core.Variable: the loss.

@@ -38,8 +38,8 @@ class BatchRenormalization(BatchNormalization):
 
     Attributes:
         rmax, dmax, freeze_running_statistics: as given; the other
-        attributes and persistents (``avg_mean``, ``avg_var``, ``N``) are
-        those of :class:`BatchNormalization`.
+            attributes and persistents (``avg_mean``, ``avg_var``, ``N``) are
+            those of :class:`BatchNormalization`.
 
     >>> import numpy
     >>> brn = BatchRenormalization(3, rmax=3.0, dmax=5.0)

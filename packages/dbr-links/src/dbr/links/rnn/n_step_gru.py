@@ -12,9 +12,8 @@ class NStepGRUBase(NStepRNNBase):
     candidate state in that order (see :func:`dbr.functions.n_step_gru`).
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
     """
 
     n_weights = 6
@@ -28,9 +27,8 @@ class NStepGRU(NStepGRUBase):
     :meth:`~dbr.links.rnn.n_step_rnn.NStepRNNBase.forward`).
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
 
     >>> import numpy as np
     >>> gru = NStepGRU(2, 3, 4, 0.0)
@@ -54,9 +52,8 @@ class NStepBiGRU(NStepGRUBase):
     :func:`dbr.functions.n_step_bigru`).
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
 
     >>> import numpy as np
     >>> gru = NStepBiGRU(1, 3, 4, 0.0)

@@ -15,9 +15,8 @@ class NStepLSTMBase(NStepRNNBase):
     besides the hidden state.
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
     """
 
     n_weights = 8
@@ -57,9 +56,8 @@ class NStepLSTM(NStepLSTMBase):
     in any order and untransposed.
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
 
     >>> import numpy as np
     >>> lstm = NStepLSTM(2, 3, 4, 0.0)
@@ -83,9 +81,8 @@ class NStepBiLSTM(NStepLSTMBase):
     :func:`dbr.functions.n_step_bilstm`).
 
     Args:
-        n_layers (int), in_size (int or None), out_size (int), dropout (float),
-        initialW, initial_bias: as for
-        :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
+        n_layers, in_size, out_size, dropout, initialW, initial_bias: as for
+            :class:`~dbr.links.rnn.n_step_rnn.NStepRNNBase`.
 
     >>> import numpy as np
     >>> lstm = NStepBiLSTM(1, 3, 4, 0.0)

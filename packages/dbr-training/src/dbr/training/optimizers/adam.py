@@ -92,9 +92,8 @@ class AdamRule(optimizer.UpdateRule):
     Args:
         parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
             defaults (default: Adam's).
-        alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound,
-            final_lr, gamma: as for :class:`Adam` (default None: the
-            parent's).
+        alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound, final_lr, gamma: as
+            for :class:`Adam` (default None: the parent's).
     """
 
     def __init__(

@@ -8,10 +8,6 @@ class OnceTrigger:
         call_on_resume (bool): also fire at the first call after the trainer
             was resumed from a snapshot (the saved state says it already
             fired; a new trigger given ``call_on_resume=True`` fires once more).
-
-    Attributes:
-        finished (bool): whether it will never fire again; the trainer does
-            not call the ``initialize`` of an extension with a finished trigger.
     """
 
     def __init__(self, call_on_resume=False):
@@ -20,7 +16,11 @@ class OnceTrigger:
 
     @property
     def finished(self):
-        """Whether the trigger will not fire again."""
+        """Whether the trigger will never fire again (bool).
+
+        The trainer does not call the ``initialize`` of an extension whose
+        trigger is finished.
+        """
         return not (self._flag_first or self._flag_resumed)
 
     def __call__(self, trainer):
