@@ -1,14 +1,9 @@
 """TimerHook: the time spent in the forward and backward of each function."""
 
 import sys
-import time
 
-import numpy
-
-from dbr.core import backend
+from dbr.core import _timing, backend
 from dbr.core.function_hook import FunctionHook
-
-_UNITS = {"sec": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
 
 
 class TimerHook(FunctionHook):
@@ -64,15 +59,10 @@ class TimerHook(FunctionHook):
         # call is nested in an open one only if that frame is among its callers.
         caller = sys._getframe(2)
         if self._running:
-            _drop_abandoned(self._running, caller)
+            _timing.drop_abandoned(self._running, caller)
         xp = backend.get_array_module(*arrays)
-        if xp is numpy:
-            start = time.perf_counter()
-        else:
-            start = xp.cuda.Event()
-            start.record()
         # [function, caller frame, xp, start, seconds spent in nested calls]
-        self._running.append([function, caller, xp, start, 0.0])
+        self._running.append([function, caller, xp, _timing.start_clock(xp), 0.0])
 
     def _stop(self, function):
         running = self._running
@@ -81,13 +71,7 @@ class TimerHook(FunctionHook):
         if not running:
             return
         _, _, xp, start, nested = running.pop()
-        if xp is numpy:
-            elapsed = time.perf_counter() - start
-        else:
-            stop = xp.cuda.Event()
-            stop.record()
-            stop.synchronize()
-            elapsed = xp.cuda.get_elapsed_time(start, stop) / 1e3
+        elapsed = _timing.seconds_since(xp, start)
         self.call_history.append((function.label, max(elapsed - nested, 0.0)))
         if running:
             running[-1][4] += elapsed
@@ -104,14 +88,7 @@ class TimerHook(FunctionHook):
         Returns:
             dict: function label → ``{'elapsed_time': seconds, 'occurrence': calls}``.
         """
-        summary = {}
-        for label, seconds in self.call_history:
-            record = summary.get(label)
-            if record is None:
-                record = summary[label] = {"elapsed_time": 0.0, "occurrence": 0}
-            record["elapsed_time"] += seconds
-            record["occurrence"] += 1
-        return summary
+        return _timing.summarize(self.call_history)
 
     def print_report(self, unit="auto", file=None):
         """Print a table of the time and number of calls of each function.
@@ -124,44 +101,14 @@ class TimerHook(FunctionHook):
         The table has the columns ``FunctionName``, ``ElapsedTime`` (e.g.
         ``593.05ms``) and ``Occurrence``, right-aligned.
         """
-        if unit != "auto" and unit not in _UNITS:
+        if unit != "auto" and unit not in _timing.UNITS:
             raise ValueError(
                 f"TimerHook.print_report: expected unit to be 'auto' or one of "
-                f"{sorted(_UNITS)}, got {unit!r}"
+                f"{sorted(_timing.UNITS)}, got {unit!r}"
             )
-        rows = [("FunctionName", "ElapsedTime", "Occurrence")]
-        for label, record in self.summary().items():
-            seconds = record["elapsed_time"]
-            row_unit = _choose_unit(seconds) if unit == "auto" else unit
-            rows.append(
-                (label, f"{seconds * _UNITS[row_unit]:3.2f}{row_unit}", str(record["occurrence"]))
-            )
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        file = sys.stdout if file is None else file
-        for row in rows:
-            file.write("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) + "\n")
-        if hasattr(file, "flush"):
-            file.flush()
-
-
-def _drop_abandoned(running, frame):
-    """Forget open calls that raised, and so never reached their postprocess.
-
-    ``running`` is a stack of entries whose item 1 is the frame that made the
-    call; an entry is still open only if its frame is ``frame`` or one of its callers.
-    """
-    while running:
-        target = running[-1][1]
-        f = frame
-        while f is not None and f is not target:
-            f = f.f_back
-        if f is not None:
-            return
-        running.pop()
-
-
-def _choose_unit(seconds):
-    for unit, factor in _UNITS.items():
-        if seconds * factor >= 1:
-            return unit
-    return "ns"
+        _timing.write_table(
+            ("FunctionName", "ElapsedTime", "Occurrence"),
+            self.summary(),
+            _timing.choose_unit if unit == "auto" else lambda seconds: unit,
+            file,
+        )

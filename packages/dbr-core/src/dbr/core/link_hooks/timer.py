@@ -1,11 +1,8 @@
 """TimerHook: the time spent in the forward of each link."""
 
 import sys
-import time
 
-import numpy
-
-from dbr.core.function_hooks.timer import _drop_abandoned
+from dbr.core import _timing
 from dbr.core.link_hook import LinkHook
 
 
@@ -50,14 +47,9 @@ class TimerHook(LinkHook):
         """Start the clock for the forward of ``args.link``."""
         caller = sys._getframe(1)
         if self._running:
-            _drop_abandoned(self._running, caller)
+            _timing.drop_abandoned(self._running, caller)
         xp = args.link.xp
-        if xp is numpy:
-            start = time.perf_counter()
-        else:
-            start = xp.cuda.Event()
-            start.record()
-        self._running.append([args.link, caller, xp, start])
+        self._running.append([args.link, caller, xp, _timing.start_clock(xp)])
 
     def forward_postprocess(self, args):
         """Stop the clock for the forward of ``args.link`` and record the time."""
@@ -68,13 +60,7 @@ class TimerHook(LinkHook):
         if not running:
             return
         _, _, xp, start = running.pop()
-        if xp is numpy:
-            elapsed = time.perf_counter() - start
-        else:
-            stop = xp.cuda.Event()
-            stop.record()
-            stop.synchronize()
-            elapsed = xp.cuda.get_elapsed_time(start, stop) / 1e3
+        elapsed = _timing.seconds_since(xp, start)
         self.call_history.append((type(link).__name__, elapsed))
         if not running:
             self._total_time += elapsed
@@ -89,14 +75,7 @@ class TimerHook(LinkHook):
         Returns:
             dict: link class name → ``{'elapsed_time': seconds, 'occurrence': calls}``.
         """
-        summary = {}
-        for name, seconds in self.call_history:
-            record = summary.get(name)
-            if record is None:
-                record = summary[name] = {"elapsed_time": 0, "occurrence": 0}
-            record["elapsed_time"] += seconds
-            record["occurrence"] += 1
-        return summary
+        return _timing.summarize(self.call_history)
 
     def print_report(self, unit="auto", file=None):
         """Print a table of the time and number of calls of each link class.
@@ -117,28 +96,10 @@ class TimerHook(LinkHook):
             )
         summary = self.summary()
         if unit == "auto" and summary:
-            unit = _choose_unit(max(r["elapsed_time"] for r in summary.values()))
-        rows = [("LinkName", "ElapsedTime", "Occurrence")]
-        for name, record in summary.items():
-            seconds = record["elapsed_time"]
-            row_unit = _choose_unit(seconds) if unit == "auto_foreach" else unit
-            rows.append(
-                (
-                    name,
-                    f"{seconds * self.table[row_unit]:3.2f}{row_unit}",
-                    str(record["occurrence"]),
-                )
-            )
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        file = sys.stdout if file is None else file
-        for row in rows:
-            file.write("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) + "\n")
-        if hasattr(file, "flush"):
-            file.flush()
-
-
-def _choose_unit(seconds):
-    for unit in ("sec", "ms", "us"):
-        if seconds * TimerHook.table[unit] >= 1:
-            return unit
-    return "ns"
+            unit = _timing.choose_unit(max(r["elapsed_time"] for r in summary.values()))
+        _timing.write_table(
+            ("LinkName", "ElapsedTime", "Occurrence"),
+            summary,
+            _timing.choose_unit if unit == "auto_foreach" else lambda seconds: unit,
+            file,
+        )
