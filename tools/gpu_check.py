@@ -1,20 +1,11 @@
-"""Helpers of tools/gpu-check: the machine's GPU facts, and the summary of the junit reports.
+"""Helper of tools/gpu-check: the machine's GPU facts.
 
 ``python tools/gpu_check.py facts``: print CuPy's version, the GPUs, whether
 dbr.gpu, cuDNN and NCCL are usable; exit 0 when a GPU is usable, else 3.
-
-``python tools/gpu_check.py summary OUT_DIR [NOTE...]``: read ``OUT_DIR/*.xml``
-(pytest junit files), write ``OUT_DIR/summary.txt`` with pass/fail/skip
-counts per suite and the notes, print it, and exit 1 if a test failed or
-errored, else 0.
-
-``python tools/gpu_check.py run ...``: the whole check, every suite side by
-side (see ``tools/gpu_check_run.py``).
+tools/gpu_check_run.py runs it first and writes the summary itself.
 """
 
-import pathlib
 import sys
-import xml.etree.ElementTree as ET
 
 
 def _fact(label, compute):
@@ -58,57 +49,9 @@ def facts():
     return 0
 
 
-def _counts(path):
-    root = ET.parse(path).getroot()
-    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-    total = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for suite in suites:
-        for key in total:
-            total[key] += int(suite.get(key, 0))
-    total["passed"] = total["tests"] - total["failures"] - total["errors"] - total["skipped"]
-    return total
-
-
-def summary(out_dir, notes):
-    """Write and print ``out_dir/summary.txt``; return 1 if any test failed or errored."""
-    out = pathlib.Path(out_dir)
-    lines = [f"{'suite':<22}{'passed':>8}{'failed':>8}{'errors':>8}{'skipped':>9}"]
-    bad = 0
-    grand = {"passed": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for xml in sorted(out.glob("*.xml")):
-        try:
-            c = _counts(xml)
-        except (ET.ParseError, OSError) as e:
-            lines.append(f"{xml.stem:<22} unreadable junit file ({e})")
-            bad = 1
-            continue
-        lines.append(
-            f"{xml.stem:<22}{c['passed']:>8}{c['failures']:>8}{c['errors']:>8}{c['skipped']:>9}"
-        )
-        for key in grand:
-            grand[key] += c[key]
-        bad |= bool(c["failures"] or c["errors"])
-    lines.append(
-        f"{'TOTAL':<22}{grand['passed']:>8}{grand['failures']:>8}{grand['errors']:>8}"
-        f"{grand['skipped']:>9}"
-    )
-    lines += notes
-    lines.append("RESULT: " + ("FAILED" if bad else "ok"))
-    text = "\n".join(lines) + "\n"
-    (out / "summary.txt").write_text(text)
-    print(text, end="")
-    return int(bad)
-
-
 def main(argv):
     if argv[:1] == ["facts"]:
         return facts()
-    if argv[:1] == ["summary"] and len(argv) >= 2:
-        return summary(argv[1], argv[2:])
-    if argv[:1] == ["run"]:
-        import gpu_check_run
-
-        return gpu_check_run.main(argv[1:])
     print(__doc__, file=sys.stderr)
     return 2
 
