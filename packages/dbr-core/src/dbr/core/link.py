@@ -150,7 +150,7 @@ class Link:
         link's :attr:`local_link_hooks`; with none, this is ``forward`` alone.
         """
         local_hooks = self._local_link_hooks
-        if not _global_hook_count[0] and local_hooks is None:
+        if not _global_hook_count[0] and not local_hooks:
             return self.forward(*args, **kwargs)
         hooks = config._link_hooks
         if local_hooks:
