@@ -490,6 +490,47 @@ def test_function_test_case_under_pytest(tmp_path):
     assert "6 passed, 18 deselected" in out
 
 
+def test_a_class_without_gradients_generates_no_gradient_tests(tmp_path):
+    code, out = _run_pytest(
+        tmp_path,
+        """
+        import numpy
+        from dbr.core import testing
+        from dbr.core.testing import FunctionTestCase
+
+        class TestSign(FunctionTestCase):
+            skip_backward_test = True
+            skip_double_backward_test = True
+
+            def generate_inputs(self):
+                return (numpy.random.uniform(-1, 1, (2, 3)),)
+
+            def forward(self, inputs, device):
+                return (inputs[0] * 0 + 1,)
+
+            def forward_expected(self, inputs):
+                assert self.test_device is not None
+                return (numpy.ones_like(inputs[0]),)
+
+        @testing.parameterize({"skip_backward_test": True}, {"skip_backward_test": False})
+        class TestPerVariant(TestSign):
+            skip_backward_test = False
+        """,
+        "--collect-only",
+        "-m",
+        "not gpu",
+    )
+    assert code == 0, out
+    assert "TestSign::test_forward[@numpy]" in out
+    assert "TestSign::test_backward" not in out and "test_double_backward" not in out
+    assert "TestPerVariant::test_backward[@numpy-skip_backward_test=True]" in out
+    code, out = _run_pytest(
+        tmp_path, (tmp_path / "test_generated.py").read_text(), "-m", "not gpu", "-rs"
+    )
+    assert code == 0, out
+    assert "4 passed, 1 skipped" in out and "skip_backward_test is set" in out
+
+
 def test_importing_the_testing_helpers_does_not_import_pytest():
     code = (
         "import sys\n"

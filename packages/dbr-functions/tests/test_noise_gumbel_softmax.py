@@ -17,6 +17,13 @@ def _keep_numpy_random_state():
     numpy.random.set_state(state)
 
 
+def seeded_gumbel_noise(device, shape, dtype):
+    """The noise gumbel_softmax draws on ``device`` after seeding with NOISE_SEED, as float64."""
+    device.xp.random.seed(NOISE_SEED)
+    g = device.xp.random.gumbel(size=shape).astype(dtype)
+    return backend.to_cpu(g).astype(numpy.float64)
+
+
 def softmax_ref(z, axis):
     z = z - z.max(axis=axis, keepdims=True)
     e = numpy.exp(z)
@@ -35,8 +42,6 @@ def softmax_ref(z, axis):
 class TestGumbelSoftmaxWithSeededNoise(FunctionTestCase):
     """Values and gradients, reseeding before each call so that every call draws the same noise."""
 
-    forward_test_cpu_only = "the expected values replay NumPy's random stream, not CuPy's"
-
     def generate_inputs(self):
         return (numpy.asarray(numpy.random.uniform(-1, 1, self.shape)).astype(self.dtype),)
 
@@ -45,8 +50,7 @@ class TestGumbelSoftmaxWithSeededNoise(FunctionTestCase):
         return (gumbel_softmax(inputs[0], tau=self.tau, axis=self.axis),)
 
     def forward_expected(self, inputs):
-        numpy.random.seed(NOISE_SEED)
-        g = numpy.random.gumbel(size=self.shape).astype(self.dtype).astype(numpy.float64)
+        g = seeded_gumbel_noise(self.test_device, self.shape, self.dtype)
         y = softmax_ref((inputs[0].astype(numpy.float64) + g) / self.tau, self.axis)
         return (y.astype(self.dtype),)
 
@@ -54,8 +58,6 @@ class TestGumbelSoftmaxWithSeededNoise(FunctionTestCase):
 @testing.parameterize(*testing.product({"dtype": FLOATS}))
 class TestGumbelSoftmaxLearnedTemperature(FunctionTestCase):
     """A Variable temperature receives a gradient too."""
-
-    forward_test_cpu_only = "the expected values replay NumPy's random stream, not CuPy's"
 
     def generate_inputs(self):
         log_pi = numpy.random.uniform(-1, 1, (3, 4)).astype(self.dtype)
@@ -67,8 +69,7 @@ class TestGumbelSoftmaxLearnedTemperature(FunctionTestCase):
 
     def forward_expected(self, inputs):
         log_pi, tau = (a.astype(numpy.float64) for a in inputs)
-        numpy.random.seed(NOISE_SEED)
-        g = numpy.random.gumbel(size=log_pi.shape).astype(self.dtype).astype(numpy.float64)
+        g = seeded_gumbel_noise(self.test_device, log_pi.shape, self.dtype)
         return (softmax_ref((log_pi + g) / tau, 1).astype(self.dtype),)
 
 

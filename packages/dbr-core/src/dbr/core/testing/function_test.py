@@ -100,9 +100,12 @@ class FunctionTestCase:
         check_backward_options (dict): overrides for ``check_backward``.
         check_double_backward_options (dict): overrides for
             ``check_double_backward``.
-        skip_forward_test (bool): skip the forward test (it is reported as
-            skipped); ``skip_backward_test`` and ``skip_double_backward_test``
-            likewise skip the gradient tests.
+        skip_forward_test (bool): no forward test: set on the class, the test
+            is not generated (a function without gradients has no gradient
+            tests to skip); set per variant (by ``parameterize`` or in
+            ``before_test``), it is reported as skipped.
+            ``skip_backward_test`` and ``skip_double_backward_test`` likewise
+            for the gradient tests.
         forward_test_cpu_only (str or None): a reason why ``forward_expected``
             holds on the CPU only (e.g. it replays NumPy's random stream, which
             CuPy's differs from); the forward test then skips on other devices
@@ -110,6 +113,9 @@ class FunctionTestCase:
         dodge_nondifferentiable (bool): draw new inputs when the numerical
             gradient detects a non-differentiable point.
         numerical_grad_dtype: the dtype of the numerical gradient (float64).
+        test_device: the Device the running test uses, set before any hook
+            is called; ``forward_expected`` can replay that device's random
+            stream with it (``self.test_device.xp.random``).
         contiguous: ``'C'`` for C-contiguous inputs only; None to test
             non-contiguous inputs too.
 
@@ -138,6 +144,16 @@ class FunctionTestCase:
     dodge_nondifferentiable = False
     numerical_grad_dtype = numpy.float64
     contiguous = None
+    test_device = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for kind in ("forward", "backward", "double_backward"):
+            declared = cls.__dict__.get(f"skip_{kind}_test")
+            if declared is True:
+                setattr(cls, f"test_{kind}", None)
+            elif declared is False:
+                setattr(cls, f"test_{kind}", getattr(FunctionTestCase, f"test_{kind}"))
 
     # -- what a test declares ---------------------------------------------------
     def generate_inputs(self):
@@ -238,6 +254,7 @@ class FunctionTestCase:
         if getattr(self, f"skip_{kind}_test"):
             pytest.skip(f"{type(self).__name__}: skip_{kind}_test is set")
         device = get_test_device(device_spec)
+        self.test_device = device
         if kind == "forward" and self.forward_test_cpu_only and device is not backend.cpu:
             pytest.skip(f"{type(self).__name__} on {device}: {self.forward_test_cpu_only}")
         self.before_test(f"test_{kind}")
