@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from dbr.core import Variable, grad, testing
+from dbr.core import Variable, grad, testing, using_config
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.embed_id import embed_id
@@ -96,6 +96,18 @@ def test_id_out_of_range(bad_id, ignore_label):
     W = numpy.ones((V, D), numpy.float32)
     with pytest.raises(ValueError, match=rf"embed_id: expected every ID .* got {bad_id}"):
         embed_id(x, W, ignore_label=ignore_label)
+
+
+@pytest.mark.gpu
+def test_ids_on_a_gpu_are_checked_in_debug_mode_only():
+    # Outside debug mode the check would read a flag back from the device on every call.
+    device = testing.get_test_device("@cupy:0")
+    x = device.send(numpy.array([0, V + 1, 1], numpy.int32))
+    W = device.send(numpy.ones((V, D), numpy.float32))
+    assert embed_id(x, W).shape == (3, D)
+    message = rf"embed_id: expected every ID .* got {V + 1}"
+    with using_config("debug", True), pytest.raises(ValueError, match=message):
+        embed_id(x, W)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from dbr.core import Variable, testing
+from dbr.core import Variable, testing, using_config
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.evaluation.accuracy import accuracy
@@ -125,6 +125,17 @@ def test_labels_out_of_range_are_an_error(t, ignore_label, message):
     y = numpy.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0]], numpy.float32)
     with pytest.raises(ValueError, match=message):
         accuracy(y, numpy.array(t, numpy.int32), ignore_label=ignore_label)
+
+
+@pytest.mark.gpu
+def test_labels_on_a_gpu_are_checked_in_debug_mode_only():
+    device = testing.get_test_device("@cupy:0")
+    y = device.send(numpy.array([[0.1, 0.7, 0.2], [8.0, 1.0, 2.0]], numpy.float32))
+    t = device.send(numpy.array([1, 3], numpy.int32))
+    assert float(accuracy(y, t).array) == 0.5  # the label 3 counts as wrong, as in Chainer
+    message = r"F.accuracy: t must hold labels in \[0, 3\)"
+    with using_config("debug", True), pytest.raises(ValueError, match=message):
+        accuracy(y, t)
 
 
 def test_the_ignore_label_may_lie_outside_the_classes():

@@ -2,12 +2,16 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode, backend, config, type_check
 
 
 def _check_ids(x, n_vocab, ignore_label, who):
-    """Raise ValueError unless every ID that is not ``ignore_label`` lies in ``[0, n_vocab)``."""
-    if x.size == 0:
+    """Raise ValueError unless every ID that is not ``ignore_label`` lies in ``[0, n_vocab)``.
+
+    Always on NumPy; on other backends only in debug mode (``config.debug``),
+    since reading the result back synchronizes the device.
+    """
+    if x.size == 0 or (type(x) is not numpy.ndarray and not config.debug):
         return
     bad = (x < 0) | (x >= n_vocab)
     if ignore_label is not None:
@@ -132,7 +136,10 @@ def embed_id(x, W, ignore_label=None):
     Raises:
         InvalidType: ``x`` is not a signed integer array with at least one
             axis, or ``W`` is not a floating matrix.
-        ValueError: an ID is out of range.
+        ValueError: an ID is out of range; checked always on the CPU, on a
+            GPU only in debug mode (``config.debug``: the check reads a flag
+            back from the device, which would stall it every call; Chainer
+            checks in debug mode only, on either device).
 
     >>> import numpy as np
     >>> W = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]], np.float32)
