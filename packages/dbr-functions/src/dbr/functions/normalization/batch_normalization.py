@@ -56,6 +56,18 @@ _BN_SQUARED_DEVIATION_ELEMENTWISE = {
     "operation": "const A d = (A)x - mean; d2 = d * d",
     "name": "dbr_bn_squared_deviation",
 }
+_BN_UPDATE_RUNNING_ELEMENTWISE = {
+    "in_params": "A mean, A var, float64 decay, float64 adjust",
+    "out_params": "R running_mean, R running_var",
+    "operation": (
+        "typedef dbr_acc<R>::type W;"
+        "running_mean = (R)((W)running_mean * (W)decay + (W)((1 - decay) * (double)mean));"
+        "running_var = (R)((W)running_var * (W)decay"
+        " + (W)((1 - decay) * adjust * (double)var))"
+    ),
+    "name": "dbr_bn_update_running",
+    "preamble": ACC_PREAMBLE,
+}
 _BN_GGAMMA_TERMS_ELEMENTWISE = {
     "in_params": "T gy, T x, A mean, A inv_std",
     "out_params": "A terms",
@@ -183,6 +195,16 @@ def check_running(gamma_type, arrays):
 def update_running(running_mean, running_var, mean, var, decay, m):
     """Move the running statistics (in place) towards ``mean`` and the unbiased ``var``."""
     adjust = m / max(m - 1, 1)
+    if (
+        type(running_mean) is not numpy.ndarray
+        and running_mean.flags.c_contiguous
+        and running_var.flags.c_contiguous
+    ):
+        # One kernel instead of eight small ones: this runs for every layer in every step.
+        kernel(_BN_UPDATE_RUNNING_ELEMENTWISE)(
+            mean, var, decay, adjust, running_mean.reshape(-1), running_var.reshape(-1)
+        )
+        return
     running_mean *= decay
     running_mean += ((1 - decay) * mean).reshape(running_mean.shape).astype(running_mean.dtype)
     running_var *= decay
