@@ -91,6 +91,33 @@ def test_return_indices(x_shape, ksize, stride, pad, cover_all):
     numpy.testing.assert_array_equal(indexes, idx_ref)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("x_shape,ksize,stride,pad,cover_all", CASES)
+def test_gpu_kernels_match_the_cpu_with_ties_infinities_and_nan(
+    x_shape, ksize, stride, pad, cover_all, dtype
+):
+    # The GPU's one-pass kernels against the CPU's columns: the first maximum wins
+    # a tie, the padding reads as -inf, and a window with NaN gives NaN.
+    device = get_test_device("@cupy:0")
+    rng = numpy.random.default_rng(sum(x_shape))
+    x = rng.integers(-2, 2, x_shape).astype(dtype)
+    x[rng.random(x_shape) < 0.15] = -numpy.inf
+    x.flat[rng.integers(x.size)] = numpy.nan
+    results = []
+    for dev in (backend.cpu, device):
+        xv = Variable(dev.send(x))
+        y, indexes = max_pooling_2d(xv, ksize, stride, pad, cover_all, return_indices=True)
+        gy = numpy.arange(1, y.size + 1, dtype=dtype).reshape(y.shape) / 8
+        y.grad = dev.send(gy)
+        y.backward()
+        results.append([backend.to_cpu(a) for a in (y.array, indexes, xv.grad)])
+    (y_cpu, i_cpu, gx_cpu), (y_gpu, i_gpu, gx_gpu) = results
+    numpy.testing.assert_array_equal(y_gpu, y_cpu)
+    numpy.testing.assert_array_equal(i_gpu, i_cpu)
+    testing.assert_allclose(gx_gpu, gx_cpu, atol=0, rtol=1e-3 if dtype == numpy.float16 else 1e-6)
+
+
 def test_cover_all_adds_the_last_window():
     x = distinct((1, 1, 5, 5), numpy.float32)
     assert max_pooling_2d(x, 2).shape == (1, 1, 3, 3)

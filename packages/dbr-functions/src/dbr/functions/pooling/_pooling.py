@@ -27,6 +27,7 @@ import numpy
 
 from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.connection import _im2col
 from dbr.functions.connection._im2col import (
     as_tuple,
@@ -37,6 +38,48 @@ from dbr.functions.connection._im2col import (
 )
 
 _float16 = numpy.dtype(numpy.float16)
+
+# The 2-d geometry every 2-d window kernel takes after its arrays: the input's and
+# the output's spatial shape, then ksize, stride and pad.
+WINDOW_2D_PARAMS = (
+    "int32 h, int32 w, int32 out_h, int32 out_w, int32 kh, int32 kw, "
+    "int32 sy, int32 sx, int32 ph, int32 pw"
+)
+# WindowScatter on the GPU for 2-d windows: each input element gathers the
+# gradients of the windows that picked it, in a fixed order (deterministic, no
+# atomics, any overlap).
+_WINDOW_SCATTER_2D_ELEMENTWISE = {
+    "in_params": "raw T gy, raw I index, " + WINDOW_2D_PARAMS,
+    "out_params": "T gx",
+    "operation": """
+        typedef dbr_acc<T>::type A;
+        const int plane = i / (h * w);
+        const int py = i / w % h + ph;
+        const int px = i % w + pw;
+        const int oy0 = py < kh ? 0 : (py - kh) / sy + 1;
+        const int ox0 = px < kw ? 0 : (px - kw) / sx + 1;
+        const int oy1 = min(py / sy, out_h - 1);
+        const int ox1 = min(px / sx, out_w - 1);
+        A sum = 0;
+        for (int oy = oy0; oy <= oy1; ++oy) {
+            const int row = (plane * out_h + oy) * out_w;
+            const int ky = py - oy * sy;
+            for (int ox = ox0; ox <= ox1; ++ox) {
+                if ((int)index[row + ox] == ky * kw + (px - ox * sx)) {
+                    sum += (A)gy[row + ox];
+                }
+            }
+        }
+        gx = (T)sum;
+    """,
+    "name": "dbr_window_scatter_2d",
+    "preamble": ACC_PREAMBLE,
+}
+
+
+def window_2d_geometry(windows, in_size, out_size):
+    """The arguments after the arrays of a 2-d window kernel (see ``WINDOW_2D_PARAMS``)."""
+    return (*in_size, *out_size, *windows.ksize, *windows.stride, *windows.pad)
 
 
 def batch_blocks(x, bytes_per_item):
@@ -299,6 +342,13 @@ class WindowScatter(FunctionNode):
         y = inputs[0]
         xp = get_array_module(y)
         in_size = self.in_size
+        if xp is not numpy and len(in_size) == 2:
+            gx = xp.empty(y.shape[:2] + tuple(in_size), y.dtype)
+            geometry = window_2d_geometry(self.windows, in_size, y.shape[2:])
+            kernel(_WINDOW_SCATTER_2D_ELEMENTWISE)(
+                xp.ascontiguousarray(y), xp.ascontiguousarray(self.indexes), *geometry, gx
+            )
+            return (gx,)
         planes = y.shape[0] * y.shape[1]
         plane_size = math.prod(in_size) + 1
         targets = self.windows.targets(self.indexes, in_size).ravel()

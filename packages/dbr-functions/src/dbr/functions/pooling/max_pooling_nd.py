@@ -7,13 +7,54 @@ import numpy
 from dbr.core import FunctionNode
 from dbr.core.backend import get_array_module
 from dbr.core.configuration import config
+from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.pooling._pooling import (
+    WINDOW_2D_PARAMS,
     Windows,
     WindowScatter,
     batch_blocks,
     first_argmax,
     spatial_ndim,
+    window_2d_geometry,
 )
+
+# 2-d max pooling on the GPU in one pass: each output element scans its window
+# (the padding reads as -inf), keeping the first maximum in C order; a window
+# holding NaN gives NaN and the last position, as max and first_argmax do.
+_MAX_POOLING_2D_ELEMENTWISE = {
+    "in_params": "raw T x, float64 neg_inf, " + WINDOW_2D_PARAMS,
+    "out_params": "T y, I index",
+    "operation": """
+        typedef dbr_acc<T>::type A;
+        const int plane = i / (out_h * out_w);
+        const int y0 = i / out_w % out_h * sy - ph;
+        const int x0 = i % out_w * sx - pw;
+        A best = (A)neg_inf;
+        int best_k = 0;
+        bool nan_seen = false;
+        for (int ky = 0; ky < kh && !nan_seen; ++ky) {
+            const int yy = y0 + ky;
+            for (int kx = 0; kx < kw; ++kx) {
+                const int xx = x0 + kx;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+                const A v = (A)x[(plane * h + yy) * w + xx];
+                if (isnan(v)) {
+                    best = v;
+                    nan_seen = true;
+                    break;
+                }
+                if (v > best) {
+                    best = v;
+                    best_k = ky * kw + kx;
+                }
+            }
+        }
+        y = (T)best;
+        index = nan_seen ? kh * kw - 1 : best_k;
+    """,
+    "name": "dbr_max_pooling_2d",
+    "preamble": ACC_PREAMBLE,
+}
 
 
 class MaxPoolingND(FunctionNode):
@@ -68,6 +109,14 @@ class MaxPoolingND(FunctionNode):
         if self.return_indices or config.enable_backprop:
             dtype = numpy.uint8 if windows.size <= 255 else numpy.int32
             indexes = self.indexes = xp.empty(shape, dtype)
+        if xp is not numpy and windows.ndim == 2:
+            if indexes is None:
+                indexes = xp.empty(shape, numpy.uint8 if windows.size <= 255 else numpy.int32)
+            geometry = window_2d_geometry(windows, x.shape[2:], shape[2:])
+            kernel(_MAX_POOLING_2D_ELEMENTWISE)(
+                xp.ascontiguousarray(x), -numpy.inf, *geometry, y, indexes
+            )
+            return (y,)
         pad_value = -numpy.inf
         for block in batch_blocks(x, x.itemsize * windows.size * math.prod(shape[1:])):
             col = windows.columns(x[block], pad_value)
