@@ -9,6 +9,7 @@ import pytest
 
 import dbr.distributed as dist
 import dbr.links as L
+from dbr.core import Chain, Parameter
 from dbr.core.testing import get_test_device
 from dbr.training import optimizers
 
@@ -79,4 +80,31 @@ def test_multi_node_optimizer_on_one_gpu_equals_the_plain_optimizer(gpu):
             optimizer.update()
     for (name, p), q in zip(plain.namedparams(), distributed.params(), strict=True):
         np.testing.assert_allclose(q.array.get(), p.array.get(), rtol=1e-6, err_msg=name)
+    comm.finalize()
+
+
+@pytest.mark.parametrize("name", ["flat", "pure_nccl"])
+def test_mean_grad_of_cupy_gradients_across_chunks_fills_the_same_arrays(gpu, name):
+    # flat takes CuPy gradients through the host one chunk at a time.
+    comm = dist.create_communicator(name)
+    comm._grad_chunk_bytes = 12  # three float32 values, one float64 value per all-reduce
+    model = Chain()
+    with model.init_scope():
+        model.a = Parameter(np.zeros((2, 3), np.float32))
+        model.b = Parameter(np.zeros(5, np.float16))
+        model.c = Parameter(np.zeros(3, np.float64))
+        model.d = Parameter(np.zeros(7, np.float32))
+    model.to_device(gpu)
+    xp = model.a.xp
+    rng = np.random.RandomState(0)
+    for p in model.params():
+        p.grad = xp.asarray(rng.standard_normal(p.shape).astype(p.dtype))
+    model.a.grad = xp.arange(6, dtype=xp.float32).reshape(3, 2).T  # not C-contiguous
+    held = {k: p.grad for k, p in model.namedparams()}
+    expected = {k: p.grad.get() for k, p in model.namedparams()}
+    comm.multi_node_mean_grad(model)
+    for k, p in model.namedparams():
+        assert p.grad is held[k], k
+        assert p.grad.dtype == expected[k].dtype, k
+        np.testing.assert_array_equal(p.grad.get(), expected[k], err_msg=k)
     comm.finalize()

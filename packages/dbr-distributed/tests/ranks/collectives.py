@@ -154,6 +154,25 @@ def check_models(name):
             np.testing.assert_allclose(p.grad, grads[k] / (r + 1) * mean_factor, rtol=1e-6)
     assert model.unused.grad is None and model.lazy.W.array is None
 
+    # Chunks of three float32 (one float64) values: parameters straddle the
+    # chunks, and each chunk is one all-reduce.
+    comm._grad_chunk_bytes = 12
+    held = {}
+    for k, p in model.namedparams():
+        if k in grads:
+            p.grad = grads[k].copy()
+            held[k] = p.grad
+    counting.allreduces = 0
+    comm.multi_node_mean_grad(model, zero_fill=False)
+    sizes = {"float32": 0, "float64": 0}
+    for g in grads.values():
+        sizes[g.dtype.name] += g.size
+    assert counting.allreduces == -(-sizes["float32"] // 3) + sizes["float64"]
+    for k, p in model.namedparams():
+        if k in grads:
+            assert p.grad is held[k], k
+            np.testing.assert_allclose(p.grad, grads[k] / (r + 1) * mean_factor, rtol=1e-6)
+
     comm.multi_node_mean_grad(model, zero_fill=True)
     assert np.array_equal(model.unused.grad, np.zeros(2, np.float32))
 
