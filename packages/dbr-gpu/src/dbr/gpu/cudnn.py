@@ -7,7 +7,8 @@ wheels, or a system install). Arrays are CuPy arrays in NCHW order (NCW,
 NCDHW for 1-d and 3-d), made C-contiguous here; ``W`` is
 ``(out_channels, in_channels // groups, k_1, ..., k_n)``. One cuDNN graph is
 built per operation, shapes, dtype, options and device, and cached; it runs
-on CuPy's current stream with a workspace kept per stream (from CuPy's memory pool).
+on CuPy's current stream with a workspace kept per stream (from CuPy's
+memory pool).
 float16 convolutions compute in float32; float32 convolutions never run on
 engines that round their inputs to TF32. With ``config.cudnn_deterministic``
 only engines that give the same bits on every run are used (as in Chainer;
