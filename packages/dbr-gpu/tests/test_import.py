@@ -116,3 +116,26 @@ def test_a_cpu_only_run_imports_neither_dbr_gpu_nor_cupy():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "loaded: []"
+
+
+def test_a_folder_named_cupy_is_not_taken_for_cupy(tmp_path):
+    (tmp_path / "cupy").mkdir()
+    code = textwrap.dedent(
+        """
+        import dbr.gpu
+        from dbr.core import backend
+        assert not dbr.gpu.available
+        print(dbr.gpu.unavailable_reason)
+        try:
+            backend.get_device("@cupy:0")
+        except RuntimeError as e:
+            print(e)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "found no CuPy but a folder named cupy" in result.stdout
+    assert str(tmp_path / "cupy") in result.stdout
+    assert "needs a CUDA GPU through CuPy" in result.stdout

@@ -16,6 +16,13 @@ def _probe():
         import cupy
     except ImportError as e:
         return None, f"CuPy is not installed ({e}); {INSTALL_HINT}"
+    if getattr(cupy, "cuda", None) is None:
+        # A folder named cupy on sys.path (say, a checkout of CuPy's sources in the
+        # working directory) imports as an empty namespace package.
+        where = ", ".join(getattr(cupy, "__path__", [])) or "?"
+        return None, (
+            f"'import cupy' found no CuPy but a folder named cupy ({where}); {INSTALL_HINT}"
+        )
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # CUDARuntimeError for a missing driver or device, and others
