@@ -444,6 +444,58 @@ def test_function_test_case_dodges_non_differentiable_inputs():
         case.test_backward("@numpy")
 
 
+def _refusing_sqrt(x, *, name="x"):
+    if x.dtype.kind != "f":
+        raise TypeError(f"refusing_sqrt: expected {name} to be floating, got {x.dtype}")
+    if (x < 0).any():
+        raise ValueError(f"refusing_sqrt: expected {name} >= 0")
+    return numpy.sqrt(x)
+
+
+class _BadInputCase(_Case):
+    function = staticmethod(_refusing_sqrt)
+
+    def bad_inputs(self):
+        return [
+            ((numpy.zeros(2, numpy.int32),), TypeError, ("refusing_sqrt", "got int32")),
+            ((-numpy.ones(2),), {"name": "y"}, ValueError, "expected y >= 0"),
+        ]
+
+
+def test_bad_input_hook_checks_each_row():
+    assert not hasattr(_Case, "test_bad_input")
+    _BadInputCase().test_bad_input()
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        (((numpy.ones(2),), ValueError, "x"), "row 0 did not raise ValueError"),
+        (((-numpy.ones(2),), ValueError, ("x >= 0", "y")), r"without \['y'\] in its message"),
+        ("not a row", "expected row 0 to be \\(args, error, fragment\\)"),
+    ],
+)
+def test_bad_input_hook_fails_on_a_wrong_row(row, message):
+    case = _BadInputCase()
+    case.bad_inputs = lambda: [row]
+    with pytest.raises((AssertionError, TypeError), match=message):
+        case.test_bad_input()
+
+
+def test_bad_input_hook_lets_another_error_through_and_needs_a_function():
+    case = _BadInputCase()
+    case.bad_inputs = lambda: [((numpy.zeros(2, numpy.int32),), ValueError, "x")]
+    with pytest.raises(TypeError, match="expected x to be floating"):
+        case.test_bad_input()
+    case.function = None
+    with pytest.raises(TypeError, match="bad_inputs needs function"):
+        case.test_bad_input()
+    case.function = staticmethod(_refusing_sqrt).__func__
+    case.bad_inputs = lambda: []
+    with pytest.raises(TypeError, match="returned no rows"):
+        case.test_bad_input()
+
+
 def test_function_test_case_under_pytest(tmp_path):
     code, out = _run_pytest(
         tmp_path,

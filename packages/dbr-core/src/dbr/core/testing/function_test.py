@@ -13,6 +13,10 @@ skipped unless dbr.gpu and a GPU are available):
 - ``test_double_backward``:
   :func:`~dbr.core.gradient_check.check_double_backward`.
 
+A class that overrides ``bad_inputs`` also gets ``test_bad_input``: every
+row of its table (the arguments of one call of ``function`` and the error
+it must raise, with fragments of its message) is checked on the CPU.
+
 Each runs with C-contiguous inputs and, unless ``contiguous = 'C'``, again
 with non-contiguous ones. Tolerances default to
 :func:`~dbr.core.testing.tolerances` for the class's ``dtype``. Random
@@ -90,6 +94,12 @@ class FunctionTestCase:
     ``generate_grad_grad_inputs(inputs_template)`` (one array per floating
     input; default uniform in [-1, 1)) and ``before_test(test_name)``.
 
+    To check that bad input is refused, set ``function`` (the callable under
+    test, wrapped in ``staticmethod``) and override ``bad_inputs()`` to return
+    a table of rows ``(args, error, fragment)`` or ``(args, kwargs, error,
+    fragment)``: ``function(*args, **kwargs)`` must raise ``error`` (a type)
+    with ``fragment`` (a string, or a tuple of strings) in its message.
+
     Class attributes (or ones set by :func:`~dbr.core.testing.parameterize`)
     tune the tests.
 
@@ -138,6 +148,12 @@ class FunctionTestCase:
     dodge_nondifferentiable = False
     numerical_grad_dtype = numpy.float64
     contiguous = None
+    function = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.bad_inputs is not FunctionTestCase.bad_inputs and "test_bad_input" not in vars(cls):
+            cls.test_bad_input = FunctionTestCase._test_bad_input
 
     # -- what a test declares ---------------------------------------------------
     def generate_inputs(self):
@@ -162,6 +178,10 @@ class FunctionTestCase:
 
     def before_test(self, test_name):
         """Called at the start of each test with its name ('test_forward', ...)."""
+
+    def bad_inputs(self):
+        """Return rows ``(args[, kwargs], error, fragment)`` that ``function`` must refuse."""
+        return ()
 
     # -- the tests ------------------------------------------------------------------
     @pytest.fixture(autouse=True)
@@ -232,6 +252,41 @@ class FunctionTestCase:
             self._send(grad_grad_inputs, device, layout),
             **self._gradient_options("double_backward", inputs),
         )
+
+    def _test_bad_input(self):
+        """Check that ``function`` raises each row's error, naming each fragment."""
+        function = self.function
+        if not callable(function):
+            raise TypeError(
+                f"{type(self).__name__}: bad_inputs needs function (the callable under test), "
+                f"got {function!r}"
+            )
+        rows = list(self.bad_inputs())
+        if not rows:
+            raise TypeError(f"{type(self).__name__}.bad_inputs returned no rows")
+        for i, row in enumerate(rows):
+            if not isinstance(row, tuple) or len(row) not in (3, 4):
+                raise TypeError(
+                    f"{type(self).__name__}.bad_inputs: expected row {i} to be "
+                    f"(args, error, fragment) or (args, kwargs, error, fragment), got {row!r}"
+                )
+            args, kwargs, error, fragments = row if len(row) == 4 else (row[0], {}, *row[1:])
+            if isinstance(fragments, str):
+                fragments = (fragments,)
+            try:
+                function(*args, **kwargs)
+            except error as e:
+                message = str(e)
+                missing = [f for f in fragments if f not in message]
+                if missing:
+                    raise AssertionError(
+                        f"{type(self).__name__}: bad input row {i} raised "
+                        f"{type(e).__name__} without {missing!r} in its message: {message!r}"
+                    ) from None
+            else:
+                raise AssertionError(
+                    f"{type(self).__name__}: bad input row {i} did not raise {error.__name__}"
+                )
 
     # -- machinery ------------------------------------------------------------------
     def _start(self, kind, device_spec):
