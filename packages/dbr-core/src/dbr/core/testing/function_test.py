@@ -355,12 +355,15 @@ class FunctionTestCase:
             sent.append(a)
         return tuple(sent)
 
+    def _call(self, inputs, device):
+        with device:
+            return self.forward(inputs, device)
+
     def _forward(self, arrays, device):
         inputs = tuple(
             [None if x is None else Variable(x, requires_grad=x.dtype.kind == "f") for x in arrays]
         )
-        with device:
-            outputs = self.forward(inputs, device)
+        outputs = self._call(inputs, device)
         if not isinstance(outputs, tuple) or not all(isinstance(y, Variable) for y in outputs):
             got = (
                 type(outputs).__name__
@@ -374,8 +377,7 @@ class FunctionTestCase:
 
     def _function(self, device):
         def f(*inputs):
-            with device:
-                outputs = self.forward(inputs, device)
+            outputs = self._call(inputs, device)
             if not isinstance(outputs, tuple):
                 raise TypeError(
                     f"{type(self).__name__}.forward must return a tuple of "

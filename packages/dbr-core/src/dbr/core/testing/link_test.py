@@ -21,7 +21,6 @@ Everything else (tolerances, non-contiguous inputs, seeding, the
 import numpy
 
 from dbr.core.testing.function_test import FunctionTestCase
-from dbr.core.variable import Variable
 
 __all__ = ["LinkTestCase"]
 
@@ -106,30 +105,6 @@ class LinkTestCase(FunctionTestCase):
     def _call(self, inputs, device):
         with device:
             return self.forward(self._device_link, inputs, device)
-
-    def _forward(self, arrays, device):
-        inputs = tuple(
-            [None if x is None else Variable(x, requires_grad=x.dtype.kind == "f") for x in arrays]
-        )
-        return self._checked_outputs(self._call(inputs, device))
-
-    def _function(self, device):
-        def f(*inputs):
-            return self._checked_outputs(self._call(inputs, device))
-
-        return f
-
-    def _checked_outputs(self, outputs):
-        if not isinstance(outputs, tuple) or not all(isinstance(y, Variable) for y in outputs):
-            got = (
-                type(outputs).__name__
-                if not isinstance(outputs, tuple)
-                else "(" + ", ".join(type(y).__name__ for y in outputs) + ")"
-            )
-            raise TypeError(
-                f"{type(self).__name__}.forward must return a tuple of Variables, got {got}"
-            )
-        return outputs
 
     def _params(self):
         named = dict(self._device_link.namedparams())
