@@ -301,38 +301,53 @@ def test_deconvolution_backward_1d():
     check_backward(link, x, gy, params=(link.W, link.b), **tolerances("float64", "backward"))
 
 
-def test_convolution_param_names(link_check):
-    assert link_check.param_names(ConvolutionND(3, 2, 4, 2)) == ["/W", "/b"]
-    assert link_check.param_names(Convolution1D(2, 4, nobias=True)) == ["/W"]
-    assert link_check.param_names(Convolution3D(2, 4, 2)) == ["/W", "/b"]
-    assert link_check.persistent_names(ConvolutionND(3, 2, 4, 2)) == []
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_param_names(kind, link_check):
+    nd_cls, cls_1d, cls_3d = KINDS[kind][:3]
+    assert link_check.param_names(nd_cls(3, 2, 4, 2)) == ["/W", "/b"]
+    assert link_check.param_names(cls_1d(2, 4, nobias=True)) == ["/W"]
+    assert link_check.param_names(cls_3d(2, 4, 2)) == ["/W", "/b"]
+    assert link_check.persistent_names(nd_cls(3, 2, 4, 2)) == []
 
 
-def test_convolution_round_trip_into_lazy_link(link_check):
-    link = Convolution3D(2, 3, 2, initial_bias=initializers.Normal(1.0))
-    fresh = link_check.round_trip(link, Convolution3D(3, 2))
-    x = numpy.random.rand(1, 2, 3, 3, 3).astype(numpy.float32)
+@pytest.mark.parametrize("kind, size", [("convolution", 3), ("deconvolution", 2)])
+def test_round_trip_into_lazy_link(kind, size, link_check):
+    cls_3d = KINDS[kind][2]
+    link = cls_3d(2, 3, 2, initial_bias=initializers.Normal(1.0))
+    fresh = link_check.round_trip(link, cls_3d(3, 2))
+    x = numpy.random.rand(1, 2, size, size, size).astype(numpy.float32)
     numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
 
 
-def test_convolution_round_trip_uninitialized(link_check):
-    link_check.round_trip(ConvolutionND(1, 3, 2), ConvolutionND(1, 3, 2))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_round_trip_uninitialized(kind, link_check):
+    nd_cls = KINDS[kind][0]
+    link_check.round_trip(nd_cls(1, 3, 2), nd_cls(1, 3, 2))
 
 
-def test_convolution_copy_modes(link_check):
-    link_check.copy_modes(ConvolutionND(2, 3, 2, 2))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_copy_modes(kind, link_check):
+    link_check.copy_modes(KINDS[kind][0](2, 3, 2, 2))
 
 
-def test_convolution_wrong_channels_after_initialisation():
-    link = Convolution1D(3, 2, 3)
-    match = r"ConvolutionND(?s:.*)x.shape\[1\] == W.shape\[1\] \* 1(?s:.*)4 != 3"
+@pytest.mark.parametrize(
+    "kind, match",
+    [
+        ("convolution", r"ConvolutionND(?s:.*)x.shape\[1\] == W.shape\[1\] \* 1(?s:.*)4 != 3"),
+        ("deconvolution", r"DeconvolutionND(?s:.*)x.shape\[1\] == W.shape\[0\](?s:.*)4 != 3"),
+    ],
+)
+def test_wrong_channels_after_initialisation(kind, match):
+    link = KINDS[kind][1](3, 2, 3)
     with pytest.raises(InvalidType, match=match):
         link(numpy.zeros((1, 4, 5), numpy.float32))
 
 
-def test_convolution_wrong_dtype():
-    link = ConvolutionND(2, 3, 2, 3)
-    with pytest.raises(InvalidType, match=r"ConvolutionND(?s:.*)x.dtype.kind == 'f'"):
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_wrong_dtype(kind):
+    nd_cls = KINDS[kind][0]
+    link = nd_cls(2, 3, 2, 3)
+    with pytest.raises(InvalidType, match=rf"{nd_cls.__name__}(?s:.*)x.dtype.kind == 'f'"):
         link(numpy.zeros((1, 3, 5, 5), numpy.int32))
 
 
@@ -346,51 +361,6 @@ def test_convolution_wrong_dtype():
         (Convolution3D, (3, 2, 3), {"pad": -1}, ValueError, r"Convolution3D: pad must be >= 0"),
         (Convolution3D, (4, 3, 3), {"groups": 2}, ValueError, r"out_channels must be divisible"),
         (Convolution1D, (3, 2, 3), {"dilate": "2"}, TypeError, r"Convolution1D: dilate must be"),
-    ],
-)
-def test_convolution_bad_constructor_arguments(cls, args, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        cls(*args, **kwargs)
-
-
-def test_deconvolution_param_names(link_check):
-    assert link_check.param_names(DeconvolutionND(3, 2, 4, 2)) == ["/W", "/b"]
-    assert link_check.param_names(Deconvolution1D(2, 4, nobias=True)) == ["/W"]
-    assert link_check.param_names(Deconvolution3D(2, 4, 2)) == ["/W", "/b"]
-    assert link_check.persistent_names(DeconvolutionND(3, 2, 4, 2)) == []
-
-
-def test_deconvolution_round_trip_into_lazy_link(link_check):
-    link = Deconvolution3D(2, 3, 2, initial_bias=initializers.Normal(1.0))
-    fresh = link_check.round_trip(link, Deconvolution3D(3, 2))
-    x = numpy.random.rand(1, 2, 2, 2, 2).astype(numpy.float32)
-    numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
-
-
-def test_deconvolution_round_trip_uninitialized(link_check):
-    link_check.round_trip(DeconvolutionND(1, 3, 2), DeconvolutionND(1, 3, 2))
-
-
-def test_deconvolution_copy_modes(link_check):
-    link_check.copy_modes(DeconvolutionND(2, 3, 2, 2))
-
-
-def test_deconvolution_wrong_channels_after_initialisation():
-    link = Deconvolution1D(3, 2, 3)
-    match = r"DeconvolutionND(?s:.*)x.shape\[1\] == W.shape\[0\](?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        link(numpy.zeros((1, 4, 5), numpy.float32))
-
-
-def test_deconvolution_wrong_dtype():
-    link = DeconvolutionND(2, 3, 2, 3)
-    with pytest.raises(InvalidType, match=r"DeconvolutionND(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "cls, args, kwargs, error, match",
-    [
         (DeconvolutionND, (-1, 3, 2, 3), {}, ValueError, r"DeconvolutionND: ndim must be a posi"),
         (DeconvolutionND, (2, 3, 0, 3), {}, ValueError, r"DeconvolutionND: out_channels must"),
         (DeconvolutionND, (2, 3, 2, 3), {"outsize": (5,)}, ValueError, r"outsize must be an "),
@@ -399,6 +369,6 @@ def test_deconvolution_wrong_dtype():
         (Deconvolution3D, (4, 3, 3), {"groups": 2}, ValueError, r"out_channels must be divisib"),
     ],
 )
-def test_deconvolution_bad_constructor_arguments(cls, args, kwargs, error, match):
+def test_bad_constructor_arguments(cls, args, kwargs, error, match):
     with pytest.raises(error, match=match):
         cls(*args, **kwargs)
