@@ -87,11 +87,13 @@ MODULE_NAMES = {
 CUDA_PREFIXES = ("cupy", "nvidia-")
 
 LINT_TOOLS = ["ruff==0.17.6"]
-DEPS_TOOLS = ["import-linter>=2.16", "grimp>=3.19", "deptry>=0.25"]
+DEPS_TOOLS = ["grimp>=3.19", "deptry>=0.25"]
 # pytest 8.2: the doctest runs need consider_namespace_packages to import the
 # installed dbr.<name> modules under their own names (new in 8.1, whose importlib
 # mode still fails on dbr.onnx's modules).
 TEST_TOOLS = ["pytest>=8.2", "pytest-timeout>=2.3.1"]
+# tools/gpu_check_run.py shares the suites' workers out with pytest-xdist.
+GPU_TOOLS = ["pytest-xdist>=3.6"]
 # pytest-timeout's limit on each test (setup and teardown included), so that a
 # hang fails its session in minutes instead of stalling CI until the job's own
 # limit. Honest package tests take seconds (their slowest subprocesses are
@@ -432,7 +434,16 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def deps(session: nox.Session) -> None:
-    """Declared edges against DESIGN.md; imports against declarations; prints the graph."""
+    """The import graph, one check per concern; prints the graph.
+
+    - declared siblings (main, extras, dev group) against DESIGN.md's table:
+      :func:`declared_edge_errors`, from the pyproject files alone;
+    - imported siblings against the declared ones, and module-level imports of
+      what only an extra provides: tools/check_imports.py. With the first check
+      this also keeps every import inside DESIGN.md's table, which import-linter
+      contracts generated from the same table used to check a second time;
+    - imported third-party modules against the declared requirements: deptry.
+    """
     errors = declared_edge_errors()
     for error in errors:
         session.warn(error)
@@ -455,21 +466,6 @@ def deps(session: nox.Session) -> None:
         "imports against declared siblings and extras",
         "python", str(TOOLS / "check_imports.py"), str(graph_input),
         env={"PYTHONPATH": sources},
-    )  # fmt: skip
-
-    stubs = tmp / "absent-portions"
-    shutil.rmtree(stubs, ignore_errors=True)
-    for dist in sorted(ALLOWED_EDGES.keys() - PACKAGES.keys()):
-        stub = stubs / "dbr" / dist.removeprefix("dbr-")
-        stub.mkdir(parents=True)
-        (stub / "__init__.py").write_text('"""Empty stand-in for a package not yet written."""\n')
-    contracts = tmp / "importlinter.toml"
-    contracts.write_text(import_linter_config())
-    session.log(f"import-linter contracts (from ALLOWED_EDGES):\n{contracts.read_text()}")
-    check(
-        "import-linter contracts",
-        "lint-imports", "--config", str(contracts), "--no-cache",
-        env={"PYTHONPATH": os.pathsep.join([sources, str(stubs)])},
     )  # fmt: skip
 
     module_map = ",".join(f"{dist}={module}" for dist, module in MODULE_NAMES.items())
@@ -547,50 +543,31 @@ def import_graph_input() -> dict:
     return {"packages": result}
 
 
-def import_linter_config() -> str:
-    """One forbidden contract per present package, from ALLOWED_EDGES; absent ones are stubs."""
-    lines = [
-        "[tool.importlinter]",
-        f"root_packages = {json.dumps([_portion(d) for d in ALLOWED_EDGES])}",
-        "",
-    ]
-    for dist in PACKAGES:
-        allowed = ALLOWED_EDGES[dist]["requires"] | ALLOWED_EDGES[dist]["lazy"] | {dist}
-        forbidden = [_portion(d) for d in ALLOWED_EDGES if d not in allowed]
-        may = ", ".join(sorted(_portion(d) for d in allowed - {dist})) or "no sibling"
-        lines += [
-            "[[tool.importlinter.contracts]]",
-            f'name = "{_portion(dist)} imports {may}"',
-            'type = "forbidden"',
-            f'source_modules = ["{_portion(dist)}"]',
-            f"forbidden_modules = {json.dumps(forbidden)}",
-            "allow_indirect_imports = true",
-            "",
-        ]
-    return "\n".join(lines)
-
-
 @nox.session(default=False)
 def gpu(session: nox.Session) -> None:
-    """pytest -m gpu over every package, with CuPy (DBR_CUDA=cuda12|cuda13, default cuda12)."""
+    """tools/gpu-check's run (tools/gpu_check_run.py) against the installed wheels, with CuPy.
+
+    DBR_CUDA=cuda12|cuda13 (default cuda12) picks CuPy's extra. The report goes
+    to .nox/gpu-report unless the arguments after ``--`` name a folder first;
+    the other arguments are gpu_check_run.py's (``--no-bench``, ``--suites``, ...).
+    """
     cuda = os.environ.get("DBR_CUDA", "cuda12")
     extras = {
         dist: [e for e in package.extras if not e.startswith("cuda") or e == cuda]
         for dist, package in PACKAGES.items()
     }
-    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS)
-    if "dbr-gpu" not in PACKAGES:
-        session.install(f"cupy-{cuda}x")
-    for package in PACKAGES.values():
-        run_pytest(session, package, "-m", "gpu", success_codes=[0, 5])
+    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *GPU_TOOLS)
+    args = list(session.posargs)
+    if not args or args[0].startswith("-"):
+        args.insert(0, str(ROOT / ".nox" / "gpu-report"))
+    with session.chdir(ROOT):
+        session.run("python", str(TOOLS / "gpu_check_run.py"), *args, env={"PYTHONPATH": None})
 
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """python benchmarks/overhead.py against the installed wheels."""
     script = ROOT / "benchmarks" / "overhead.py"
-    if not script.exists():
-        session.skip(f"{script.relative_to(ROOT)} does not exist yet")
     extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
     session.install(*wheel_requirements(session, list(PACKAGES), extras))
     session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})

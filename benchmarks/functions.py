@@ -9,11 +9,8 @@ table with the ratio. Both sides get the same arrays; the best of
 Run: ``python benchmarks/functions.py [--repeat 50] [--torch-threads N]``.
 """
 
-import argparse
-import functools
-
 import numpy
-from _timing import best_ms
+from _timing import compare_with_torch, timing_parser
 
 import dbr.functions as F
 from dbr.core import Variable
@@ -94,41 +91,12 @@ def torch_cases(torch):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument(
-        "--torch-threads",
-        type=int,
-        default=None,
-        help="torch.set_num_threads (default: PyTorch's own choice)",
-    )
-    args = parser.parse_args()
-
+    args = timing_parser(__doc__, 50).parse_args()
     rng = numpy.random.default_rng(0)
     x = rng.standard_normal(SHAPE).astype(numpy.float32)
     t = rng.integers(0, SHAPE[1], SHAPE[0]).astype(numpy.int32)
-
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("torch not installed (pip install torch==2.13.0 to compare)")
-    reference = {}
-    if torch is not None:
-        if args.torch_threads:
-            torch.set_num_threads(args.torch_threads)
-        reference = torch_cases(torch)
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
-
-    print(f"forward + backward on {SHAPE} float32, best of {args.repeat} (ms)")
-    print(f"{'function':<24}{'dbr':>9}{'torch':>9}{'ratio':>8}")
-    for name, run in dbr_cases().items():
-        ours = best_ms(functools.partial(run, x, t), args.repeat)
-        line = f"{name:<24}{ours:9.3f}"
-        if name in reference:
-            theirs = best_ms(functools.partial(reference[name], x, t), args.repeat)
-            line += f"{theirs:9.3f}{ours / theirs:7.2f}x"
-        print(line)
+    title = f"forward + backward on {SHAPE} float32, best of {args.repeat} (ms)"
+    compare_with_torch(args, title, "function", dbr_cases(), torch_cases, call_args=(x, t))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,8 @@ Each case runs ``forward``, sums the output and backpropagates; the best of
 Run: ``python benchmarks/layers.py [--repeat 10] [--torch-threads N]``.
 """
 
-import argparse
-
 import numpy
-from _timing import best_ms
+from _timing import compare_with_torch, timing_parser
 
 import dbr.functions as F
 from dbr.core import Variable
@@ -109,30 +107,9 @@ def torch_cases(torch):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--torch-threads", type=int, default=None)
-    args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("torch not installed (pip install torch==2.13.0 to compare)")
-    reference = {}
-    if torch is not None:
-        if args.torch_threads:
-            torch.set_num_threads(args.torch_threads)
-        reference = torch_cases(torch)
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
-    print(f"forward + backward, float32, best of {args.repeat} (ms)")
-    print(f"{'function':<24}{'dbr':>10}{'torch':>10}{'ratio':>8}")
-    for name, run in dbr_cases().items():
-        ours = best_ms(run, args.repeat)
-        line = f"{name:<24}{ours:10.2f}"
-        if name in reference:
-            theirs = best_ms(reference[name], args.repeat)
-            line += f"{theirs:10.2f}{ours / theirs:7.2f}x"
-        print(line)
+    args = timing_parser(__doc__, 10).parse_args()
+    title = f"forward + backward, float32, best of {args.repeat} (ms)"
+    compare_with_torch(args, title, "function", dbr_cases(), torch_cases, width=10, digits=2)
 
 
 if __name__ == "__main__":

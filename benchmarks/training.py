@@ -11,10 +11,8 @@ same arrays; the best of ``--repeat`` runs is printed with the ratio.
 Run: ``python benchmarks/training.py [--repeat 50] [--torch-threads N]``.
 """
 
-import argparse
-
 import numpy
-from _timing import best_ms
+from _timing import compare_with_torch, timing_parser
 
 import dbr.functions as F
 from dbr.core import Chain, Parameter
@@ -121,36 +119,9 @@ def torch_cases(torch):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument(
-        "--torch-threads",
-        type=int,
-        default=None,
-        help="torch.set_num_threads (default: PyTorch's own choice)",
-    )
-    args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("torch not installed (pip install torch==2.13.0 to compare)")
-    reference = {}
-    if torch is not None:
-        if args.torch_threads:
-            torch.set_num_threads(args.torch_threads)
-        reference = torch_cases(torch)
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
-
-    print(f"best of {args.repeat} (ms)")
-    print(f"{'case':<20}{'dbr':>9}{'torch':>9}{'ratio':>8}")
-    for name, run in dbr_cases().items():
-        ours = best_ms(run, args.repeat)
-        line = f"{name:<20}{ours:9.3f}"
-        if name in reference:
-            theirs = best_ms(reference[name], args.repeat)
-            line += f"{theirs:9.3f}{ours / theirs:7.2f}x"
-        print(line)
+    args = timing_parser(__doc__, 50).parse_args()
+    title = f"best of {args.repeat} (ms)"
+    compare_with_torch(args, title, "case", dbr_cases(), torch_cases, name_width=20)
 
 
 if __name__ == "__main__":

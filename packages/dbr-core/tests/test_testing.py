@@ -8,8 +8,8 @@ import numpy
 import pytest
 
 import dbr.core
-from dbr.core import FunctionNode, Variable, ops, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core import FunctionNode, Link, Parameter, Variable, ops, testing
+from dbr.core.testing import FunctionTestCase, LinkTestCase
 
 SRC = pathlib.Path(dbr.core.__file__).resolve().parents[2]
 
@@ -444,6 +444,58 @@ def test_function_test_case_dodges_non_differentiable_inputs():
         case.test_backward("@numpy")
 
 
+def _refusing_sqrt(x, *, name="x"):
+    if x.dtype.kind != "f":
+        raise TypeError(f"refusing_sqrt: expected {name} to be floating, got {x.dtype}")
+    if (x < 0).any():
+        raise ValueError(f"refusing_sqrt: expected {name} >= 0")
+    return numpy.sqrt(x)
+
+
+class _BadInputCase(_Case):
+    function = staticmethod(_refusing_sqrt)
+
+    def bad_inputs(self):
+        return [
+            ((numpy.zeros(2, numpy.int32),), TypeError, ("refusing_sqrt", "got int32")),
+            ((-numpy.ones(2),), {"name": "y"}, ValueError, "expected y >= 0"),
+        ]
+
+
+def test_bad_input_hook_checks_each_row():
+    assert not hasattr(_Case, "test_bad_input")
+    _BadInputCase().test_bad_input()
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        (((numpy.ones(2),), ValueError, "x"), "row 0 did not raise ValueError"),
+        (((-numpy.ones(2),), ValueError, ("x >= 0", "y")), r"without \['y'\] in its message"),
+        ("not a row", "expected row 0 to be \\(args, error, fragment\\)"),
+    ],
+)
+def test_bad_input_hook_fails_on_a_wrong_row(row, message):
+    case = _BadInputCase()
+    case.bad_inputs = lambda: [row]
+    with pytest.raises((AssertionError, TypeError), match=message):
+        case.test_bad_input()
+
+
+def test_bad_input_hook_lets_another_error_through_and_needs_a_function():
+    case = _BadInputCase()
+    case.bad_inputs = lambda: [((numpy.zeros(2, numpy.int32),), ValueError, "x")]
+    with pytest.raises(TypeError, match="expected x to be floating"):
+        case.test_bad_input()
+    case.function = None
+    with pytest.raises(TypeError, match="bad_inputs needs function"):
+        case.test_bad_input()
+    case.function = staticmethod(_refusing_sqrt).__func__
+    case.bad_inputs = lambda: []
+    with pytest.raises(TypeError, match="returned no rows"):
+        case.test_bad_input()
+
+
 def test_function_test_case_under_pytest(tmp_path):
     code, out = _run_pytest(
         tmp_path,
@@ -488,6 +540,134 @@ def test_function_test_case_under_pytest(tmp_path):
     )
     assert code == 0, out
     assert "6 passed, 18 deselected" in out
+
+
+# -- LinkTestCase ---------------------------------------------------------------------------
+
+
+class ScaledProduct(FunctionNode):
+    """``x * w`` whose gradient for ``w`` is scaled by ``w_grad_scale``."""
+
+    def __init__(self, w_grad_scale=1.0):
+        self.w_grad_scale = w_grad_scale
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return (inputs[0] * inputs[1],)
+
+    def backward(self, indexes, grad_outputs):
+        x, w = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        return gy * w, gy * x * self.w_grad_scale
+
+
+class _ScaleLink(Link):
+    def __init__(self, w_grad_scale=1.0):
+        super().__init__()
+        self.w_grad_scale = w_grad_scale
+        with self.init_scope():
+            self.w = Parameter(numpy.random.uniform(0.5, 1.5, (2, 3)).astype(numpy.float32))
+            self.unused = Parameter(numpy.zeros(1, numpy.float32))
+
+    def forward(self, x, shift):
+        return ScaledProduct(self.w_grad_scale).apply((x, self.w))[0] + shift.array
+
+
+class _LinkCase(LinkTestCase):
+    dtype = numpy.float32
+    w_grad_scale = 1.0
+    param_names = ("/w",)
+    no_grads = (False, True)
+
+    def create_link(self):
+        return _ScaleLink(self.w_grad_scale)
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
+        return x, numpy.ones((2, 3), numpy.float32)
+
+    def forward_expected(self, link, inputs):
+        assert isinstance(link.w.array, numpy.ndarray)
+        return (inputs[0] * link.w.array + inputs[1],)
+
+
+def test_link_test_case_passes_for_a_correct_link(seeded):
+    case = _LinkCase()
+    case.test_forward("@numpy")
+    case.test_backward("@numpy")
+    assert case.test_double_backward is None
+
+
+def test_link_test_case_catches_a_wrong_forward(seeded):
+    case = _LinkCase()
+    case.forward_expected = lambda link, inputs: (inputs[0] * link.w.array,)
+    with pytest.raises(AssertionError, match="output 0 differs from forward_expected"):
+        case.test_forward("@numpy")
+
+
+def test_link_test_case_checks_the_named_parameters_gradients(seeded):
+    case = _LinkCase()
+    case.w_grad_scale = 1.05
+    with pytest.raises(AssertionError, match="_LinkCase.test_backward on @numpy"):
+        case.test_backward("@numpy")
+    case.param_names = ()
+    case.test_backward("@numpy")
+    case.param_names = ("/v",)
+    with pytest.raises(ValueError, match=r"expected param_names among \['/unused', '/w'\]"):
+        case.test_backward("@numpy")
+
+
+def test_link_test_case_copies_the_link_and_runs_the_bad_input_table(seeded):
+    built = []
+
+    class Case(_LinkCase):
+        function = staticmethod(lambda x: _ScaleLink()(x, x))
+
+        def create_link(self):
+            built.append(super().create_link())
+            return built[-1]
+
+        def forward(self, link, inputs, device):
+            assert link is not built[-1] and link.xp is numpy
+            return super().forward(link, inputs, device)
+
+        def bad_inputs(self):
+            return [((numpy.ones((2, 4), numpy.float32),), ValueError, "operands could not")]
+
+    Case().test_forward("@numpy")
+    Case().test_bad_input()
+
+
+def test_link_test_case_under_pytest(tmp_path):
+    code, out = _run_pytest(
+        tmp_path,
+        """
+        import numpy
+        from dbr.core import Link, Parameter
+        from dbr.core.testing import LinkTestCase
+
+        class Affine(Link):
+            def __init__(self):
+                super().__init__()
+                with self.init_scope():
+                    self.w = Parameter(numpy.random.uniform(-1, 1, (3,)))
+
+            def forward(self, x):
+                return x * self.w + 1.0
+
+        class TestAffine(LinkTestCase):
+            def create_link(self):
+                return Affine()
+
+            def generate_inputs(self):
+                return (numpy.random.uniform(-1, 1, (2, 3)),)
+
+            def forward_expected(self, link, inputs):
+                return (inputs[0] * link.w.array + 1.0,)
+        """,
+    )
+    assert code == 0, out
+    assert "2 passed, 2 skipped" in out
 
 
 def test_a_class_without_gradients_generates_no_gradient_tests(tmp_path):

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -37,6 +36,16 @@ class TestClippedReLU(FunctionTestCase):
     def forward_expected(self, inputs):
         return (reference(inputs[0], self.z),)
 
+    function = staticmethod(clipped_relu)
+
+    def bad_inputs(self):
+        x = numpy.zeros(3, numpy.float32)
+        return [
+            ((numpy.zeros(3, numpy.int32),), InvalidType, ("ClippedReLU", "x.dtype.kind == 'f'")),
+            ((x, -1.0), ValueError, "clipped_relu: expected z > 0, got -1.0"),
+            ((x, None), TypeError, "clipped_relu: expected z to be a real number, got None"),
+        ]
+
 
 def test_default_cap_and_gradient_at_the_ends():
     x = Variable(numpy.array([-1.0, 0.0, 0.5, 20.0, 25.0], numpy.float32))
@@ -49,13 +58,3 @@ def test_default_cap_and_gradient_at_the_ends():
 
 def test_integer_cap_is_accepted():
     numpy.testing.assert_array_equal(clipped_relu(numpy.array([3.0]), 2).array, [2.0])
-
-
-def test_bad_input():
-    with pytest.raises(InvalidType) as e:
-        clipped_relu(numpy.zeros(3, numpy.int32))
-    assert "ClippedReLU" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-    with pytest.raises(ValueError, match=r"clipped_relu: expected z > 0, got -1.0"):
-        clipped_relu(numpy.zeros(3, numpy.float32), -1.0)
-    with pytest.raises(TypeError, match="clipped_relu: expected z to be a real number, got None"):
-        clipped_relu(numpy.zeros(3, numpy.float32), None)

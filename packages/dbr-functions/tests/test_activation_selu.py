@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -40,19 +39,19 @@ class TestSELU(FunctionTestCase):
         alpha, scale = (SELU_ALPHA, SELU_SCALE) if self.params is None else self.params
         return (reference(inputs[0], alpha, scale),)
 
+    function = staticmethod(selu)
+
+    def bad_inputs(self):
+        x = numpy.zeros(3, numpy.float32)
+        return [
+            ((x.astype(numpy.int32),), InvalidType, "x.dtype.kind == 'f'"),
+            ((x,), {"alpha": None}, TypeError, "selu: expected alpha to be a real number"),
+            ((x,), {"scale": [1.0]}, TypeError, "selu: expected scale to be a real number"),
+        ]
+
 
 def test_selu_fixed_point_constants():
     x = numpy.array([-1.0, 1.0])
     testing.assert_allclose(
         selu(x).array, [SELU_SCALE * SELU_ALPHA * numpy.expm1(-1.0), SELU_SCALE], rtol=1e-14
     )
-
-
-def test_bad_input():
-    with pytest.raises(InvalidType) as e:
-        selu(numpy.zeros(3, numpy.int32))
-    assert "x.dtype.kind == 'f'" in str(e.value)
-    with pytest.raises(TypeError, match="selu: expected alpha to be a real number"):
-        selu(numpy.zeros(3, numpy.float32), alpha=None)
-    with pytest.raises(TypeError, match="selu: expected scale to be a real number"):
-        selu(numpy.zeros(3, numpy.float32), scale=[1.0])

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -44,14 +43,12 @@ class TestExpandDims(FunctionTestCase):
         shape.insert(position, 1)
         return (inputs[0].reshape(shape),)
 
+    function = staticmethod(expand_dims)
 
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        expand_dims(x, 3)
-    assert "ExpandDims" in str(info.value) and "x.ndim >= 3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        expand_dims(x, -4)
-    assert "-x.ndim - 1 <= -4" in str(info.value)
-    with pytest.raises(TypeError, match=r"expand_dims: expected axis to be an int, got \(0,\)"):
-        expand_dims(x, (0,))
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        return [
+            ((x, 3), InvalidType, ("ExpandDims", "x.ndim >= 3")),
+            ((x, -4), InvalidType, "-x.ndim - 1 <= -4"),
+            ((x, (0,)), TypeError, "expand_dims: expected axis to be an int, got (0,)"),
+        ]

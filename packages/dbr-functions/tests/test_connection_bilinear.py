@@ -17,7 +17,7 @@ def bilinear_ref(e1, e2, W, V1=None, V2=None, b=None):
     J, K, L = W.shape
     y = numpy.zeros((len(e1), L))
     for i in range(len(e1)):
-        for l in range(L):  # noqa: E741  (the index of the formula)
+        for l in range(L):  # the index of the formula
             s = 0.0
             for j in range(J):
                 for k in range(K):

@@ -117,7 +117,7 @@ class ComputationalGraph:
         parts.append("}")
         return "".join(parts)
 
-    def dump(self, format="dot"):  # noqa: A002  (Chainer's name)
+    def dump(self, format="dot"):  # Chainer's name
         """Return the graph as text in ``format`` (only ``'dot'``, Graphviz DOT, is supported)."""
         if format == "dot":
             return self._to_dot()

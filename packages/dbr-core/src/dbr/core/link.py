@@ -895,6 +895,10 @@ class ChainList(Link, MutableSequence):
             child.to_device(device)
         return self
 
+    def _printed_items(self):
+        """What ``str`` lists, by index (a subclass may list more than its child links)."""
+        return self._children
+
     def __str__(self):
-        entries = [(index, _layer_text(child)) for index, child in enumerate(self._children)]
+        entries = [(index, _layer_text(item)) for index, item in enumerate(self._printed_items())]
         return _format_children(type(self).__name__, entries)

@@ -2,7 +2,7 @@
 
 import copy
 
-from dbr.core.link import ChainList, Link, _format_children, _layer_text
+from dbr.core.link import ChainList, Link
 
 __all__ = ["Sequential"]
 
@@ -197,6 +197,6 @@ class Sequential(ChainList):
         ret._sync_children()
         return ret
 
-    def __str__(self):
-        entries = [(index, _layer_text(layer)) for index, layer in enumerate(self._layers)]
-        return _format_children(type(self).__name__, entries)
+    def _printed_items(self):
+        # Functions print among the links, in order.
+        return self._layers

@@ -10,7 +10,7 @@ import importlib
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from dbr.core.ops import (  # noqa: A004
+from dbr.core.ops import (
     absolute,
     add,
     broadcast_to,
@@ -138,7 +138,7 @@ from dbr.functions.math.linear_interpolate import linear_interpolate
 from dbr.functions.math.log1p import log1p
 from dbr.functions.math.logsumexp import logsumexp
 from dbr.functions.math.maximum import maximum, minimum
-from dbr.functions.math.minmax import argmax, argmin, max, min  # noqa: A004
+from dbr.functions.math.minmax import argmax, argmin, max, min
 from dbr.functions.math.ndtr import log_ndtr, ndtr, ndtri
 from dbr.functions.math.prod import prod
 from dbr.functions.math.rounding import ceil, fix, floor

@@ -63,7 +63,7 @@ def check(folded, records, model, second, args, call_of, train):
         perturbed = _perturbed_args(args, rng, perturb_integers)
         try:
             again = _run(second, model, perturbed, call_of, train)
-        except Exception:  # noqa: BLE001  (the model may reject the perturbed values)
+        except Exception:  # the model may reject the perturbed values
             continue
         break
     else:

@@ -146,7 +146,7 @@ def _version():
         from importlib.metadata import version
 
         return version("dbr-onnx")
-    except Exception:  # noqa: BLE001  (running from a source tree)
+    except Exception:  # running from a source tree
         return "0"
 
 

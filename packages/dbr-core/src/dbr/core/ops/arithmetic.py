@@ -470,7 +470,7 @@ def rdiv(self, other):
     return Div().apply((as_operand_variable(other, self), self))[0]
 
 
-def pow(lhs, rhs):  # noqa: A001  (the operator's name)
+def pow(lhs, rhs):  # the operator's name
     """Elementwise ``lhs ** rhs`` (shapes broadcast; ``rhs`` may be a scalar)."""
     if isinstance(rhs, Variable):
         return PowVarVar().apply((lhs, rhs))[0]

@@ -60,7 +60,7 @@ class Sum(FunctionNode):
         return (cast(broadcast_to(gy, shape), self._x_dtype),)
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001  (Chainer's name)
+def sum(x, axis=None, keepdims=False):  # Chainer's name
     """Sum the elements of ``x`` over ``axis``.
 
     Args:

@@ -7,11 +7,14 @@
   test of a pytest class once per set of attributes.
 - :class:`FunctionTestCase`: declare a function's inputs, forward and
   expected output; forward, backward and double-backward tests follow.
+- :class:`LinkTestCase`: declare how to build a link, its inputs and the
+  reference forward; forward and backward (inputs and parameters) tests follow.
 - :data:`DEVICES`, :func:`get_test_device`: run a test on ``'@numpy'`` and,
   marked ``gpu``, on ``'@cupy:0'`` (skipped with the reason without a GPU).
 
-``parameterize``, ``FunctionTestCase`` and the device helpers need pytest, which is imported
-only when they are first used, so ``assert_allclose`` works without it.
+``parameterize``, ``FunctionTestCase``, ``LinkTestCase`` and the device helpers need
+pytest, which is imported only when they are first used, so ``assert_allclose`` works
+without it.
 """
 
 from dbr.core.testing.array import assert_allclose, tolerances
@@ -20,6 +23,7 @@ from dbr.core.testing.parameterized import parameterize, product, product_dict
 __all__ = [
     "DEVICES",
     "FunctionTestCase",
+    "LinkTestCase",
     "assert_allclose",
     "get_test_device",
     "parameterize",
@@ -34,6 +38,10 @@ def __getattr__(name):
         from dbr.core.testing.function_test import FunctionTestCase
 
         return FunctionTestCase
+    if name == "LinkTestCase":
+        from dbr.core.testing.link_test import LinkTestCase
+
+        return LinkTestCase
     if name in ("DEVICES", "get_test_device"):
         from dbr.core.testing import devices
 

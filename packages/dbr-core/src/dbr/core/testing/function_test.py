@@ -13,6 +13,10 @@ skipped unless dbr.gpu and a GPU are available):
 - ``test_double_backward``:
   :func:`~dbr.core.gradient_check.check_double_backward`.
 
+A class that overrides ``bad_inputs`` also gets ``test_bad_input``: every
+row of its table (the arguments of one call of ``function`` and the error
+it must raise, with fragments of its message) is checked on the CPU.
+
 Each runs with C-contiguous inputs and, unless ``contiguous = 'C'``, again
 with non-contiguous ones. Tolerances default to
 :func:`~dbr.core.testing.tolerances` for the class's ``dtype``. Random
@@ -90,6 +94,12 @@ class FunctionTestCase:
     ``generate_grad_grad_inputs(inputs_template)`` (one array per floating
     input; default uniform in [-1, 1)) and ``before_test(test_name)``.
 
+    To check that bad input is refused, set ``function`` (the callable under
+    test, wrapped in ``staticmethod``) and override ``bad_inputs()`` to return
+    a table of rows ``(args, error, fragment)`` or ``(args, kwargs, error,
+    fragment)``: ``function(*args, **kwargs)`` must raise ``error`` (a type)
+    with ``fragment`` (a string, or a tuple of strings) in its message.
+
     Class attributes (or ones set by :func:`~dbr.core.testing.parameterize`)
     tune the tests.
 
@@ -145,15 +155,20 @@ class FunctionTestCase:
     numerical_grad_dtype = numpy.float64
     contiguous = None
     test_device = None
+    function = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for kind in ("forward", "backward", "double_backward"):
             declared = cls.__dict__.get(f"skip_{kind}_test")
+            name = f"test_{kind}"
             if declared is True:
-                setattr(cls, f"test_{kind}", None)
-            elif declared is False:
-                setattr(cls, f"test_{kind}", getattr(FunctionTestCase, f"test_{kind}"))
+                setattr(cls, name, None)
+            elif declared is False and getattr(cls, name) is None:
+                inherited = (vars(base).get(name) for base in cls.__mro__[1:])
+                setattr(cls, name, next((t for t in inherited if t is not None), None))
+        if cls.bad_inputs is not FunctionTestCase.bad_inputs and "test_bad_input" not in vars(cls):
+            cls.test_bad_input = FunctionTestCase._test_bad_input
 
     # -- what a test declares ---------------------------------------------------
     def generate_inputs(self):
@@ -178,6 +193,10 @@ class FunctionTestCase:
 
     def before_test(self, test_name):
         """Called at the start of each test with its name ('test_forward', ...)."""
+
+    def bad_inputs(self):
+        """Return rows ``(args[, kwargs], error, fragment)`` that ``function`` must refuse."""
+        return ()
 
     # -- the tests ------------------------------------------------------------------
     @pytest.fixture(autouse=True)
@@ -249,6 +268,41 @@ class FunctionTestCase:
             **self._gradient_options("double_backward", inputs),
         )
 
+    def _test_bad_input(self):
+        """Check that ``function`` raises each row's error, naming each fragment."""
+        function = self.function
+        if not callable(function):
+            raise TypeError(
+                f"{type(self).__name__}: bad_inputs needs function (the callable under test), "
+                f"got {function!r}"
+            )
+        rows = list(self.bad_inputs())
+        if not rows:
+            raise TypeError(f"{type(self).__name__}.bad_inputs returned no rows")
+        for i, row in enumerate(rows):
+            if not isinstance(row, tuple) or len(row) not in (3, 4):
+                raise TypeError(
+                    f"{type(self).__name__}.bad_inputs: expected row {i} to be "
+                    f"(args, error, fragment) or (args, kwargs, error, fragment), got {row!r}"
+                )
+            args, kwargs, error, fragments = row if len(row) == 4 else (row[0], {}, *row[1:])
+            if isinstance(fragments, str):
+                fragments = (fragments,)
+            try:
+                function(*args, **kwargs)
+            except error as e:
+                message = str(e)
+                missing = [f for f in fragments if f not in message]
+                if missing:
+                    raise AssertionError(
+                        f"{type(self).__name__}: bad input row {i} raised "
+                        f"{type(e).__name__} without {missing!r} in its message: {message!r}"
+                    ) from None
+            else:
+                raise AssertionError(
+                    f"{type(self).__name__}: bad input row {i} did not raise {error.__name__}"
+                )
+
     # -- machinery ------------------------------------------------------------------
     def _start(self, kind, device_spec):
         if getattr(self, f"skip_{kind}_test"):
@@ -317,12 +371,15 @@ class FunctionTestCase:
             sent.append(a)
         return tuple(sent)
 
+    def _call(self, inputs, device):
+        with device:
+            return self.forward(inputs, device)
+
     def _forward(self, arrays, device):
         inputs = tuple(
             [None if x is None else Variable(x, requires_grad=x.dtype.kind == "f") for x in arrays]
         )
-        with device:
-            outputs = self.forward(inputs, device)
+        outputs = self._call(inputs, device)
         if not isinstance(outputs, tuple) or not all(isinstance(y, Variable) for y in outputs):
             got = (
                 type(outputs).__name__
@@ -336,8 +393,7 @@ class FunctionTestCase:
 
     def _function(self, device):
         def f(*inputs):
-            with device:
-                outputs = self.forward(inputs, device)
+            outputs = self._call(inputs, device)
             if not isinstance(outputs, tuple):
                 raise TypeError(
                     f"{type(self).__name__}.forward must return a tuple of "

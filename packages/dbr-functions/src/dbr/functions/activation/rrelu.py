@@ -62,7 +62,7 @@ class RReLU(FunctionNode):
         return (grad_outputs[0] * as_variable(coef),)
 
 
-def rrelu(x, l=1.0 / 8, u=1.0 / 3, *, r=None, return_r=False):  # noqa: E741  (Chainer's name)
+def rrelu(x, l=1.0 / 8, u=1.0 / 3, *, r=None, return_r=False):  # Chainer's name
     """Randomized leaky rectified linear unit.
 
     .. math:: y_i = \\begin{cases} x_i & (x_i \\ge 0) \\\\ r_i x_i & (x_i < 0) \\end{cases}

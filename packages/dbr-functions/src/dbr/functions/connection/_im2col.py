@@ -4,14 +4,16 @@
 ``(N, C, k_1, ..., k_d, out_1, ..., out_d)`` array: one strided view of the
 (padded) input, copied once. ``col2im_nd`` is its transpose: it adds every
 window back into an image, looping over kernel offsets only. Both are
-array-level (NumPy or CuPy) and know nothing about Variables.
+array-level (NumPy or CuPy) and know nothing about Variables. ``Im2Col`` and
+``Col2Im`` are the 2-d pair as FunctionNodes (each the other's gradient), for
+:func:`~dbr.functions.im2col` and for local_convolution_2d's backward.
 """
 
 import itertools
 
 import numpy
 
-from dbr.core import backend
+from dbr.core import FunctionNode, backend, type_check
 
 
 def as_tuple(value, ndim, name, who, minimum=0):
@@ -231,3 +233,67 @@ def batch_blocks(xp, n, bytes_per_item):
     """
     size = max(1, _CPU_BLOCK_BYTES // max(1, bytes_per_item)) if xp is numpy else n
     return [slice(start, start + size) for start in range(0, n, size)]
+
+
+class Im2Col(FunctionNode):
+    """``(n, c, h, w)`` to ``(n, c*kh*kw, out_h, out_w)``: each window's pixels as channels."""
+
+    def __init__(self, ksize, stride, pad, cover_all, dilate):
+        self.ksize = ksize
+        self.stride = stride
+        self.pad = pad
+        self.cover_all = cover_all
+        self.dilate = dilate
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        x_type = in_types[0]
+        type_check.expect(x_type.dtype.kind == "f", x_type.ndim == 4)
+        spatial = type_check.eval(x_type.shape)[2:]
+        outs = tuple(
+            get_conv_outsize(
+                spatial[i], self.ksize[i], self.stride[i], self.pad[i], self.cover_all,
+                self.dilate[i],
+            )
+            for i in range(2)
+        )  # fmt: skip
+        if min(outs) <= 0:
+            raise type_check.InvalidType(
+                "a window (ksize, dilate) that fits x's padded height and width",
+                f"x.shape == {type_check.eval(x_type.shape)}, ksize={self.ksize}, "
+                f"pad={self.pad}, dilate={self.dilate}",
+            )
+
+    def forward(self, inputs):
+        x = inputs[0]
+        self._in_size = x.shape[2:]
+        col = im2col_nd(x, self.ksize, self.stride, self.pad, self.dilate, self.cover_all)
+        n, c, kh, kw, out_h, out_w = col.shape
+        return (col.reshape(n, c * kh * kw, out_h, out_w),)
+
+    def backward(self, indexes, grad_outputs):
+        params = (self.ksize, self.stride, self.pad, self.cover_all, self.dilate)
+        return Col2Im(params, self._in_size).apply(grad_outputs)
+
+
+class Col2Im(FunctionNode):
+    """The gradient of :class:`Im2Col`: every window's channels added back into the image.
+
+    Args:
+        params: Im2Col's ``(ksize, stride, pad, cover_all, dilate)``.
+        in_size: the image's ``(h, w)``.
+    """
+
+    def __init__(self, params, in_size):
+        self.params = params
+        self.in_size = in_size
+
+    def forward(self, inputs):
+        gy = inputs[0]
+        (kh, kw), stride, pad, _, dilate = self.params
+        n, ckk, out_h, out_w = gy.shape
+        col = gy.reshape(n, ckk // (kh * kw), kh, kw, out_h, out_w)
+        return (col2im_nd(col, stride, pad, self.in_size, dilate),)
+
+    def backward(self, indexes, grad_outputs):
+        return Im2Col(*self.params).apply(grad_outputs)

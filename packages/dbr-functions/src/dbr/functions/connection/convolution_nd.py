@@ -13,23 +13,17 @@ import math
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
 from dbr.functions import _gpu
 from dbr.functions.connection import deconvolution_nd
+from dbr.functions.connection._convolution_common import bias_grad, check_groups, compute_dtype
 from dbr.functions.connection._im2col import (
     as_tuple,
     batch_blocks,
     get_conv_outsize,
     im2col_nd,
 )
-
-_float16 = numpy.dtype(numpy.float16)
-
-
-def compute_dtype(dtype):
-    """The dtype products are computed in: float32 for float16, ``dtype`` otherwise."""
-    return numpy.float32 if dtype == _float16 else dtype
 
 
 def conv_outsize(in_size, ksize, stride, pad, dilate, cover_all):
@@ -115,11 +109,6 @@ def cudnn_applies(cover_all, *arrays):
     if any(a.dtype != x.dtype for a in arrays[1:]):
         return False
     return _gpu.use_cudnn(x.dtype)
-
-
-def bias_grad(gy):
-    """The gradient of a per-channel bias: ``gy`` summed over all axes but axis 1."""
-    return ops.sum(gy, axis=(0,) + tuple(range(2, gy.ndim)))
 
 
 class ConvolutionND(FunctionNode):
@@ -286,15 +275,6 @@ def spatial_ndim(x, expected):
     if expected is not None:
         return expected
     return max(x.ndim - 2, 1)
-
-
-def check_groups(groups, who):
-    """``groups`` as an int >= 1, or raise naming ``who``."""
-    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
-        raise TypeError(f"{who}: groups must be an int, got {groups!r}")
-    if groups < 1:
-        raise ValueError(f"{who}: groups must be >= 1, got {groups!r}")
-    return int(groups)
 
 
 def apply_convolution(

@@ -15,6 +15,7 @@ from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
 from dbr.functions import _gpu
 from dbr.functions.connection import convolution_nd
+from dbr.functions.connection._convolution_common import bias_grad, check_groups, compute_dtype
 from dbr.functions.connection._im2col import (
     as_tuple,
     batch_blocks,
@@ -39,7 +40,7 @@ def deconvolve(x, W, b, stride, pad, dilate, groups, outsize):
         array ``(n, c_O, *outsize)``.
     """
     xp = get_array_module(x)
-    dtype = convolution_nd.compute_dtype(x.dtype)
+    dtype = compute_dtype(x.dtype)
     n, in_c = x.shape[:2]
     in_size = x.shape[2:]
     out_c = W.shape[1] * groups
@@ -232,7 +233,7 @@ class DeconvolutionND(FunctionNode):
                 grad_w = convolution_nd.ConvolutionNDGradW(*options, ksize, W.dtype)
                 ret.append(grad_w.apply((gy, x))[0])
             else:
-                ret.append(convolution_nd.bias_grad(gy))
+                ret.append(bias_grad(gy))
         return tuple(ret)
 
 
@@ -243,7 +244,7 @@ def apply_deconvolution(x, W, b, stride, pad, outsize, dilate, groups, who, labe
         as_tuple(stride, nd, "stride", who, 1),
         as_tuple(pad, nd, "pad", who),
         as_tuple(dilate, nd, "dilate", who, 1),
-        convolution_nd.check_groups(groups, who),
+        check_groups(groups, who),
         None if outsize is None else as_tuple(outsize, nd, "outsize", who, 1),
         label,
     )

@@ -2,6 +2,7 @@
 
 from dbr.core import FunctionNode, ops, type_check
 from dbr.functions.connection import convolution_nd, deconvolution_nd
+from dbr.functions.connection._convolution_common import bias_grad
 from dbr.functions.connection._im2col import as_tuple
 
 _NO_DILATION = (1, 1)
@@ -87,7 +88,7 @@ class DepthwiseConvolution2D(FunctionNode):
                 gw = ops.reshape(gw, (channels, multiplier) + ksize)
                 ret.append(ops.transpose(gw, (1, 0, 2, 3)))
             else:
-                ret.append(convolution_nd.bias_grad(gy))
+                ret.append(bias_grad(gy))
         return tuple(ret)
 
 

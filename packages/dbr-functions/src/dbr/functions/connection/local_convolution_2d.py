@@ -1,8 +1,7 @@
 """local_convolution_2d: a 2-d convolution whose filters differ at every output location."""
 
 from dbr.core import FunctionNode, ops, type_check
-from dbr.functions.array.im2col import Col2Im, im2col
-from dbr.functions.connection._im2col import as_tuple, im2col_nd
+from dbr.functions.connection._im2col import Col2Im, Im2Col, as_tuple, im2col_nd
 from dbr.functions.connection.linear import matmul_as
 
 
@@ -69,7 +68,7 @@ class LocalConvolution2DFunction(FunctionNode):
                 params = ((kh, kw), self.stride, (0, 0), False, (1, 1))
                 ret.append(Col2Im(params, x.shape[2:]).apply((gcol,))[0])
             elif i == 1:
-                col = im2col(x, (kh, kw), self.stride)
+                col = Im2Col((kh, kw), self.stride, (0, 0), False, (1, 1)).apply((x,))[0]
                 col = ops.reshape(ops.transpose(col, (2, 3, 0, 1)), (n_loc, n, n_feat))
                 gW = ops.matmul(gy_loc, col, transa=True)
                 gW = ops.reshape(gW, (out_h, out_w, c_out, c_in, kh, kw))

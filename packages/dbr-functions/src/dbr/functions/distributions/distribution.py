@@ -161,7 +161,7 @@ class Distribution:
 _KL_DIVERGENCE = {}
 
 
-def register_kl(Dist1, Dist2):  # noqa: N803  (Chainer's argument names)
+def register_kl(Dist1, Dist2):  # Chainer's argument names
     """A decorator registering a function as the KL divergence ``KL(Dist1 || Dist2)``.
 
     The decorated function takes a ``Dist1`` and a ``Dist2`` instance and

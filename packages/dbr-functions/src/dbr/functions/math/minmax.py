@@ -102,7 +102,7 @@ class ArgMin(_IndexSelector):
     _name = "argmin"
 
 
-def max(x, axis=None, keepdims=False):  # noqa: A001  (Chainer's name)
+def max(x, axis=None, keepdims=False):  # Chainer's name
     """Maximum of the elements of ``x`` over ``axis``.
 
     The gradient flows to every element equal to the maximum (to all of them
@@ -125,7 +125,7 @@ def max(x, axis=None, keepdims=False):  # noqa: A001  (Chainer's name)
     return Max(axis, keepdims).apply((x,))[0]
 
 
-def min(x, axis=None, keepdims=False):  # noqa: A001  (Chainer's name)
+def min(x, axis=None, keepdims=False):  # Chainer's name
     """Minimum of the elements of ``x`` over ``axis``.
 
     The gradient flows to every element equal to the minimum (to all of them

@@ -4,7 +4,7 @@ from dbr.core import Variable, config
 from dbr.training import extension
 
 
-class unchain_variables(extension.Extension):  # noqa: N801  (Chainer's name)
+class unchain_variables(extension.Extension):  # Chainer's name
     """Trainer extension unchaining every Variable of the observation, to free their graphs.
 
     Observed Variables keep their computational graph only while

@@ -1,3 +1,10 @@
+"""ROI align, average and max (roi_average_align_2d, roi_max_align_2d), against one loop reference.
+
+Both functions read the same bilinear sample points per bin; they differ only
+in how a bin's points reduce: the average counts points more than a pixel
+outside as 0, the max leaves them out (an empty bin is -inf).
+"""
+
 import math
 
 import numpy
@@ -7,6 +14,7 @@ from dbr.core import Variable, backend, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.where import where
+from dbr.functions.pooling.roi_average_align_2d import roi_average_align_2d
 from dbr.functions.pooling.roi_max_align_2d import roi_max_align_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -93,8 +101,26 @@ def pair(v):
     return tuple(v) if isinstance(v, tuple) else (v, v)
 
 
-def reference(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio):
-    """Loop-based ROI max align: the largest of each bin's points inside, -inf if none is."""
+def _mean(values):
+    # The average divides by every point, those outside (None) counting as 0.
+    return sum(v for v in values if v is not None) / len(values)
+
+
+def _max(values):
+    values = [v for v in values if v is not None]
+    return max(values) if values else -numpy.inf
+
+
+# kind: (the function, its node's name, how a bin's points reduce)
+KINDS = {
+    "average": (roi_average_align_2d, "ROIAverageAlign2D", _mean),
+    "max": (roi_max_align_2d, "ROIMaxAlign2D", _max),
+}
+
+
+def reference(kind, x, rois, roi_indices, outsize, spatial_scale, sampling_ratio):
+    """Loop-based ROI align: each bin's points, reduced as ``kind`` does."""
+    reduce = KINDS[kind][2]
     x = x.astype(numpy.float64)
     outh, outw = pair(outsize)
     y = numpy.zeros((len(rois), x.shape[1], outh, outw))
@@ -102,25 +128,31 @@ def reference(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio):
         points = sample_points(roi, spatial_scale, outh, outw, pair(sampling_ratio))
         for (p, q), pts in points.items():
             for c in range(x.shape[1]):
-                values = [bilinear(x[n, c], py, px) for py, px in pts]
-                values = [v for v in values if v is not None]
-                y[r, c, p, q] = max(values) if values else -numpy.inf
+                y[r, c, p, q] = reduce([bilinear(x[n, c], py, px) for py, px in pts])
     return y
+
+
+def align(kind, *args, **kwargs):
+    return KINDS[kind][0](*args, **kwargs)
 
 
 @testing.parameterize(
     *testing.product(
         {
+            "kind": list(KINDS),
             "outsize,spatial_scale": [(2, 0.6), ((3, 4), 0.5), ((1, 2), 1.0)],
             "sampling_ratio": [None, 2, (1, 3), (None, 2)],
             "dtype": FLOATS,
         }
     )
 )
-class TestROIMaxAlign2D(FunctionTestCase):
-    dodge_nondifferentiable = True
+class TestROIAlign2D(FunctionTestCase):
     check_backward_options = {"no_grads": [False, True, True]}
     check_double_backward_options = {"no_grads": [False, True, True]}
+
+    def before_test(self, test_name):
+        # The max switches points where two are within rounding of each other.
+        self.dodge_nondifferentiable = self.kind == "max"
 
     def generate_inputs(self):
         x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
@@ -132,28 +164,85 @@ class TestROIMaxAlign2D(FunctionTestCase):
 
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
-        y = roi_max_align_2d(
-            x, rois, roi_indices, self.outsize, self.spatial_scale, self.sampling_ratio
+        y = align(
+            self.kind, x, rois, roi_indices, self.outsize, self.spatial_scale, self.sampling_ratio
         )
         return (finite(y),)
 
     def forward_expected(self, inputs):
-        x, rois, roi_indices = inputs
-        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale, self.sampling_ratio)
+        y = reference(self.kind, *inputs, self.outsize, self.spatial_scale, self.sampling_ratio)
         return (numpy.where(numpy.isfinite(y), y, 0).astype(self.dtype),)
 
+    @property
+    def function(self):
+        return KINDS[self.kind][0]
 
-def test_default_sampling_ratio_adapts_to_each_region():
+    def bad_inputs(self):
+        x = numpy.zeros((2, 1, 4, 4), self.dtype)
+        rois = numpy.zeros((1, 4), self.dtype)
+        index = numpy.zeros(1, numpy.int32)
+        name, who = KINDS[self.kind][1], KINDS[self.kind][0].__name__
+        return [
+            ((x[0], rois, index, 2, 1.0), InvalidType, (name, "x.ndim == 4")),
+            ((x, rois[:, :3], index, 2, 1.0), InvalidType, (name, "rois.shape[1] == 4")),
+            (
+                (x, rois, index.astype(self.dtype), 2, 1.0),
+                InvalidType,
+                (name, "roi_indices.dtype.kind == 'i'"),
+            ),
+            ((x.astype(numpy.int32), rois, index, 2, 1.0), InvalidType, "x.dtype.kind == 'f'"),
+            (
+                (x, rois, index, 2, 1.0, 0),
+                ValueError,
+                f"{who}: expected sampling_ratio >= 1, got 0",
+            ),
+            (
+                (x, rois, index, 2, 1.0, 1.5),
+                TypeError,
+                f"{who}: expected sampling_ratio to be None, an int",
+            ),
+            ((x, rois, index, 2, 1.0, (1, 2, 3)), TypeError, "got (1, 2, 3)"),
+            (
+                (x, rois, index, (2, -1), 1.0),
+                ValueError,
+                f"{who}: expected outsize to be positive",
+            ),
+            (
+                (x, rois, index, 2, float("inf")),
+                ValueError,
+                f"{who}: expected spatial_scale to be finite",
+            ),
+            (
+                (x, rois, numpy.array([3], numpy.int32), 2, 1.0),
+                ValueError,
+                "0 <= roi_indices < x.shape[0] == 2",
+            ),
+        ]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_default_sampling_ratio_adapts_to_each_region(kind):
     x = numpy.random.uniform(-1, 1, (1, 2, 9, 9))
     rois = numpy.array([[0.5, 0.5, 1.0, 1.5], [0.2, 0.1, 8.3, 7.9]])
-    y = roi_max_align_2d(x, rois, numpy.array([0, 0], numpy.int32), 2, 1.0)
-    expected = reference(x, rois, [0, 0], 2, 1.0, None)
+    y = align(kind, x, rois, numpy.array([0, 0], numpy.int32), 2, 1.0)
+    expected = reference(kind, x, rois, [0, 0], 2, 1.0, None)
     testing.assert_allclose(y.array, expected, atol=1e-12, rtol=1e-12)
     # The second region's bins are about 4 pixels tall: 5 x 4 points each.
     assert len(sample_points(rois[1], 1.0, 2, 2, (None, None))[0, 0]) == 5 * 4
 
 
-def test_gradient_goes_to_the_corners_of_the_largest_point():
+def test_average_counts_points_outside_as_zero():
+    x = Variable(numpy.ones((1, 1, 2, 2)))
+    rois = numpy.array([[-4.0, 0.0, 2.0, 1.0]])
+    y = roi_average_align_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0, (2, 1))
+    # Points (-2.5, 0.5), more than a pixel out, and (0.5, 0.5): the mean is (0 + 1) / 2.
+    testing.assert_allclose(y.array, [[[[0.5]]]], atol=0, rtol=1e-12)
+    y.grad = numpy.ones(y.shape)
+    y.backward()
+    testing.assert_allclose(x.grad[0, 0], [[0.125, 0.125], [0.125, 0.125]], atol=0, rtol=1e-12)
+
+
+def test_max_gradient_goes_to_the_corners_of_the_largest_point():
     x = Variable(numpy.array([[[[0.0, 1.0, 2.0], [3.0, 4.0, 9.0], [6.0, 7.0, 8.0]]]]))
     rois = numpy.array([[0.0, 0.0, 2.0, 2.0], [-9.0, -9.0, -6.0, -6.0]])
     y = roi_max_align_2d(x, rois, numpy.array([0, 0], numpy.int32), 1, 1.0, 2)
@@ -166,7 +255,7 @@ def test_gradient_goes_to_the_corners_of_the_largest_point():
     testing.assert_allclose(x.grad[0, 0], expected, atol=0, rtol=1e-12)
 
 
-def test_a_tie_goes_to_the_first_point():
+def test_max_tie_goes_to_the_first_point():
     x = Variable(numpy.ones((1, 1, 2, 2)))
     rois = numpy.array([[0.0, 0.0, 2.0, 2.0]])
     y = roi_max_align_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0, 2)
@@ -177,70 +266,56 @@ def test_a_tie_goes_to_the_first_point():
     testing.assert_allclose(x.grad[0, 0], numpy.full((2, 2), 0.25), atol=0, rtol=1e-12)
 
 
-def test_points_on_the_limits_read_the_edge_pixels():
+@pytest.mark.parametrize("kind, outside", [("average", 0.0), ("max", -numpy.inf)])
+def test_points_on_the_limits_read_the_edge_pixels(kind, outside):
     x = numpy.arange(6.0).reshape(1, 1, 2, 3)
     # One point per region, at x = 1.5 and y = -1, y = 2 == H (still inside, read
-    # from rows 0 and 1), then y = -1.25 (outside: no point, so -inf).
+    # from rows 0 and 1), then y = -1.25 (outside: 0 for the average, -inf for the max).
     rois = numpy.array([[-2.0, 1.0, 0.0, 2.0], [0.0, 1.0, 4.0, 2.0], [-2.5, 1.0, 0.0, 2.0]])
-    y = roi_max_align_2d(x, rois, numpy.array([0, 0, 0], numpy.int32), 1, 1.0, 1)
-    testing.assert_allclose(y.array.ravel(), [1.5, 4.5, -numpy.inf], atol=0, rtol=1e-12)
+    y = align(kind, x, rois, numpy.array([0, 0, 0], numpy.int32), 1, 1.0, 1)
+    testing.assert_allclose(y.array.ravel(), [1.5, 4.5, outside], atol=0, rtol=1e-12)
 
 
+@pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("outsize", [(2, 3), (3, 2)])
 @pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
 @pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
-def test_half_pixel_and_outside_regions(outsize, spatial_scale, sampling_ratio):
+def test_half_pixel_and_outside_regions(kind, outsize, spatial_scale, sampling_ratio):
     x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
     rois = HALF_ROIS / spatial_scale
-    y = roi_max_align_2d(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
-    expected = reference(x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    y = align(kind, x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    expected = reference(kind, x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
     testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
 
 
-def test_regions_are_not_differentiated_and_accept_variables():
+def test_average_sample_points_are_computed_in_chainers_order():
+    # Bin 0 of [-3, 1.8) in 2 bins of 2.4, 3 points: the last is at -3 + 2.5 * 2.4 / 3,
+    # exactly -1 (still read, from row 0); 2.5 * (2.4 / 3) would give -1.0000000000000002,
+    # more than a pixel out. The first two points (-2.6, -1.8) are outside.
+    x = numpy.arange(6.0).reshape(1, 1, 3, 2)
+    rois = numpy.array([[-3.0, 0.0, 1.8, 1.0]])
+    y = roi_average_align_2d(x, rois, numpy.array([0], numpy.int32), (2, 1), 1.0, (3, 1))
+    assert y.array[0, 0, 0, 0] == (x[0, 0, 0, 0] + x[0, 0, 0, 1]) / 2 / 3
+    expected = reference("average", x, rois, [0], (2, 1), 1.0, (3, 1))
+    testing.assert_allclose(y.array, expected, atol=0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_regions_are_not_differentiated_and_accept_variables(kind):
     x = Variable(numpy.random.uniform(-1, 1, (1, 2, 4, 5)).astype(numpy.float32))
     rois = Variable(numpy.array([[0.5, 0.5, 3.5, 4.5]], numpy.float32))
-    y = roi_max_align_2d(x, rois, Variable(numpy.array([0], numpy.int64)), (2, 3), 1.0)
+    y = align(kind, x, rois, Variable(numpy.array([0], numpy.int64)), (2, 3), 1.0)
     assert y.shape == (1, 2, 2, 3) and y.dtype == numpy.float32
     y.grad = numpy.ones(y.shape, numpy.float32)
     y.backward()
     assert x.grad.shape == x.shape and rois.grad is None
 
 
-def test_no_regions():
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_no_regions(kind):
     x = Variable(numpy.ones((2, 3, 4, 4), numpy.float16))
-    y = roi_max_align_2d(
-        x, numpy.zeros((0, 4), numpy.float16), numpy.zeros(0, numpy.int32), 2, 1.0
-    )
+    y = align(kind, x, numpy.zeros((0, 4), numpy.float16), numpy.zeros(0, numpy.int32), 2, 1.0)
     assert y.shape == (0, 3, 2, 2) and y.dtype == numpy.float16
     y.grad = numpy.zeros(y.shape, numpy.float16)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
-    rois = numpy.zeros((1, 4), numpy.float32)
-    index = numpy.zeros(1, numpy.int32)
-    for args, condition in [
-        ((x[0], rois, index), "x.ndim == 4"),
-        ((x, rois[:, :3], index), "rois.shape[1] == 4"),
-        ((x, rois, index.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
-        ((x.astype(numpy.int32), rois, index), "x.dtype.kind == 'f'"),
-    ]:
-        with pytest.raises(InvalidType) as e:
-            roi_max_align_2d(*args, 2, 1.0)
-        assert "ROIMaxAlign2D" in str(e.value) and condition in str(e.value)
-    who = "roi_max_align_2d"
-    with pytest.raises(ValueError, match=rf"{who}: expected sampling_ratio >= 1, got 0"):
-        roi_max_align_2d(x, rois, index, 2, 1.0, 0)
-    with pytest.raises(TypeError, match=rf"{who}: expected sampling_ratio to be None, an int"):
-        roi_max_align_2d(x, rois, index, 2, 1.0, 1.5)
-    with pytest.raises(TypeError, match=r"got \(1, 2, 3\)"):
-        roi_max_align_2d(x, rois, index, 2, 1.0, (1, 2, 3))
-    with pytest.raises(ValueError, match=rf"{who}: expected outsize to be positive"):
-        roi_max_align_2d(x, rois, index, (2, -1), 1.0)
-    with pytest.raises(ValueError, match=rf"{who}: expected spatial_scale to be finite"):
-        roi_max_align_2d(x, rois, index, 2, float("inf"))
-    with pytest.raises(ValueError, match=r"0 <= roi_indices < x.shape\[0\] == 2"):
-        roi_max_align_2d(x, rois, numpy.array([3], numpy.int32), 2, 1.0)

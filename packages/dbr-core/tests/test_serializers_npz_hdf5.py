@@ -1,7 +1,10 @@
+"""save_npz/load_npz and save_hdf5/load_hdf5: the tests both formats share, then each one's own."""
+
 import base64
 import io
 import os
 import pickle
+import sys
 import zipfile
 
 import numpy
@@ -13,11 +16,44 @@ from dbr.core.serializers import (
     DeserializationError,
     Deserializer,
     DictionarySerializer,
+    HDF5Deserializer,
+    HDF5Serializer,
     NpzDeserializer,
     Serializer,
+    load_hdf5,
     load_npz,
+    save_hdf5,
     save_npz,
 )
+
+try:
+    import h5py
+except ImportError:
+    h5py = None
+
+needs_h5py = pytest.mark.skipif(
+    h5py is None, reason='h5py is not installed (pip install "dbr-core[hdf5]")'
+)
+
+# format: (save, load, file name)
+FORMATS = {
+    "npz": (save_npz, load_npz, "model.npz"),
+    "hdf5": (save_hdf5, load_hdf5, "model.h5"),
+}
+
+
+@pytest.fixture(params=["npz", pytest.param("hdf5", marks=needs_h5py)])
+def fmt(request):
+    """The file format of a test that both save_npz and save_hdf5 must pass."""
+    return request.param
+
+
+def save(fmt, *args, **kwargs):
+    return FORMATS[fmt][0](*args, **kwargs)
+
+
+def load(fmt, *args, **kwargs):
+    return FORMATS[fmt][1](*args, **kwargs)
 
 
 class FakeLink:
@@ -160,9 +196,9 @@ CHAINER_KEYS = {
 }
 
 
-def saved(tmp_path, model, name="model.npz", **kwargs):
-    path = tmp_path / name
-    save_npz(path, model, **kwargs)
+def saved(tmp_path, model, name=None, fmt="npz", **kwargs):
+    path = tmp_path / (name or FORMATS[fmt][2])
+    save(fmt, path, model, **kwargs)
     return path
 
 
@@ -207,38 +243,38 @@ class TestDictionarySerializer:
 
 
 class TestRoundTrip:
-    def test_values_and_types_come_back(self, tmp_path):
-        path = saved(tmp_path, make_model(0))
+    def test_values_and_types_come_back(self, tmp_path, fmt):
+        path = saved(tmp_path, make_model(0), fmt=fmt)
         target = make_model(1)
         w = target.children["predictor"].children["l1"].params["W"]
-        load_npz(path, target)
+        load(fmt, path, target)
         assert_same_state(target.state(), make_model(0).state())
         assert target.children["predictor"].children["l1"].params["W"] is w  # copied in place
 
-    def test_uninitialized_param_is_initialized_from_the_file(self, tmp_path):
+    def test_uninitialized_param_is_initialized_from_the_file(self, tmp_path, fmt):
         source = make_model(0)
         source.children["predictor"].children["l2"].params["W"] = numpy.full((2, 3), 7.0, "f")
-        path = saved(tmp_path, source)
+        path = saved(tmp_path, source, fmt=fmt)
         target = make_model(1)
-        load_npz(path, target)
+        load(fmt, path, target)
         w = target.children["predictor"].children["l2"].params["W"]
         assert w.shape == (2, 3) and w.dtype == numpy.float32 and (w == 7).all()
 
-    def test_stored_none_loads_as_none(self, tmp_path):
-        path = saved(tmp_path, make_model(0))
+    def test_stored_none_loads_as_none(self, tmp_path, fmt):
+        path = saved(tmp_path, make_model(0), fmt=fmt)
         target = make_model(1)
-        load_npz(path, target)
+        load(fmt, path, target)
         assert target.children["predictor"].children["l2"].params["W"] is None
 
-    def test_file_objects_and_pathlib(self, tmp_path):
+    def test_file_objects_and_pathlib(self, tmp_path, fmt):
         buf = io.BytesIO()
-        save_npz(buf, make_model(0))
+        save(fmt, buf, make_model(0))
         buf.seek(0)
         target = make_model(1)
-        load_npz(buf, target)
+        load(fmt, buf, target)
         assert_same_state(target.state(), make_model(0).state())
         target = make_model(1)
-        load_npz(str(saved(tmp_path, make_model(0))), target)
+        load(fmt, str(saved(tmp_path, make_model(0), fmt=fmt)), target)
         assert_same_state(target.state(), make_model(0).state())
 
     def test_dict_is_saved_as_is(self, tmp_path):
@@ -249,17 +285,19 @@ class TestRoundTrip:
             numpy.testing.assert_array_equal(f["a"], numpy.arange(3))
             assert f["b/c"][()] == 1.5
 
-    def test_a_serialized_dict_with_none_is_saved_and_loads_back(self, tmp_path):
+    def test_a_serialized_dict_with_none_is_saved_and_loads_back(self, tmp_path, fmt):
         # A snapshot serializes into a DictionarySerializer and saves its
         # target (Chainer does the same): the None it stored as
         # numpy.asarray(None) (a MaxValueTrigger before its first value) is
-        # written as None, and loads back as None.
+        # written as None (HDF5: an empty dataset, Chainer's None), and loads back as None.
         serializer = DictionarySerializer()
         serializer.save(FakeLink({"W": numpy.arange(3.0)}, {"best": None}))
-        path = tmp_path / "snapshot.npz"
-        save_npz(path, serializer.target)
+        path = saved(tmp_path, serializer.target, fmt=fmt)
+        if fmt == "hdf5":
+            with h5py.File(path, "r") as f:
+                assert f["best"].shape is None
         target = FakeLink({"W": numpy.zeros(3)}, {"best": None})
-        load_npz(path, target)
+        load(fmt, path, target)
         assert target.persistents["best"] is None
         numpy.testing.assert_array_equal(target.params["W"], numpy.arange(3.0))
 
@@ -296,15 +334,15 @@ class TestPath:
     @pytest.mark.parametrize(
         "path", ["updater/model:main/", "updater/model:main", "/updater/model:main/"]
     )
-    def test_loads_a_sub_tree(self, tmp_path, path):
-        file = saved(tmp_path, self.nested())
+    def test_loads_a_sub_tree(self, tmp_path, path, fmt):
+        file = saved(tmp_path, self.nested(), fmt=fmt)
         target = make_model(1)
-        load_npz(file, target, path=path)
+        load(fmt, file, target, path=path)
         assert_same_state(target.state(), make_model(0).state())
 
-    def test_keys_outside_the_path_are_not_unexpected(self, tmp_path):
-        file = saved(tmp_path, self.nested())
-        load_npz(file, make_model(1), path="updater/model:main/", strict=True)
+    def test_keys_outside_the_path_are_not_unexpected(self, tmp_path, fmt):
+        file = saved(tmp_path, self.nested(), fmt=fmt)
+        load(fmt, file, make_model(1), path="updater/model:main/", strict=True)
 
     def test_a_path_that_matches_nothing_is_named(self, tmp_path):
         file = saved(tmp_path, self.nested())
@@ -313,28 +351,28 @@ class TestPath:
 
 
 class TestStrict:
-    def mismatched_file(self, tmp_path):
+    def mismatched_file(self, tmp_path, fmt="npz"):
         """A file that lacks l1/b, has an extra l3/W, and a 2x3 l1/W (the target's is 3x2)."""
         source = make_model(0)
         predictor = source.children["predictor"]
         del predictor.children["l1"].params["b"]
         predictor.children["l1"].params["W"] = numpy.zeros((2, 3), numpy.float32)
         predictor.children["l3"] = FakeLink({"W": numpy.zeros(4, numpy.float32)})
-        return saved(tmp_path, source)
+        return saved(tmp_path, source, fmt=fmt)
 
-    def test_one_error_names_everything_and_changes_nothing(self, tmp_path):
-        file = self.mismatched_file(tmp_path)
+    def test_one_error_names_everything_and_changes_nothing(self, tmp_path, fmt):
+        file = self.mismatched_file(tmp_path, fmt)
         target = make_model(1)
         before = target.state()
         with pytest.raises(DeserializationError) as info:
-            load_npz(file, target)
+            load(fmt, file, target)
         e = info.value
         assert_same_state(target.state(), before)
         assert e.missing == ["predictor/l1/b"]
         assert e.unexpected == ["predictor/l3/W"]
         assert [k for k, _ in e.mismatched] == ["predictor/l1/W"]
         message = str(e)
-        assert message.startswith(f"load_npz: {str(file)!r} does not match the target")
+        assert message.startswith(f"load_{fmt}: {str(file)!r} does not match the target")
         assert "'predictor/l1/b'" in message and "'predictor/l3/W'" in message
         assert (
             "'predictor/l1/W': the target holds float32 array of shape (3, 2), "
@@ -553,18 +591,18 @@ class TestAtomicSave:
             serializer("a", numpy.zeros(3))
             raise RuntimeError("boom")
 
-    def test_failing_serialize_leaves_no_file(self, tmp_path):
+    def test_failing_serialize_leaves_no_file(self, tmp_path, fmt):
         with pytest.raises(RuntimeError, match="boom"):
-            save_npz(tmp_path / "m.npz", self.Exploding())
+            save(fmt, tmp_path / FORMATS[fmt][2], self.Exploding())
         assert os.listdir(tmp_path) == []
 
-    def test_failing_serialize_leaves_the_old_file_untouched(self, tmp_path):
-        path = saved(tmp_path, make_model(0), name="m.npz")
+    def test_failing_serialize_leaves_the_old_file_untouched(self, tmp_path, fmt):
+        path = saved(tmp_path, make_model(0), fmt=fmt)
         old = path.read_bytes()
         with pytest.raises(RuntimeError, match="boom"):
-            save_npz(path, self.Exploding())
+            save(fmt, path, self.Exploding())
         assert path.read_bytes() == old
-        assert os.listdir(tmp_path) == ["m.npz"]
+        assert os.listdir(tmp_path) == [path.name]
 
     def test_failure_while_writing_leaves_the_old_file_untouched(self, tmp_path, monkeypatch):
         path = saved(tmp_path, make_model(0), name="m.npz")
@@ -585,18 +623,18 @@ class TestAtomicSave:
         assert path.read_bytes() == old
         assert os.listdir(tmp_path) == ["m.npz"]
 
-    def test_overwrites_an_existing_file(self, tmp_path):
-        path = saved(tmp_path, make_model(0), name="m.npz")
-        save_npz(path, make_model(2))
+    def test_overwrites_an_existing_file(self, tmp_path, fmt):
+        path = saved(tmp_path, make_model(0), fmt=fmt)
+        save(fmt, path, make_model(2))
         target = make_model(1)
-        load_npz(path, target)
+        load(fmt, path, target)
         assert_same_state(target.state(), make_model(2).state())
 
     @pytest.mark.skipif(os.name != "posix", reason="file modes and umask are POSIX")
-    def test_mode_follows_the_umask(self, tmp_path):
+    def test_mode_follows_the_umask(self, tmp_path, fmt):
         old = os.umask(0o027)
         try:
-            path = saved(tmp_path, make_model(0))
+            path = saved(tmp_path, make_model(0), fmt=fmt)
         finally:
             os.umask(old)
         assert path.stat().st_mode & 0o777 == 0o640
@@ -700,3 +738,150 @@ def test_package_exports():
 def test_error_message_is_not_repr_quoted():
     e = DeserializationError("line one\nline two", file="f")
     assert str(e) == "line one\nline two"
+
+
+# -- HDF5 only ------------------------------------------------------------------------
+
+
+def test_missing_h5py_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "h5py", None)
+    with pytest.raises(
+        RuntimeError, match=r'save_hdf5 needs h5py.*pip install "dbr-core\[hdf5\]"'
+    ):
+        save_hdf5(tmp_path / "m.h5", make_model())
+    with pytest.raises(RuntimeError, match=r"load_hdf5 needs h5py"):
+        load_hdf5(tmp_path / "m.h5", make_model())
+    with pytest.raises(RuntimeError, match=r"HDF5Serializer needs h5py"):
+        HDF5Serializer(None)
+    assert os.listdir(tmp_path) == []
+
+
+@needs_h5py
+class TestHDF5Layout:
+    def test_a_group_per_path_component(self, tmp_path):
+        path = saved(tmp_path, make_model(), fmt="hdf5")
+        with h5py.File(path, "r") as f:
+            assert set(f) == {"predictor"}
+            assert set(f["predictor"]) == {"l1", "l2", "bn", "scale", "count", "flag", "tag"}
+            assert isinstance(f["predictor/l1"], h5py.Group)
+            w = f["predictor/l1/W"]
+            assert (w.shape, w.dtype, w.compression, w.compression_opts) == (
+                (3, 2),
+                numpy.float32,
+                "gzip",
+                4,
+            )
+            assert f["predictor/l2/W"].shape is None  # None is stored as h5py.Empty, as Chainer
+            count = f["predictor/count"]
+            assert (count.shape, count.dtype, count.compression) == ((), numpy.int64, None)
+            assert f["predictor/flag"][()] is numpy.True_
+            assert f["predictor/tag"].asstr()[()] == "abc"
+
+    def test_compression_level(self, tmp_path):
+        model = FakeLink({"W": numpy.zeros(8), "one": numpy.zeros(1)})
+        path = saved(tmp_path, model, fmt="hdf5", compression=9)
+        with h5py.File(path, "r") as f:
+            assert f["W"].compression_opts == 9
+            assert f["one"].compression is None
+
+    def test_serializer_on_a_group(self, tmp_path):
+        with h5py.File(tmp_path / "m.h5", "w") as f:
+            s = HDF5Serializer(f.create_group("model"))
+            value = numpy.arange(3.0)
+            assert s["/l1/"]("/W", value) is value
+            assert numpy.array_equal(f["model/l1/W"][()], value)
+
+    def test_refuses_object_values(self, tmp_path):
+        with (
+            h5py.File(tmp_path / "m.h5", "w") as f,
+            pytest.raises(TypeError, match=r"HDF5Serializer: cannot store 'x'.*got dict"),
+        ):
+            HDF5Serializer(f)("x", {"a": 1})
+
+    def test_dict_is_saved_as_is(self, tmp_path):
+        path = tmp_path / "d.h5"
+        save_hdf5(path, {"a": numpy.arange(3), "/b/c": 1.5})
+        with h5py.File(path, "r") as f:
+            assert numpy.array_equal(f["a"][()], numpy.arange(3))
+            assert f["b/c"][()] == 1.5
+
+
+@needs_h5py
+class TestHDF5Files:
+    def test_chainer_layout_loads(self, tmp_path):
+        """A file laid out the way Chainer 7's save_hdf5 writes one."""
+        path = tmp_path / "chainer.h5"
+        with h5py.File(path, "w") as f:
+            f.create_dataset("predictor/l1/W", data=numpy.ones((3, 2), "f"), compression=4)
+            f.create_dataset("predictor/l1/b", data=numpy.arange(3, dtype="f"), compression=4)
+            f.create_dataset("predictor/l2/W", data=h5py.Empty("f"))
+            f.create_dataset("predictor/count", data=numpy.asarray(3))
+        target = FakeLink(
+            children={
+                "predictor": FakeLink(
+                    {},
+                    {"count": 0},
+                    {
+                        "l1": FakeLink({"W": numpy.zeros((3, 2), "f"), "b": None}),
+                        "l2": FakeLink({"W": None}),
+                    },
+                )
+            }
+        )
+        load_hdf5(path, target)
+        p = target.children["predictor"]
+        assert (p.children["l1"].params["W"] == 1).all()
+        numpy.testing.assert_array_equal(p.children["l1"].params["b"], [0, 1, 2])
+        assert p.children["l2"].params["W"] is None
+        assert p.persistents["count"] == 3
+
+
+@needs_h5py
+class TestHDF5Checks:
+    def test_strict_false_and_ignore_names(self, tmp_path):
+        source = make_model(0)
+        p = source.children["predictor"]
+        del p.children["l1"].params["b"]
+        p.children["l1"].params["W"] = numpy.zeros((2, 3), "f")
+        p.persistents["extra"] = 1
+        path = saved(tmp_path, source, fmt="hdf5")
+        target = make_model(1)
+        before = target.state()
+        with pytest.raises(DeserializationError) as info:
+            load_hdf5(path, target)
+        e = info.value
+        assert e.missing == ["predictor/l1/b"]
+        assert e.unexpected == ["predictor/extra"]
+        assert [k for k, _ in e.mismatched] == ["predictor/l1/W"]
+        assert str(e).startswith(f"load_hdf5: {str(path)!r} does not match the target")
+        assert_same_state(target.state(), before)
+        with pytest.raises(DeserializationError) as info:
+            load_hdf5(path, target, strict=False)
+        assert (info.value.missing, info.value.unexpected) == ([], [])
+        assert_same_state(target.state(), before)
+        load_hdf5(path, target, ignore_names=["predictor/extra", lambda k: "l1/" in k])
+        expected = make_model(0).state()
+        for key in ("predictor/l1/W", "predictor/l1/b"):
+            expected[key] = before[key]
+        assert_same_state(target.state(), expected)
+
+    def test_unsupported_dtype_is_refused_naming_the_key(self, tmp_path):
+        path = tmp_path / "c.h5"
+        with h5py.File(path, "w") as f:
+            f.create_dataset("x", data=numpy.zeros(2, dtype=[("a", "f4"), ("b", "i4")]))
+        with pytest.raises(DeserializationError, match="'x': the dataset has dtype"):
+            load_hdf5(path, FakeLink({"x": None}))
+
+    def test_direct_use(self, tmp_path):
+        path = saved(tmp_path, make_model(0), fmt="hdf5")
+        with h5py.File(path, "r") as f:
+            d = HDF5Deserializer(f)
+            w = numpy.zeros((3, 2), "f")
+            assert d["predictor"]["l1"]("W", w) is w
+            assert d["predictor"]("tag", "") == "abc"
+            with pytest.raises(KeyError, match="HDF5Deserializer: key 'predictor/zz' is missing"):
+                d["predictor"]("zz", 0)
+            assert HDF5Deserializer(f, strict=False)("zz", 2) == 2
+        numpy.testing.assert_array_equal(
+            w, make_model(0).children["predictor"].children["l1"].params["W"]
+        )

@@ -1,0 +1,308 @@
+"""convolution_nd and deconvolution_nd (and their 1-d and 3-d forms) as one family.
+
+Each is checked against its own float64 loop (a convolution gathers each output
+from filter taps, a deconvolution scatters each input through them); the
+shapes, options, bad input and the harness are shared.
+"""
+
+import contextlib
+import itertools
+import re
+
+import numpy
+import pytest
+
+from dbr.core import testing, using_config
+from dbr.core.testing import FunctionTestCase
+from dbr.core.type_check import InvalidType
+from dbr.functions.connection.convolution_nd import (
+    convolution_1d,
+    convolution_3d,
+    convolution_nd,
+)
+from dbr.functions.connection.deconvolution_nd import (
+    deconvolution_1d,
+    deconvolution_3d,
+    deconvolution_nd,
+)
+
+FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _n_windows(size, k, s, p, d, cover_all):
+    length = size + 2 * p
+    extent = (k - 1) * d + 1
+    count = 0
+    while count * s + extent <= length:
+        count += 1
+    if cover_all and (count - 1) * s + extent < length:
+        count += 1
+    return count
+
+
+def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
+    """Direct N-d convolution by loops over output positions and filter taps, in float64."""
+    x = x.astype(numpy.float64)
+    W = W.astype(numpy.float64)
+    n, c_in = x.shape[:2]
+    c_out = W.shape[0]
+    ksize = W.shape[2:]
+    spatial = x.shape[2:]
+    nd = len(spatial)
+    outs = tuple(
+        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
+        for i in range(nd)
+    )
+    y = numpy.zeros((n, c_out) + outs)
+    cg = c_in // groups
+    og = c_out // groups
+    for o in range(c_out):
+        g = o // og
+        for out in itertools.product(*[range(v) for v in outs]):
+            for tap in itertools.product(*[range(v) for v in ksize]):
+                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
+                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
+                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
+                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
+    if b is not None:
+        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
+    return y
+
+
+def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
+    """Deconvolution by scattering every input element through every filter tap, in float64."""
+    x = x.astype(numpy.float64)
+    W = W.astype(numpy.float64)
+    n, c_in = x.shape[:2]
+    og = W.shape[1]
+    ksize = W.shape[2:]
+    in_size = x.shape[2:]
+    nd = len(in_size)
+    if outsize is None:
+        outsize = tuple(
+            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
+            for i in range(nd)
+        )
+    y = numpy.zeros((n, og * groups) + tuple(outsize))
+    cg = c_in // groups
+    for c in range(c_in):
+        g = c // cg
+        for pos in itertools.product(*[range(v) for v in in_size]):
+            for tap in itertools.product(*[range(v) for v in ksize]):
+                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
+                if all(0 <= out[i] < outsize[i] for i in range(nd)):
+                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
+                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
+    if b is not None:
+        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
+    return y
+
+
+def _tuple(v, nd):
+    return tuple(v) if isinstance(v, tuple) else (v,) * nd
+
+
+CONVOLUTION_CASES = [
+    {"x_shape": (2, 3, 7), "w_shape": (2, 3, 3)},
+    {"x_shape": (2, 2, 8), "w_shape": (3, 2, 2), "stride": 3, "pad": 1, "cover_all": True},
+    {"x_shape": (1, 4, 9), "w_shape": (2, 2, 3), "dilate": 2, "groups": 2, "pad": 2},
+    {"x_shape": (2, 2, 4, 5), "w_shape": (3, 2, 2, 3), "stride": (2, 1), "pad": (1, 0)},
+    {"x_shape": (1, 2, 4, 3, 5), "w_shape": (2, 2, 2, 2, 3), "pad": (0, 1, 1)},
+    {
+        "x_shape": (2, 2, 5, 4, 3),
+        "w_shape": (2, 1, 2, 2, 1),
+        "stride": (2, 3, 1),
+        "dilate": (1, 2, 1),
+        "groups": 2,
+        "cover_all": True,
+    },
+]
+
+DECONVOLUTION_CASES = [
+    {"x_shape": (2, 3, 4), "w_shape": (3, 2, 3)},
+    {"x_shape": (2, 2, 3), "w_shape": (2, 3, 2), "stride": 3, "pad": 1, "outsize": 7},
+    {"x_shape": (1, 4, 4), "w_shape": (4, 1, 3), "dilate": 2, "groups": 2, "pad": 1},
+    {"x_shape": (1, 2, 2, 3, 2), "w_shape": (2, 2, 2, 2, 3), "stride": (2, 1, 2)},
+    {
+        "x_shape": (2, 2, 2, 2, 3),
+        "w_shape": (2, 1, 2, 3, 1),
+        "stride": (2, 3, 1),
+        "pad": (0, 1, 0),
+        "dilate": (1, 2, 1),
+        "groups": 2,
+        "outsize": (5, 5, 3),
+    },
+]
+
+# kind: (the functions by number of spatial axes, the options beyond stride/pad/dilate/groups)
+KINDS = {
+    "convolution": ({1: convolution_1d, 3: convolution_3d}, convolution_nd, "cover_all"),
+    "deconvolution": ({1: deconvolution_1d, 3: deconvolution_3d}, deconvolution_nd, "outsize"),
+}
+
+
+def _cases(kind, cases):
+    return testing.product_dict(
+        [{"kind": kind, **case} for case in cases],
+        [{"nobias": False}, {"nobias": True}],
+        [{"dtype": d} for d in FLOATS],
+    )
+
+
+@testing.parameterize(
+    *_cases("convolution", CONVOLUTION_CASES), *_cases("deconvolution", DECONVOLUTION_CASES)
+)
+class TestConvolutionDeconvolutionND(FunctionTestCase):
+    stride = 1
+    pad = 0
+    dilate = 1
+    groups = 1
+    cover_all = False
+    outsize = None
+
+    def generate_inputs(self):
+        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
+        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
+        if self.nobias:
+            return x, W
+        c_out = self.w_shape[0] if self.kind == "convolution" else self.w_shape[1] * self.groups
+        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
+
+    def _function_options(self):
+        extra = KINDS[self.kind][2]
+        return {
+            "stride": self.stride,
+            "pad": self.pad,
+            extra: getattr(self, extra),
+            "dilate": self.dilate,
+            "groups": self.groups,
+        }
+
+    def forward(self, inputs, device):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        by_ndim, general, _ = KINDS[self.kind]
+        function = by_ndim.get(len(self.x_shape) - 2, general)
+        options = self._function_options()
+        # Bit for bit only on deterministic cuDNN engines: others may sum in another order.
+        deterministic = self.kind == "deconvolution"
+        with (
+            using_config("cudnn_deterministic", True)
+            if deterministic
+            else contextlib.nullcontext()
+        ):
+            y = function(x, W, b, **options)
+            testing.assert_allclose(y, general(x, W, b, **options), atol=0, rtol=0)
+        return (y,)
+
+    def forward_expected(self, inputs):
+        x, W = inputs[:2]
+        b = inputs[2] if len(inputs) == 3 else None
+        nd = x.ndim - 2
+        geometry = [_tuple(v, nd) for v in (self.stride, self.pad, self.dilate)]
+        if self.kind == "convolution":
+            y = _convolution_loop(x, W, b, *geometry, self.groups, self.cover_all)
+        else:
+            outsize = None if self.outsize is None else _tuple(self.outsize, nd)
+            y = _deconvolution_loop(x, W, b, *geometry, self.groups, outsize)
+        return (y.astype(self.dtype),)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "options"),
+    [
+        ((2, 3, 7), (2, 3, 3), {"stride": 2, "cover_all": True}),
+        ((1, 2, 5, 4, 6), (3, 2, 2, 3, 2), {"stride": (2, 1, 3), "pad": (1, 0, 1)}),
+        ((1, 4, 5, 4, 6), (2, 2, 2, 2, 2), {"dilate": 2, "groups": 2, "cover_all": True}),
+    ],
+)
+def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options):
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(-1, 1, x_shape)
+    W = rng.uniform(-1, 1, w_shape)
+    y = convolution_nd(x, W, **options).array
+    gy = rng.uniform(-1, 1, y.shape)
+    deconv_options = {k: v for k, v in options.items() if k != "cover_all"}
+    gx = deconvolution_nd(gy, W, outsize=x_shape[2:], **deconv_options).array
+    testing.assert_allclose((y * gy).sum(), (x * gx).sum(), atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("function", "x_shape", "w_shape", "label", "expect"),
+    [
+        (convolution_1d, (2, 3, 4, 4), (1, 3, 2), "Convolution1D", "x.ndim == 3"),
+        (convolution_1d, (2, 3, 4), (1, 3, 2, 2), "Convolution1D", "W.ndim == 3"),
+        (convolution_3d, (2, 3, 4, 4), (1, 3, 2, 2), "Convolution3D", "x.ndim == 5"),
+        (convolution_nd, (2, 3), (1, 3), "ConvolutionND", "x.ndim == 3"),
+        (convolution_nd, (2, 3, 4, 4, 4), (1, 3, 2, 2), "ConvolutionND", "W.ndim == 5"),
+        (convolution_nd, (2, 3, 4), (1, 2, 2), "ConvolutionND", "x.shape[1] == W.shape[1] * 1"),
+        (convolution_nd, (2, 3, 4), (1, 3, 5), "ConvolutionND", "a positive output size"),
+        (deconvolution_1d, (2, 3, 4, 4), (3, 1, 2), "Deconvolution1D", "x.ndim == 3"),
+        (deconvolution_3d, (2, 3, 4, 4, 4), (3, 1, 2, 2), "Deconvolution3D", "W.ndim == 5"),
+        (deconvolution_nd, (2, 3, 4), (2, 1, 2), "DeconvolutionND", "x.shape[1] == W.shape[0]"),
+    ],
+)
+def test_bad_shapes(function, x_shape, w_shape, label, expect):
+    with pytest.raises(InvalidType) as info:
+        function(numpy.ones(x_shape, numpy.float32), numpy.ones(w_shape, numpy.float32))
+    message = str(info.value)
+    assert label in message and expect in message
+
+
+@pytest.mark.parametrize(
+    ("function", "kwargs", "error", "message"),
+    [
+        (
+            convolution_nd,
+            {"stride": (1, 1)},
+            ValueError,
+            "convolution_nd: stride must be an int or a sequence of 3 ints",
+        ),
+        (
+            convolution_nd,
+            {"pad": (0, -1, 0)},
+            ValueError,
+            "convolution_nd: pad must be >= 0, got (0, -1, 0)",
+        ),
+        (
+            convolution_3d,
+            {"dilate": "2"},
+            TypeError,
+            "convolution_3d: dilate must be an int or a sequence of ints",
+        ),
+        (
+            convolution_3d,
+            {"groups": -2},
+            ValueError,
+            "convolution_3d: groups must be >= 1, got -2",
+        ),
+        (
+            deconvolution_3d,
+            {"outsize": (4, 4)},
+            ValueError,
+            "deconvolution_3d: outsize must be an int or a sequence of 3 ints",
+        ),
+        (
+            deconvolution_nd,
+            {"dilate": (1, 0, 1)},
+            ValueError,
+            "deconvolution_nd: dilate must be >= 1",
+        ),
+    ],
+)
+def test_bad_options(function, kwargs, error, message):
+    x = numpy.ones((1, 2, 3, 3, 3), numpy.float32)
+    W = numpy.ones((2, 2, 2, 2, 2), numpy.float32)
+    with pytest.raises(error, match=re.escape(message)):
+        function(x, W, **kwargs)
+
+
+def test_convolution_1d_option_length():
+    x = numpy.ones((1, 2, 5), numpy.float32)
+    with pytest.raises(
+        ValueError,
+        match=re.escape("convolution_1d: stride must be an int or a sequence of 1 ints"),
+    ):
+        convolution_1d(x, numpy.ones((1, 2, 2), numpy.float32), stride=(1, 1))
+    y = convolution_1d(x, numpy.ones((1, 2, 2), numpy.float32), stride=(2,), pad=[1])
+    testing.assert_allclose(y, numpy.array([[[2.0, 4.0, 4.0]]]), atol=0, rtol=0)
