@@ -5,11 +5,21 @@ trainer (an updater holding one optimizer under ``'main'``) and the drivers
 that run an extension on it, with and without a snapshot in the middle. It is
 a fixture rather than a helper module because the tests run with
 ``--import-mode=importlib``, which puts no test folder on ``sys.path``.
+
+``make_trainer`` builds, for the tests of the trainer extensions, a
+:class:`~dbr.training.trainer.Trainer` that fits a three-input linear
+regression with SGD on eight fixed samples.
 """
 
+import numpy as np
 import pytest
 
+from dbr.core import Chain, Parameter, ops, report
 from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.optimizers.sgd import SGD
+from dbr.training.trainer import Trainer
+from dbr.training.updaters.standard_updater import StandardUpdater
 
 
 class FakeOptimizer:
@@ -96,3 +106,43 @@ class ShiftDriver:
 def shift():
     """The :class:`ShiftDriver` that the shift-extension tests run their extension with."""
     return ShiftDriver
+
+
+class Regression(Chain):
+    """``y = x W + b`` with a mean squared loss; reports ``loss``, ``correct`` and ``total``."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.W = Parameter(np.array([[0.5], [-1.0], [0.0]], np.float32))
+            self.b = Parameter(np.zeros((1,), np.float32))
+
+    def forward(self, x, t):
+        """Return the mean squared error of ``x W + b`` against ``t``."""
+        y = ops.matmul(x, self.W) + ops.broadcast_to(self.b, (x.shape[0], 1))
+        loss = ops.sum((y - t) ** 2) / x.shape[0]
+        report({"loss": loss, "correct": int(x.shape[0]) - 1, "total": int(x.shape[0])}, self)
+        return loss
+
+
+class RegressionTrainer:
+    """Builds a trainer of a fresh :class:`Regression` on eight fixed samples."""
+
+    Model = Regression
+    _rng = np.random.RandomState(2)
+    X = _rng.randn(8, 3).astype(np.float32)
+    T = _rng.randn(8, 1).astype(np.float32)
+
+    def __call__(self, tmp_path, stop=(2, "epoch"), lr=0.01, batch=4):
+        """Return a trainer writing to ``tmp_path`` that stops at ``stop``, and its model."""
+        model = Regression()
+        optimizer = SGD(lr=lr).setup(model)
+        iterator = SerialIterator(TupleDataset(self.X, self.T), batch, shuffle=False)
+        updater = StandardUpdater(iterator, optimizer)
+        return Trainer(updater, stop, out=str(tmp_path)), model
+
+
+@pytest.fixture
+def make_trainer():
+    """A :class:`RegressionTrainer`: ``make_trainer(tmp_path, stop)`` gives a trainer and model."""
+    return RegressionTrainer()

@@ -1,45 +1,13 @@
-import numpy as np
+import os
+
 import pytest
 
-from dbr.core import Chain, Parameter, config, ops, report
-from dbr.datasets import SerialIterator, TupleDataset
-from dbr.training.optimizers.sgd import SGD
-from dbr.training.trainer import Trainer
-from dbr.training.updaters.standard_updater import StandardUpdater
-
-RNG = np.random.RandomState(2)
-X = RNG.randn(8, 3).astype(np.float32)
-T = RNG.randn(8, 1).astype(np.float32)
+from dbr.core import config
+from dbr.core.computational_graph import build_computational_graph
+from dbr.training.extensions.computational_graph import DumpGraph, dump_graph
 
 
-class Regression(Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [0.0]], np.float32))
-            self.b = Parameter(np.zeros((1,), np.float32))
-
-    def forward(self, x, t):
-        y = ops.matmul(x, self.W) + ops.broadcast_to(self.b, (x.shape[0], 1))
-        loss = ops.sum((y - t) ** 2) / x.shape[0]
-        report({"loss": loss, "correct": int(x.shape[0]) - 1, "total": int(x.shape[0])}, self)
-        return loss
-
-
-def make_trainer(tmp_path, stop=(2, "epoch"), lr=0.01, batch=4):
-    model = Regression()
-    optimizer = SGD(lr=lr).setup(model)
-    updater = StandardUpdater(SerialIterator(TupleDataset(X, T), batch, shuffle=False), optimizer)
-    return Trainer(updater, stop, out=str(tmp_path)), model
-
-
-import os  # noqa: E402
-
-from dbr.core.computational_graph import build_computational_graph  # noqa: E402
-from dbr.training.extensions.computational_graph import DumpGraph, dump_graph  # noqa: E402
-
-
-def test_dumps_the_first_iteration_graph(tmp_path, monkeypatch):
+def test_dumps_the_first_iteration_graph(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setenv("PATH", "")  # no Graphviz: only the DOT file
     trainer, model = make_trainer(tmp_path, stop=(3, "iteration"))
     flags = []
@@ -64,7 +32,7 @@ def test_dumps_the_first_iteration_graph(tmp_path, monkeypatch):
     assert losses[1].creator is None
 
 
-def test_alias_filename_and_errors(tmp_path, monkeypatch):
+def test_alias_filename_and_errors(tmp_path, monkeypatch, make_trainer):
     monkeypatch.setenv("PATH", "")
     assert dump_graph is DumpGraph
     trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))

@@ -1,39 +1,7 @@
 import numpy as np
 import pytest
 
-from dbr.core import Chain, Parameter, ops, report
-from dbr.datasets import SerialIterator, TupleDataset
-from dbr.training.optimizers.sgd import SGD
-from dbr.training.trainer import Trainer
-from dbr.training.updaters.standard_updater import StandardUpdater
-
-RNG = np.random.RandomState(2)
-X = RNG.randn(8, 3).astype(np.float32)
-T = RNG.randn(8, 1).astype(np.float32)
-
-
-class Regression(Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [0.0]], np.float32))
-            self.b = Parameter(np.zeros((1,), np.float32))
-
-    def forward(self, x, t):
-        y = ops.matmul(x, self.W) + ops.broadcast_to(self.b, (x.shape[0], 1))
-        loss = ops.sum((y - t) ** 2) / x.shape[0]
-        report({"loss": loss, "correct": int(x.shape[0]) - 1, "total": int(x.shape[0])}, self)
-        return loss
-
-
-def make_trainer(tmp_path, stop=(2, "epoch"), lr=0.01, batch=4):
-    model = Regression()
-    optimizer = SGD(lr=lr).setup(model)
-    updater = StandardUpdater(SerialIterator(TupleDataset(X, T), batch, shuffle=False), optimizer)
-    return Trainer(updater, stop, out=str(tmp_path)), model
-
-
-from dbr.training.extensions.parameter_statistics import ParameterStatistics  # noqa: E402
+from dbr.training.extensions.parameter_statistics import ParameterStatistics
 
 PERCENTILES = (0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87)
 
@@ -52,7 +20,7 @@ def reference_stats(array):
     return stats
 
 
-def test_keys_and_values_over_an_interval(tmp_path):
+def test_keys_and_values_over_an_interval(tmp_path, make_trainer):
     trainer, model = make_trainer(tmp_path, stop=(4, "iteration"))
     snapshots = []
     trainer.extend(
@@ -86,7 +54,7 @@ def test_keys_and_values_over_an_interval(tmp_path):
             assert float(observed[key]) == pytest.approx(value, rel=1e-5, abs=1e-7), key
 
 
-def test_options_custom_statistics_and_nan(tmp_path):
+def test_options_custom_statistics_and_nan(tmp_path, make_trainer):
     trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))
     model.name = "model"
     ext = ParameterStatistics(
@@ -112,10 +80,10 @@ def test_options_custom_statistics_and_nan(tmp_path):
     assert np.isnan(observed["model/b/data/absmax"]) and np.isnan(observed["model/b/data/first"])
 
 
-def test_bad_arguments():
+def test_bad_arguments(make_trainer):
     with pytest.raises(TypeError, match="ParameterStatistics: expected links to be a Link"):
         ParameterStatistics("model")
     with pytest.raises(ValueError, match="statistics to be a dict, 'default' or None, got 'all'"):
-        ParameterStatistics(Regression(), statistics="all")
+        ParameterStatistics(make_trainer.Model(), statistics="all")
     with pytest.raises(TypeError, match="statistic 'x' must be callable"):
-        ParameterStatistics(Regression(), statistics={"x": 1})
+        ParameterStatistics(make_trainer.Model(), statistics={"x": 1})
