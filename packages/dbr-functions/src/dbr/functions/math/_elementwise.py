@@ -1,4 +1,9 @@
-"""The base node of the elementwise functions of one floating input that apply one ufunc."""
+"""The base nodes of the elementwise functions of one floating input.
+
+:class:`UnaryElementwise` applies one ufunc; :class:`UnaryGrad` is the
+first-order gradient node of such a function, computed from arrays in one
+pass and itself differentiable.
+"""
 
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
@@ -15,17 +20,24 @@ class UnaryElementwise(FunctionNode):
 
     A subclass sets ``ufunc`` (the name of the NumPy/CuPy ufunc), sets
     ``retains_output`` when its backward reads ``y`` rather than ``x``, and
-    writes its own ``backward``.
+    either names its gradient node in ``grad`` (a :class:`UnaryGrad` class,
+    applied to the retained array and ``gy``) or writes its own ``backward``.
     """
 
     ufunc = None
     retains_output = False
+    grad = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         # Chosen once per class so that forward, a hot path, does not branch on it.
         cls._retain = (
             FunctionNode.retain_outputs if cls.retains_output else FunctionNode.retain_inputs
+        )
+        cls._retained = (
+            FunctionNode.get_retained_outputs
+            if cls.retains_output
+            else FunctionNode.get_retained_inputs
         )
 
     def check_type_forward(self, in_types):
@@ -35,3 +47,35 @@ class UnaryElementwise(FunctionNode):
         self._retain((0,))
         x = inputs[0]
         return (force_array(getattr(backend.get_array_module(x), self.ufunc)(x)),)
+
+    def backward(self, indexes, grad_outputs):
+        return self.grad().apply((self._retained()[0], grad_outputs[0]))
+
+
+class UnaryGrad(FunctionNode):
+    """``gx = gy * f'(z)`` of an elementwise ``f``, from ``z`` (its input or output) and ``gy``.
+
+    A subclass writes ``gradient(xp, z, gy)``, the array ``gx``, and
+    ``grad_of_input(z, gy, ggx)``, the gradient with respect to ``z`` as a
+    Variable built from dbr functions. ``gx`` is linear in ``gy``, so the
+    gradient with respect to ``gy`` is this node again, applied to ``(z, ggx)``.
+    """
+
+    def again(self):
+        """A node of the same kind and parameters as this one."""
+        return type(self)()
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        z, gy = inputs
+        return (self.gradient(backend.get_array_module(z), z, gy),)
+
+    def backward(self, indexes, grad_outputs):
+        z, gy = self.get_retained_inputs()
+        ggx = grad_outputs[0]
+        return tuple(
+            [
+                self.grad_of_input(z, gy, ggx) if i == 0 else self.again().apply((z, ggx))[0]
+                for i in indexes
+            ]
+        )

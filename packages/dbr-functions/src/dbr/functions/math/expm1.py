@@ -1,8 +1,19 @@
 """expm1: ``exp(x) - 1``, accurate for small ``x``."""
 
-from dbr.core import FunctionNode
 from dbr.core.utils import force_array, force_type
-from dbr.functions.math._elementwise import UnaryElementwise
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+
+
+class Expm1Grad(UnaryGrad):
+    """``gy * (y + 1)`` with ``y = expm1(x)``: the gradient of :func:`expm1`."""
+
+    def gradient(self, xp, y, gy):
+        gx = force_array(y + force_type(y.dtype, 1))
+        gx *= gy
+        return gx
+
+    def grad_of_input(self, y, gy, ggx):
+        return ggx * gy
 
 
 class Expm1(UnaryElementwise):
@@ -10,26 +21,7 @@ class Expm1(UnaryElementwise):
 
     ufunc = "expm1"
     retains_output = True
-
-    def backward(self, indexes, grad_outputs):
-        y = self.get_retained_outputs()[0]
-        return Expm1Grad().apply((y, grad_outputs[0]))
-
-
-class Expm1Grad(FunctionNode):
-    """``gy * (y + 1)`` with ``y = expm1(x)``: the gradient of :func:`expm1`."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
-        gx = force_array(y + force_type(y.dtype, 1))
-        gx *= gy
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        return tuple([ggx * gy if i == 0 else Expm1Grad().apply((y, ggx))[0] for i in indexes])
+    grad = Expm1Grad
 
 
 def expm1(x):

@@ -1,41 +1,27 @@
 """log1p: ``log(1 + x)``, accurate for small ``x``."""
 
-from dbr.core import FunctionNode, backend
 from dbr.core.utils import force_array, force_type
-from dbr.functions.math._elementwise import UnaryElementwise
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+
+
+class Log1pGrad(UnaryGrad):
+    """``gy / (1 + x)``: the gradient of :func:`log1p`, itself differentiable."""
+
+    def gradient(self, xp, x, gy):
+        gx = force_array(x + force_type(x.dtype, 1))
+        xp.divide(gy, gx, out=gx)
+        return gx
+
+    def grad_of_input(self, x, gy, ggx):
+        w = x + 1.0
+        return -ggx * gy / (w * w)
 
 
 class Log1p(UnaryElementwise):
     """Elementwise ``log(1 + x)``."""
 
     ufunc = "log1p"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return Log1pGrad().apply((x, grad_outputs[0]))
-
-
-class Log1pGrad(FunctionNode):
-    """``gy / (1 + x)``: the gradient of :func:`log1p`, itself differentiable."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
-        gx = force_array(x + force_type(x.dtype, 1))
-        backend.get_array_module(x).divide(gy, gx, out=gx)
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                w = x + 1.0
-                ret.append(-ggx * gy / (w * w))
-            else:
-                ret.append(Log1pGrad().apply((x, ggx))[0])
-        return tuple(ret)
+    grad = Log1pGrad
 
 
 def log1p(x):

@@ -2,7 +2,19 @@
 
 from dbr.core import FunctionNode, backend
 from dbr.core.utils import force_array, force_type
-from dbr.functions.math._elementwise import UnaryElementwise, check_float_input
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad, check_float_input
+
+
+class SqrtGrad(UnaryGrad):
+    """``gy / (2 y)`` with ``y = sqrt(x)``: the gradient of :func:`sqrt`."""
+
+    def gradient(self, xp, y, gy):
+        gx = force_array(y + y)
+        xp.divide(gy, gx, out=gx)
+        return gx
+
+    def grad_of_input(self, y, gy, ggx):
+        return -0.5 * ggx * gy / (y * y)
 
 
 class Sqrt(UnaryElementwise):
@@ -10,32 +22,7 @@ class Sqrt(UnaryElementwise):
 
     ufunc = "sqrt"
     retains_output = True
-
-    def backward(self, indexes, grad_outputs):
-        y = self.get_retained_outputs()[0]
-        return SqrtGrad().apply((y, grad_outputs[0]))
-
-
-class SqrtGrad(FunctionNode):
-    """``gy / (2 y)`` with ``y = sqrt(x)``: the gradient of :func:`sqrt`."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
-        gx = force_array(y + y)
-        backend.get_array_module(y).divide(gy, gx, out=gx)
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(-0.5 * ggx * gy / (y * y))
-            else:
-                ret.append(SqrtGrad().apply((y, ggx))[0])
-        return tuple(ret)
+    grad = SqrtGrad
 
 
 def sqrt(x):
@@ -76,28 +63,18 @@ class Rsqrt(FunctionNode):
         return RsqrtGrad().apply((y, grad_outputs[0]))
 
 
-class RsqrtGrad(FunctionNode):
+class RsqrtGrad(UnaryGrad):
     """``-gy * y**3 / 2`` with ``y = 1 / sqrt(x)``: the gradient of :func:`rsqrt`."""
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
+    def gradient(self, xp, y, gy):
         gx = force_array(y * y)
         gx *= y
         gx *= gy
         gx *= force_type(gx.dtype, -0.5)
-        return (gx,)
+        return gx
 
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(-1.5 * ggx * gy * y * y)
-            else:
-                ret.append(RsqrtGrad().apply((y, ggx))[0])
-        return tuple(ret)
+    def grad_of_input(self, y, gy, ggx):
+        return -1.5 * ggx * gy * y * y
 
 
 def rsqrt(x):

@@ -2,7 +2,7 @@
 
 from dbr.core import FunctionNode
 from dbr.core.utils import force_array
-from dbr.functions.math._elementwise import check_float_input
+from dbr.functions.math._elementwise import UnaryGrad, check_float_input
 
 
 class Square(FunctionNode):
@@ -21,22 +21,16 @@ class Square(FunctionNode):
         return SquareGrad().apply((x, grad_outputs[0]))
 
 
-class SquareGrad(FunctionNode):
+class SquareGrad(UnaryGrad):
     """``2 * x * gy``: the gradient of :func:`square`, itself differentiable."""
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
+    def gradient(self, xp, x, gy):
         gx = force_array(x * gy)
         gx += gx
-        return (gx,)
+        return gx
 
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        return tuple(
-            [2.0 * ggx * gy if i == 0 else SquareGrad().apply((x, ggx))[0] for i in indexes]
-        )
+    def grad_of_input(self, x, gy, ggx):
+        return 2.0 * ggx * gy
 
 
 def square(x):

@@ -5,38 +5,31 @@ one pass; the grad node's own backward is written with dbr functions, so
 every function here is differentiable any number of times.
 """
 
+import functools
+
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.ops import sum_to
 from dbr.core.utils import force_array, force_type
-from dbr.functions.math._elementwise import UnaryElementwise
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+
+
+class SinGrad(UnaryGrad):
+    """``gy * cos(x)``: the gradient of :func:`sin`, itself differentiable."""
+
+    def gradient(self, xp, x, gy):
+        gx = force_array(xp.cos(x))
+        gx *= gy
+        return gx
+
+    def grad_of_input(self, x, gy, ggx):
+        return -ggx * gy * sin(x)
 
 
 class Sin(UnaryElementwise):
     """Elementwise ``sin(x)``."""
 
     ufunc = "sin"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return SinGrad().apply((x, grad_outputs[0]))
-
-
-class SinGrad(FunctionNode):
-    """``gy * cos(x)``: the gradient of :func:`sin`, itself differentiable."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
-        gx = force_array(backend.get_array_module(x).cos(x))
-        gx *= gy
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        return tuple(
-            [-ggx * gy * sin(x) if i == 0 else SinGrad().apply((x, ggx))[0] for i in indexes]
-        )
+    grad = SinGrad
 
 
 def sin(x):
@@ -56,34 +49,24 @@ def sin(x):
     return Sin().apply((x,))[0]
 
 
+class CosGrad(UnaryGrad):
+    """``-gy * sin(x)``: the gradient of :func:`cos`, itself differentiable."""
+
+    def gradient(self, xp, x, gy):
+        gx = force_array(xp.sin(x))
+        xp.negative(gx, out=gx)
+        gx *= gy
+        return gx
+
+    def grad_of_input(self, x, gy, ggx):
+        return -ggx * gy * cos(x)
+
+
 class Cos(UnaryElementwise):
     """Elementwise ``cos(x)``."""
 
     ufunc = "cos"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return CosGrad().apply((x, grad_outputs[0]))
-
-
-class CosGrad(FunctionNode):
-    """``-gy * sin(x)``: the gradient of :func:`cos`, itself differentiable."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
-        xp = backend.get_array_module(x)
-        gx = force_array(xp.sin(x))
-        xp.negative(gx, out=gx)
-        gx *= gy
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        return tuple(
-            [-ggx * gy * cos(x) if i == 0 else CosGrad().apply((x, ggx))[0] for i in indexes]
-        )
+    grad = CosGrad
 
 
 def cos(x):
@@ -102,34 +85,25 @@ def cos(x):
     return Cos().apply((x,))[0]
 
 
+class TanGrad(UnaryGrad):
+    """``gy * (1 + y**2)`` with ``y = tan(x)``: the gradient of :func:`tan`."""
+
+    def gradient(self, xp, y, gy):
+        gx = force_array(y * y)
+        gx += force_type(gx.dtype, 1)
+        gx *= gy
+        return gx
+
+    def grad_of_input(self, y, gy, ggx):
+        return 2.0 * ggx * gy * y
+
+
 class Tan(UnaryElementwise):
     """Elementwise ``tan(x)``; backward uses the output (``1 + y**2``)."""
 
     ufunc = "tan"
     retains_output = True
-
-    def backward(self, indexes, grad_outputs):
-        y = self.get_retained_outputs()[0]
-        return TanGrad().apply((y, grad_outputs[0]))
-
-
-class TanGrad(FunctionNode):
-    """``gy * (1 + y**2)`` with ``y = tan(x)``: the gradient of :func:`tan`."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
-        gx = force_array(y * y)
-        gx += force_type(gx.dtype, 1)
-        gx *= gy
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        return tuple(
-            [2.0 * ggx * gy * y if i == 0 else TanGrad().apply((y, ggx))[0] for i in indexes]
-        )
+    grad = TanGrad
 
 
 def tan(x):
@@ -148,55 +122,41 @@ def tan(x):
     return Tan().apply((x,))[0]
 
 
-class Arcsin(UnaryElementwise):
-    """Elementwise ``arcsin(x)``."""
-
-    ufunc = "arcsin"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return ArcsinGrad(1).apply((x, grad_outputs[0]))
-
-
-class Arccos(UnaryElementwise):
-    """Elementwise ``arccos(x)``."""
-
-    ufunc = "arccos"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return ArcsinGrad(-1).apply((x, grad_outputs[0]))
-
-
-class ArcsinGrad(FunctionNode):
+class ArcsinGrad(UnaryGrad):
     """``sign * gy / sqrt(1 - x**2)``: the gradient of arcsin (``sign=1``) or arccos (``-1``)."""
 
     def __init__(self, sign):
         self.sign = sign
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
-        xp = backend.get_array_module(x)
+    def again(self):
+        return ArcsinGrad(self.sign)
+
+    def gradient(self, xp, x, gy):
         gx = force_array(x * x)
         xp.subtract(force_type(gx.dtype, 1), gx, out=gx)
         xp.sqrt(gx, out=gx)
         if self.sign < 0:
             xp.negative(gx, out=gx)
         xp.divide(gy, gx, out=gx)
-        return (gx,)
+        return gx
 
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                g = ggx * gy * x * (1.0 - x * x) ** -1.5
-                ret.append(g if self.sign > 0 else -g)
-            else:
-                ret.append(ArcsinGrad(self.sign).apply((x, ggx))[0])
-        return tuple(ret)
+    def grad_of_input(self, x, gy, ggx):
+        g = ggx * gy * x * (1.0 - x * x) ** -1.5
+        return g if self.sign > 0 else -g
+
+
+class Arcsin(UnaryElementwise):
+    """Elementwise ``arcsin(x)``."""
+
+    ufunc = "arcsin"
+    grad = functools.partial(ArcsinGrad, 1)
+
+
+class Arccos(UnaryElementwise):
+    """Elementwise ``arccos(x)``."""
+
+    ufunc = "arccos"
+    grad = functools.partial(ArcsinGrad, -1)
 
 
 def arcsin(x):
@@ -231,38 +191,25 @@ def arccos(x):
     return Arccos().apply((x,))[0]
 
 
+class ArctanGrad(UnaryGrad):
+    """``gy / (1 + x**2)``: the gradient of :func:`arctan`, itself differentiable."""
+
+    def gradient(self, xp, x, gy):
+        gx = force_array(x * x)
+        gx += force_type(gx.dtype, 1)
+        xp.divide(gy, gx, out=gx)
+        return gx
+
+    def grad_of_input(self, x, gy, ggx):
+        w = 1.0 + x * x
+        return -2.0 * ggx * gy * x / (w * w)
+
+
 class Arctan(UnaryElementwise):
     """Elementwise ``arctan(x)``."""
 
     ufunc = "arctan"
-
-    def backward(self, indexes, grad_outputs):
-        x = self.get_retained_inputs()[0]
-        return ArctanGrad().apply((x, grad_outputs[0]))
-
-
-class ArctanGrad(FunctionNode):
-    """``gy / (1 + x**2)``: the gradient of :func:`arctan`, itself differentiable."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, gy = inputs
-        gx = force_array(x * x)
-        gx += force_type(gx.dtype, 1)
-        backend.get_array_module(x).divide(gy, gx, out=gx)
-        return (gx,)
-
-    def backward(self, indexes, grad_outputs):
-        x, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                w = 1.0 + x * x
-                ret.append(-2.0 * ggx * gy * x / (w * w))
-            else:
-                ret.append(ArctanGrad().apply((x, ggx))[0])
-        return tuple(ret)
+    grad = ArctanGrad
 
 
 def arctan(x):
