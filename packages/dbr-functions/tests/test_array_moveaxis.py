@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -45,24 +44,16 @@ class TestMoveaxis(FunctionTestCase):
         # expected_order lists, for each output axis, the input axis it comes from.
         return (inputs[0].transpose(self.expected_order),)
 
+    function = staticmethod(moveaxis)
 
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        moveaxis(x, 2, 0)
-    assert "Moveaxis" in str(info.value) and "x.ndim > 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        moveaxis(x, 0, -3)
-    assert "-x.ndim <= -3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        moveaxis(x, (0, -2), (0, 1))
-    assert "distinct axes in source (0, -2)" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        moveaxis(x, (0, 1), (1, 1))
-    assert "distinct axes in destination (1, 1)" in str(info.value)
-    with pytest.raises(ValueError, match="moveaxis: expected source and destination to have"):
-        moveaxis(x, (0, 1), 0)
-    with pytest.raises(TypeError, match="moveaxis: expected source to be an int or a tuple"):
-        moveaxis(x, "0", 1)
-    with pytest.raises(TypeError, match="moveaxis: expected destination to be an int or a tu"):
-        moveaxis(x, 0, 1.0)
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        return [
+            ((x, 2, 0), InvalidType, ("Moveaxis", "x.ndim > 2")),
+            ((x, 0, -3), InvalidType, "-x.ndim <= -3"),
+            ((x, (0, -2), (0, 1)), InvalidType, "distinct axes in source (0, -2)"),
+            ((x, (0, 1), (1, 1)), InvalidType, "distinct axes in destination (1, 1)"),
+            ((x, (0, 1), 0), ValueError, "moveaxis: expected source and destination to have"),
+            ((x, "0", 1), TypeError, "moveaxis: expected source to be an int or a tuple"),
+            ((x, 0, 1.0), TypeError, "moveaxis: expected destination to be an int or a tu"),
+        ]

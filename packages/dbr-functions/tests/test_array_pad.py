@@ -74,6 +74,51 @@ class TestPad(FunctionTestCase):
     def forward_expected(self, inputs):
         return (reference_pad(inputs[0], self.pairs, self.mode),)
 
+    function = staticmethod(pad)
+
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        return [
+            (
+                (numpy.zeros((2, 3), numpy.int32), 1, "constant"),
+                InvalidType,
+                ("Pad", "x.dtype.kind == 'f'"),
+            ),
+            ((numpy.zeros((0, 3), numpy.float32), 1, "edge"), InvalidType, "x.shape[0] > 0"),
+            ((x, 1, "mean"), ValueError, "pad: expected mode to be one of"),
+            (
+                (x, (1, 2, 3), "constant"),
+                ValueError,
+                "pad: expected pad_width to be broadcastable to",
+            ),
+            ((x, -1, "constant"), ValueError, "pad: expected pad_width to be non-negative"),
+            ((x, 1.5, "constant"), TypeError, "pad: expected pad_width to hold ints"),
+            (
+                (x, 1, "constant"),
+                {"constant_values": (1, 2, 3)},
+                ValueError,
+                "pad: expected constant_values to be broadcastable",
+            ),
+            (
+                (x, 1, "edge"),
+                {"constant_values": 1},
+                TypeError,
+                "pad: unexpected keyword argument 'constant_values'",
+            ),
+            (
+                (x, 1, "constant"),
+                {"reflect_type": "even"},
+                TypeError,
+                "pad: unexpected keyword argument 'reflect_type'",
+            ),
+            (
+                (x, 1, "reflect"),
+                {"reflect_type": "odd"},
+                ValueError,
+                "pad: expected reflect_type to be 'even'",
+            ),
+        ]
+
 
 @testing.parameterize(
     *testing.product({"constant_values": [1.5, ((1, 2), (3, 4))], "dtype": FLOATS})
@@ -111,32 +156,6 @@ def test_copying_mode_gradient_adds_every_copy():
     y.backward(enable_double_backprop=True)
     numpy.testing.assert_array_equal(x.grad, [1 + 2 + 4, 8, 16 + 32])
     assert isinstance(x.grad_var.creator, PadGrad)
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        pad(numpy.zeros((2, 3), numpy.int32), 1, "constant")
-    assert "Pad" in str(info.value) and "x.dtype.kind == 'f'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        pad(numpy.zeros((0, 3), numpy.float32), 1, "edge")
-    assert "x.shape[0] > 0" in str(info.value)
-    with pytest.raises(ValueError, match="pad: expected mode to be one of"):
-        pad(x, 1, "mean")
-    with pytest.raises(ValueError, match=r"pad: expected pad_width to be broadcastable to"):
-        pad(x, (1, 2, 3), "constant")
-    with pytest.raises(ValueError, match="pad: expected pad_width to be non-negative"):
-        pad(x, -1, "constant")
-    with pytest.raises(TypeError, match="pad: expected pad_width to hold ints"):
-        pad(x, 1.5, "constant")
-    with pytest.raises(ValueError, match="pad: expected constant_values to be broadcastable"):
-        pad(x, 1, "constant", constant_values=(1, 2, 3))
-    with pytest.raises(TypeError, match="pad: unexpected keyword argument 'constant_values'"):
-        pad(x, 1, "edge", constant_values=1)
-    with pytest.raises(TypeError, match="pad: unexpected keyword argument 'reflect_type'"):
-        pad(x, 1, "constant", reflect_type="even")
-    with pytest.raises(ValueError, match="pad: expected reflect_type to be 'even'"):
-        pad(x, 1, "reflect", reflect_type="odd")
 
 
 @pytest.mark.parametrize("mode", ["edge", "wrap", "symmetric", "reflect"])

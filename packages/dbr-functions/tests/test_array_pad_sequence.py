@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -44,6 +43,49 @@ class TestPadSequence(FunctionTestCase):
                 y[i, t] = x[t] if t < len(x) else self.padding
         return (y,)
 
+    function = staticmethod(pad_sequence)
+
+    def bad_inputs(self):
+        f32 = numpy.float32
+        return [
+            (
+                ([numpy.zeros(3, f32)],),
+                {"length": 2},
+                InvalidType,
+                ("PadSequence", "xs[0].shape[0] <= 2"),
+            ),
+            (
+                ([numpy.zeros((3, 2), f32), numpy.zeros((1, 3), f32)],),
+                InvalidType,
+                "xs[1].shape[1:] == xs[0].shape[1:]",
+            ),
+            (
+                ([numpy.zeros(3, f32), numpy.zeros(1, numpy.float64)],),
+                InvalidType,
+                "xs[1].dtype == xs[0].dtype",
+            ),
+            (([numpy.zeros((), f32)],), InvalidType, "xs[0].ndim > 0"),
+            (([],), InvalidType, "in_types.size() > 0"),
+            (
+                ([numpy.zeros(3, f32)],),
+                {"length": 3.0},
+                TypeError,
+                "pad_sequence: expected length to be None or an int",
+            ),
+            (
+                ([numpy.zeros(3, f32)],),
+                {"length": -1},
+                ValueError,
+                "pad_sequence: expected length >= 0, got -1",
+            ),
+            (
+                ([numpy.zeros(3, f32)],),
+                {"padding": None},
+                TypeError,
+                "pad_sequence: expected padding to be a number",
+            ),
+        ]
+
 
 def test_gradient_drops_the_padding():
     xs = [Variable(numpy.zeros(n, numpy.float32)) for n in (2, 1)]
@@ -58,28 +100,3 @@ def test_integer_sequences():
     y = pad_sequence([numpy.array([1, 2], numpy.int32), numpy.array([3], numpy.int32)], padding=-1)
     numpy.testing.assert_array_equal(y.array, [[1, 2], [3, -1]])
     assert y.dtype == numpy.int32
-
-
-def test_bad_input():
-    f32 = numpy.float32
-    with pytest.raises(InvalidType) as info:
-        pad_sequence([numpy.zeros(3, f32)], length=2)
-    assert "PadSequence" in str(info.value) and "xs[0].shape[0] <= 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        pad_sequence([numpy.zeros((3, 2), f32), numpy.zeros((1, 3), f32)])
-    assert "xs[1].shape[1:] == xs[0].shape[1:]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        pad_sequence([numpy.zeros(3, f32), numpy.zeros(1, numpy.float64)])
-    assert "xs[1].dtype == xs[0].dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        pad_sequence([numpy.zeros((), f32)])
-    assert "xs[0].ndim > 0" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        pad_sequence([])
-    assert "in_types.size() > 0" in str(info.value)
-    with pytest.raises(TypeError, match="pad_sequence: expected length to be None or an int"):
-        pad_sequence([numpy.zeros(3, f32)], length=3.0)
-    with pytest.raises(ValueError, match="pad_sequence: expected length >= 0, got -1"):
-        pad_sequence([numpy.zeros(3, f32)], length=-1)
-    with pytest.raises(TypeError, match="pad_sequence: expected padding to be a number"):
-        pad_sequence([numpy.zeros(3, f32)], padding=None)

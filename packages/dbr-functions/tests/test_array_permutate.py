@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -49,6 +48,42 @@ class TestPermutate(FunctionTestCase):
             y[(slice(None),) * axis + (dst,)] = x[(slice(None),) * axis + (src,)]
         return (y,)
 
+    function = staticmethod(permutate)
+
+    def bad_inputs(self):
+        x = numpy.zeros((3, 2), numpy.float32)
+        return [
+            (
+                (x, numpy.array([0, 1], numpy.int32)),
+                InvalidType,
+                ("Permutate", "x.shape[0] == indices.shape[0]"),
+            ),
+            ((x, numpy.array([0, 1, 2], numpy.float32)), InvalidType, "indices.dtype.kind == 'i'"),
+            ((x, numpy.array([[0, 1, 2]], numpy.int32)), InvalidType, "indices.ndim == 1"),
+            ((x, numpy.array([0, 1], numpy.int32)), {"axis": 2}, InvalidType, "x.ndim > 2"),
+            (
+                (x, numpy.array([0, 0, 1], numpy.int32)),
+                ValueError,
+                "permutate: expected indices to be a permutation",
+            ),
+            (
+                (x, numpy.array([0, 1, 3], numpy.int32)),
+                ValueError,
+                "permutation of range(3), got [0, 1, 3]",
+            ),
+            (
+                (x, numpy.array([-1, 0, 1], numpy.int32)),
+                ValueError,
+                "permutation of range(3), got [-1,  0,  1]",
+            ),
+            (
+                (x, numpy.array([0, 1, 2], numpy.int32)),
+                {"axis": None},
+                TypeError,
+                "permutate: expected axis to be an int",
+            ),
+        ]
+
 
 def test_indices_as_a_variable():
     x = Variable(numpy.arange(3, dtype=numpy.float32))
@@ -58,27 +93,3 @@ def test_indices_as_a_variable():
     y.grad = numpy.array([10, 20, 30], numpy.float32)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [20, 30, 10])
-
-
-def test_bad_input():
-    x = numpy.zeros((3, 2), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        permutate(x, numpy.array([0, 1], numpy.int32))
-    assert "Permutate" in str(info.value) and "x.shape[0] == indices.shape[0]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        permutate(x, numpy.array([0, 1, 2], numpy.float32))
-    assert "indices.dtype.kind == 'i'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        permutate(x, numpy.array([[0, 1, 2]], numpy.int32))
-    assert "indices.ndim == 1" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        permutate(x, numpy.array([0, 1], numpy.int32), axis=2)
-    assert "x.ndim > 2" in str(info.value)
-    with pytest.raises(ValueError, match=r"permutate: expected indices to be a permutation"):
-        permutate(x, numpy.array([0, 0, 1], numpy.int32))
-    with pytest.raises(ValueError, match=r"permutation of range\(3\), got \[0, 1, 3\]"):
-        permutate(x, numpy.array([0, 1, 3], numpy.int32))
-    with pytest.raises(ValueError, match=r"permutation of range\(3\), got \[-1,  0,  1\]"):
-        permutate(x, numpy.array([-1, 0, 1], numpy.int32))
-    with pytest.raises(TypeError, match="permutate: expected axis to be an int"):
-        permutate(x, numpy.array([0, 1, 2], numpy.int32), axis=None)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -42,6 +41,20 @@ class TestSeparate(FunctionTestCase):
         axis = self.axis % x.ndim
         return tuple([x[(slice(None),) * axis + (i,)].copy() for i in range(x.shape[axis])])
 
+    function = staticmethod(separate)
+
+    def bad_inputs(self):
+        return [
+            ((numpy.zeros((), numpy.float32),), InvalidType, ("Separate", "x.ndim > 0")),
+            ((numpy.zeros((2, 3), numpy.float32),), {"axis": -3}, InvalidType, "-x.ndim <= -3"),
+            (
+                (numpy.zeros((2, 3), numpy.float32),),
+                {"axis": None},
+                TypeError,
+                "separate: expected axis to be an int, got None",
+            ),
+        ]
+
 
 def test_default_axis_and_views():
     x = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
@@ -66,14 +79,3 @@ def test_unused_outputs_get_zero_gradients_through_stack():
     ys[2].backward(enable_double_backprop=True)
     numpy.testing.assert_array_equal(x.grad, [[0, 0], [0, 0], [5, 6]])
     assert isinstance(x.grad_var.creator, Stack)
-
-
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        separate(numpy.zeros((), numpy.float32))
-    assert "Separate" in str(info.value) and "x.ndim > 0" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        separate(numpy.zeros((2, 3), numpy.float32), axis=-3)
-    assert "-x.ndim <= -3" in str(info.value)
-    with pytest.raises(TypeError, match="separate: expected axis to be an int, got None"):
-        separate(numpy.zeros((2, 3), numpy.float32), axis=None)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -43,21 +42,25 @@ class TestSpace2Depth(FunctionTestCase):
     def forward_expected(self, inputs):
         return (_space2depth_reference(inputs[0], self.r),)
 
+    function = staticmethod(space2depth)
+
+    def bad_inputs(self):
+        return [
+            (
+                (numpy.zeros((1, 1, 3, 4), numpy.float32), 2),
+                InvalidType,
+                ("Space2Depth", "X.shape[2] % 2 == 0"),
+            ),
+            ((numpy.zeros((1, 1, 4, 3), numpy.float32), 2), InvalidType, "X.shape[3] % 2 == 0"),
+            ((numpy.zeros((1, 4, 4), numpy.float32), 2), InvalidType, "X.ndim == 4"),
+            (
+                (numpy.zeros((1, 1, 4, 4), numpy.float32), -1),
+                ValueError,
+                "space2depth: expected r >= 1, got -1",
+            ),
+        ]
+
 
 def test_inverse_of_depth2space():
     x = numpy.random.uniform(-1, 1, (2, 3, 4, 6)).astype(numpy.float32)
     testing.assert_allclose(depth2space(space2depth(x, 2), 2).array, x, atol=0, rtol=0)
-
-
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        space2depth(numpy.zeros((1, 1, 3, 4), numpy.float32), 2)
-    assert "Space2Depth" in str(info.value) and "X.shape[2] % 2 == 0" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        space2depth(numpy.zeros((1, 1, 4, 3), numpy.float32), 2)
-    assert "X.shape[3] % 2 == 0" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        space2depth(numpy.zeros((1, 4, 4), numpy.float32), 2)
-    assert "X.ndim == 4" in str(info.value)
-    with pytest.raises(ValueError, match="space2depth: expected r >= 1, got -1"):
-        space2depth(numpy.zeros((1, 1, 4, 4), numpy.float32), -1)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -73,6 +72,25 @@ class TestSpatialTransformerSampler(FunctionTestCase):
     def forward_expected(self, inputs):
         return (_sampler_reference(*inputs).astype(self.dtype),)
 
+    function = staticmethod(spatial_transformer_sampler)
+
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3, 4, 4), numpy.float32)
+        grid = numpy.zeros((2, 2, 3, 3), numpy.float32)
+        return [
+            (
+                (x, grid[:1]),
+                InvalidType,
+                ("SpatialTransformerSampler", "x.shape[0] == grid.shape[0]"),
+            ),
+            ((x, numpy.zeros((2, 3, 3, 3), numpy.float32)), InvalidType, "grid.shape[1] == 2"),
+            ((x, grid.astype(numpy.float64)), InvalidType, "grid.dtype == x.dtype"),
+            ((x[0], grid), InvalidType, "x.ndim == 4"),
+            ((numpy.zeros((2, 3, 0, 4), numpy.float32), grid), InvalidType, "x.shape[2] > 0"),
+            ((x, grid), {"use_cudnn": True}, ValueError, "use_cudnn is not supported anymore"),
+            ((x, grid), {"bar": None}, TypeError, "unexpected keyword arguments: bar"),
+        ]
+
 
 def test_identity_grid_reproduces_the_image():
     x = numpy.random.uniform(-1, 1, (2, 3, 4, 5)).astype(numpy.float32)
@@ -97,28 +115,3 @@ def test_half_a_pixel_outside_blends_with_the_zero_border():
     # u = -0.5: halfway between the zero border and the first column.
     grid = numpy.array([[[[-2.0]], [[-1.0]]]], numpy.float32)
     testing.assert_allclose(spatial_transformer_sampler(x, grid).array, 0.5, atol=1e-7, rtol=0)
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3, 4, 4), numpy.float32)
-    grid = numpy.zeros((2, 2, 3, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_sampler(x, grid[:1])
-    message = str(info.value)
-    assert "SpatialTransformerSampler" in message and "x.shape[0] == grid.shape[0]" in message
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_sampler(x, numpy.zeros((2, 3, 3, 3), numpy.float32))
-    assert "grid.shape[1] == 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_sampler(x, grid.astype(numpy.float64))
-    assert "grid.dtype == x.dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_sampler(x[0], grid)
-    assert "x.ndim == 4" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_sampler(numpy.zeros((2, 3, 0, 4), numpy.float32), grid)
-    assert "x.shape[2] > 0" in str(info.value)
-    with pytest.raises(ValueError, match="use_cudnn is not supported anymore"):
-        spatial_transformer_sampler(x, grid, use_cudnn=True)
-    with pytest.raises(TypeError, match="unexpected keyword arguments: bar"):
-        spatial_transformer_sampler(x, grid, bar=None)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -60,6 +59,43 @@ class TestSplitAxis(FunctionTestCase):
     def forward_expected(self, inputs):
         return reference_split(inputs[0], self.spec, self.axis)
 
+    function = staticmethod(split_axis)
+
+    def bad_inputs(self):
+        x = numpy.zeros((4, 3), numpy.float32)
+        return [
+            ((x, 2), {"axis": 1}, InvalidType, ("SplitAxis", "x.shape[1] % 2 == 0")),
+            ((x, [1, 4]), {"axis": 1}, InvalidType, "x.shape[1] >= 4"),
+            ((x, 2), {"axis": 2}, InvalidType, "x.ndim > 2"),
+            ((x, 2), {"axis": -3}, InvalidType, "-x.ndim <= -3"),
+            (
+                (x, 0),
+                {"axis": 0},
+                ValueError,
+                "split_axis: expected indices_or_sections to be a pos",
+            ),
+            ((x, [2, 1]), {"axis": 0}, ValueError, ("split_axis: ", " sorted, got [2, 1]")),
+            ((x, [-1]), {"axis": 0}, ValueError, ("split_axis: ", " non-negative, got [-1]")),
+            (
+                (x, 1.5),
+                {"axis": 0},
+                TypeError,
+                "split_axis: expected indices_or_sections to be an int",
+            ),
+            (
+                (x, [[1]]),
+                {"axis": 0},
+                TypeError,
+                "split_axis: expected indices_or_sections to be an int",
+            ),
+            (
+                (x, 2),
+                {"axis": None},
+                TypeError,
+                "split_axis: expected axis to be an int, got None",
+            ),
+        ]
+
 
 def test_outputs_are_views_and_tuple_by_default():
     x = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
@@ -89,31 +125,3 @@ def test_indices_as_an_array_and_of_integers():
     x = numpy.arange(5, dtype=numpy.int64)
     ys = split_axis(x, numpy.array([2, 4]), axis=0)
     assert [y.array.tolist() for y in ys] == [[0, 1], [2, 3], [4]]
-
-
-def test_bad_input():
-    x = numpy.zeros((4, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        split_axis(x, 2, axis=1)
-    assert "SplitAxis" in str(info.value) and "x.shape[1] % 2 == 0" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        split_axis(x, [1, 4], axis=1)
-    assert "x.shape[1] >= 4" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        split_axis(x, 2, axis=2)
-    assert "x.ndim > 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        split_axis(x, 2, axis=-3)
-    assert "-x.ndim <= -3" in str(info.value)
-    with pytest.raises(ValueError, match="split_axis: expected indices_or_sections to be a pos"):
-        split_axis(x, 0, axis=0)
-    with pytest.raises(ValueError, match=r"split_axis: .* sorted, got \[2, 1\]"):
-        split_axis(x, [2, 1], axis=0)
-    with pytest.raises(ValueError, match=r"split_axis: .* non-negative, got \[-1\]"):
-        split_axis(x, [-1], axis=0)
-    with pytest.raises(TypeError, match="split_axis: expected indices_or_sections to be an int"):
-        split_axis(x, 1.5, axis=0)
-    with pytest.raises(TypeError, match="split_axis: expected indices_or_sections to be an int"):
-        split_axis(x, [[1]], axis=0)
-    with pytest.raises(TypeError, match="split_axis: expected axis to be an int, got None"):
-        split_axis(x, 2, axis=None)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -50,21 +49,17 @@ class TestSqueeze(FunctionTestCase):
         shape = [n for i, n in enumerate(self.shape) if i not in removed]
         return (inputs[0].reshape(shape),)
 
+    function = staticmethod(squeeze)
+
+    def bad_inputs(self):
+        x = numpy.zeros((1, 3, 1), numpy.float32)
+        return [
+            ((x, 1), InvalidType, ("Squeeze", "x.shape[1] == 1")),
+            ((x, 3), InvalidType, "x.ndim > 3"),
+            ((x, (0, -3)), InvalidType, "distinct axes (0, -3)"),
+            ((x, 0.0), TypeError, "squeeze: expected axis to be an int or a tuple of ints"),
+        ]
+
 
 def test_squeeze_accepts_a_list_of_axes():
     assert squeeze(numpy.zeros((1, 2, 1), numpy.float32), [0, 2]).shape == (2,)
-
-
-def test_bad_input():
-    x = numpy.zeros((1, 3, 1), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        squeeze(x, 1)
-    assert "Squeeze" in str(info.value) and "x.shape[1] == 1" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        squeeze(x, 3)
-    assert "x.ndim > 3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        squeeze(x, (0, -3))
-    assert "distinct axes (0, -3)" in str(info.value)
-    with pytest.raises(TypeError, match="squeeze: expected axis to be an int or a tuple of ints"):
-        squeeze(x, 0.0)

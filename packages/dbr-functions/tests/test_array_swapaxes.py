@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase
@@ -40,14 +39,12 @@ class TestSwapaxes(FunctionTestCase):
     def forward_expected(self, inputs):
         return (inputs[0].transpose(self.expected_order),)
 
+    function = staticmethod(swapaxes)
 
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        swapaxes(x, 0, 2)
-    assert "Swapaxes" in str(info.value) and "x.ndim > 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        swapaxes(x, -3, 0)
-    assert "-x.ndim <= -3" in str(info.value)
-    with pytest.raises(TypeError, match="swapaxes: expected axis2 to be an int, got None"):
-        swapaxes(x, 0, None)
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        return [
+            ((x, 0, 2), InvalidType, ("Swapaxes", "x.ndim > 2")),
+            ((x, -3, 0), InvalidType, "-x.ndim <= -3"),
+            ((x, 0, None), TypeError, "swapaxes: expected axis2 to be an int, got None"),
+        ]

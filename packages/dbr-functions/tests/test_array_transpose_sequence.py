@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
@@ -45,6 +44,29 @@ class TestTransposeSequence(FunctionTestCase):
             ys.append(y)
         return tuple(ys)
 
+    function = staticmethod(transpose_sequence)
+
+    def bad_inputs(self):
+        f32 = numpy.float32
+        return [
+            (
+                ([numpy.zeros(1, f32), numpy.zeros(2, f32)],),
+                InvalidType,
+                ("TransposeSequence", "xs[0].shape[0] >= xs[1].shape[0]"),
+            ),
+            (
+                ([numpy.zeros((2, 3), f32), numpy.zeros((2, 2), f32)],),
+                InvalidType,
+                "xs[1].shape[1:] == xs[0].shape[1:]",
+            ),
+            (
+                ([numpy.zeros(2, f32), numpy.zeros(2, numpy.float64)],),
+                InvalidType,
+                "xs[1].dtype == xs[0].dtype",
+            ),
+            (([numpy.zeros((), f32)],), InvalidType, "xs[0].ndim >= 1"),
+        ]
+
 
 def test_transposing_twice_gives_the_sequences_back():
     xs = [numpy.arange(n, dtype=numpy.float32) + 10 * n for n in (3, 2, 2)]
@@ -67,20 +89,3 @@ def test_unused_steps_and_empty_sequences_get_zero_gradients():
 
 def test_empty_input_gives_empty_output():
     assert transpose_sequence([]) == ()
-
-
-def test_bad_input():
-    f32 = numpy.float32
-    with pytest.raises(InvalidType) as info:
-        transpose_sequence([numpy.zeros(1, f32), numpy.zeros(2, f32)])
-    message = str(info.value)
-    assert "TransposeSequence" in message and "xs[0].shape[0] >= xs[1].shape[0]" in message
-    with pytest.raises(InvalidType) as info:
-        transpose_sequence([numpy.zeros((2, 3), f32), numpy.zeros((2, 2), f32)])
-    assert "xs[1].shape[1:] == xs[0].shape[1:]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        transpose_sequence([numpy.zeros(2, f32), numpy.zeros(2, numpy.float64)])
-    assert "xs[1].dtype == xs[0].dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        transpose_sequence([numpy.zeros((), f32)])
-    assert "xs[0].ndim >= 1" in str(info.value)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
@@ -46,6 +45,20 @@ class TestWhere(FunctionTestCase):
         out = c * x.astype(numpy.float64) + (~c) * y.astype(numpy.float64)
         return (numpy.asarray(out).astype(self.dtype),)
 
+    function = staticmethod(where)
+
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        return [
+            ((numpy.zeros((2, 3), numpy.int32), x, x), InvalidType, ("Where", "condition.dtype")),
+            (
+                (numpy.ones((2, 3), bool), x, x.astype(numpy.float64)),
+                InvalidType,
+                "x.dtype == y.dtype",
+            ),
+            ((numpy.ones((4,), bool), x, x), InvalidType, ("condition.shape", "(4,)")),
+        ]
+
 
 def test_condition_may_be_a_variable_or_a_list():
     x = numpy.array([1.0, 2.0], numpy.float32)
@@ -62,17 +75,3 @@ def test_gradients_are_split_by_the_condition():
     gx, gy = grad([where(condition, x, y)], [x, y], [Variable(numpy.ones((2, 3)))])
     testing.assert_allclose(gx.array, [[1.0, 0.0, 2.0]], atol=0, rtol=0)
     testing.assert_allclose(gy.array, [[1.0], [2.0]], atol=0, rtol=0)
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        where(numpy.zeros((2, 3), numpy.int32), x, x)
-    assert "Where" in str(info.value) and "condition.dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        where(numpy.ones((2, 3), bool), x, x.astype(numpy.float64))
-    assert "x.dtype == y.dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        where(numpy.ones((4,), bool), x, x)
-    message = str(info.value)
-    assert "condition.shape" in message and "(4,)" in message

@@ -74,6 +74,29 @@ class TestNegativeSampling(FunctionTestCase):
         x, t, W = inputs
         return (numpy.asarray(reference_loss(x, t, W, self.samples, self.reduce), self.dtype),)
 
+    function = staticmethod(negative_sampling)
+
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        t = numpy.zeros(2, numpy.int32)
+        W = numpy.zeros((4, 3), numpy.float32)
+        sampler = fixed_sampler(numpy.zeros((2, 3), numpy.int32))
+        return [
+            (
+                (x, t, numpy.zeros((4, 2), numpy.float32), sampler, 2),
+                InvalidType,
+                ("NegativeSamplingFunction", "W.shape[1] == x.shape[1]"),
+            ),
+            ((x, t, W.astype(numpy.float64), sampler, 2), InvalidType, "W.dtype == x.dtype"),
+            (
+                (x, numpy.zeros(3, numpy.int32), W, sampler, 2),
+                InvalidType,
+                "x.shape[0] == t.shape[0]",
+            ),
+            ((x, t.astype(numpy.float32), W, sampler, 2), InvalidType, "t.dtype.kind == 'i'"),
+            ((x[0], t, W, sampler, 2), InvalidType, "x.ndim == 2"),
+        ]
+
 
 def test_return_samples_puts_the_labels_first():
     x = numpy.random.uniform(-1, 1, (3, 2)).astype(numpy.float32)
@@ -140,26 +163,3 @@ def test_bad_arguments():
         negative_sampling(x, t, W, lambda shape: numpy.zeros((2, 2), numpy.int32), 2)
     with pytest.raises(ValueError, match="integer array"):
         negative_sampling(x, t, W, lambda shape: numpy.zeros(shape, numpy.float32), 2)
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    t = numpy.zeros(2, numpy.int32)
-    W = numpy.zeros((4, 3), numpy.float32)
-    sampler = fixed_sampler(numpy.zeros((2, 3), numpy.int32))
-    with pytest.raises(InvalidType) as e:
-        negative_sampling(x, t, numpy.zeros((4, 2), numpy.float32), sampler, 2)
-    assert "NegativeSamplingFunction" in str(e.value)
-    assert "W.shape[1] == x.shape[1]" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        negative_sampling(x, t, W.astype(numpy.float64), sampler, 2)
-    assert "W.dtype == x.dtype" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        negative_sampling(x, numpy.zeros(3, numpy.int32), W, sampler, 2)
-    assert "x.shape[0] == t.shape[0]" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        negative_sampling(x, t.astype(numpy.float32), W, sampler, 2)
-    assert "t.dtype.kind == 'i'" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        negative_sampling(x[0], t, W, sampler, 2)
-    assert "x.ndim == 2" in str(e.value)

@@ -84,6 +84,27 @@ class TestBatchRenormalizationClipped(FunctionTestCase):
         numpy.testing.assert_allclose(numpy.abs(d), self.dmax)
         return (y.astype(self.dtype),)
 
+    function = staticmethod(batch_renormalization)
+
+    def bad_inputs(self):
+        x = numpy.zeros((2, 3), numpy.float32)
+        p = numpy.ones(3, numpy.float32)
+        q = numpy.ones(4, numpy.float32)
+        return [
+            (
+                (x, q, q, 1.0, 0.0),
+                {"running_mean": q, "running_var": q},
+                InvalidType,
+                ("BatchRenormalization", "x.shape[1] =="),
+            ),
+            (
+                (x, p, p, 1.0, 0.0),
+                {"running_mean": numpy.ones(2, numpy.float32), "running_var": p},
+                InvalidType,
+                "running_mean.shape == gamma.shape",
+            ),
+        ]
+
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_forward_with_unclipped_corrections(dtype):
@@ -205,17 +226,3 @@ def test_arguments_are_checked():
         batch_renormalization(x, p, p, 0, 0.0, running_mean=p.copy(), running_var=p.copy())
     with pytest.raises(ValueError, match=r"expected dmax >= 0, got -1"):
         batch_renormalization(x, p, p, 1.0, -1, running_mean=p.copy(), running_var=p.copy())
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    p = numpy.ones(3, numpy.float32)
-    q = numpy.ones(4, numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        batch_renormalization(x, q, q, 1.0, 0.0, running_mean=q, running_var=q)
-    assert "BatchRenormalization" in str(info.value) and "x.shape[1] ==" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        batch_renormalization(
-            x, p, p, 1.0, 0.0, running_mean=numpy.ones(2, numpy.float32), running_var=p
-        )
-    assert "running_mean.shape == gamma.shape" in str(info.value)

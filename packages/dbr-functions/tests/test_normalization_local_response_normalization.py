@@ -53,6 +53,18 @@ class TestLocalResponseNormalization(FunctionTestCase):
         y = reference(inputs[0], self.n, self.k, self.alpha, self.beta)
         return (y.astype(self.dtype),)
 
+    function = staticmethod(local_response_normalization)
+
+    def bad_inputs(self):
+        return [
+            (
+                (numpy.zeros(3, numpy.float32),),
+                InvalidType,
+                ("LocalResponseNormalization", "x.ndim >= 2"),
+            ),
+            ((numpy.zeros((2, 3), numpy.int32),), InvalidType, "x.dtype.kind == 'f'"),
+        ]
+
 
 def test_default_arguments():
     x = numpy.random.uniform(-2, 2, (2, 6, 2)).astype(numpy.float32)
@@ -85,12 +97,3 @@ def test_arguments_are_checked():
         local_response_normalization(x, n=0)
     with pytest.raises(TypeError, match="expected alpha to be a real number"):
         local_response_normalization(x, alpha=None)
-
-
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        local_response_normalization(numpy.zeros(3, numpy.float32))
-    assert "LocalResponseNormalization" in str(info.value) and "x.ndim >= 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        local_response_normalization(numpy.zeros((2, 3), numpy.int32))
-    assert "x.dtype.kind == 'f'" in str(info.value)
