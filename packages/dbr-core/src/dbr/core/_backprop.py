@@ -16,7 +16,8 @@ from dbr.core.variable import Variable
 
 _new_variable = Variable.from_array
 _ndarray = numpy.ndarray
-_default_backward_accumulate = FunctionNode.backward_accumulate
+# Functions that keep FunctionNode's backward_accumulate need only their backward called.
+_plain = FunctionNode.backward_accumulate
 
 
 def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
@@ -316,7 +317,12 @@ def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enabl
             if not indexes:
                 continue
 
-            gxs = _call_backward(func, indexes, tuple(gys), grads, owned, hooks)
+            if hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
+                gxs = _call_backward(func, indexes, tuple(gys), grads, owned, hooks)
+            else:
+                gxs = func.backward(indexes, tuple(gys))
+                if len(gxs) != len(indexes):
+                    gxs = _requested(func, indexes, gxs)
             if debug:
                 _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
 
@@ -371,7 +377,19 @@ def _add_arrays(a, b):
     return s if type(s) is _ndarray or not isinstance(s, numpy.generic) else numpy.asarray(s)
 
 
+def _requested(func, indexes, gxs):
+    """The gradients at ``indexes`` of ``gxs``, which ``func.backward`` gave for every input."""
+    n = len(gxs)
+    if n != len(func.inputs):
+        raise ValueError(
+            f"{func.label}.backward returned {n} gradients; expected one per "
+            f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
+        )
+    return tuple([gxs[i] for i in indexes])
+
+
 def _call_backward(func, indexes, gys, grads, owned, hooks):
+    """``func.backward`` (or its ``backward_accumulate``) between the hooks' calls."""
     if func._local_hooks:
         hooks = {**hooks, **func._local_hooks}
     if hooks:
@@ -379,16 +397,10 @@ def _call_backward(func, indexes, gys, grads, owned, hooks):
         out_grad = tuple([None if g is None else g._data for g in gys])
         for hook in hooks.values():
             hook.backward_preprocess(func, in_data, out_grad)
-    if type(func).backward_accumulate is _default_backward_accumulate:
+    if type(func).backward_accumulate is _plain:
         gxs = func.backward(indexes, gys)
-        n = len(gxs)
-        if n != len(indexes):
-            if n != len(func.inputs):
-                raise ValueError(
-                    f"{func.label}.backward returned {n} gradients; expected one per "
-                    f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
-                )
-            gxs = tuple([gxs[i] for i in indexes])
+        if len(gxs) != len(indexes):
+            gxs = _requested(func, indexes, gxs)
     else:
         inputs = func.inputs
         current = []

@@ -636,24 +636,24 @@ class TypeInfoTuple(tuple):
 
 
 class _LightTypes(TypeInfoTuple):
-    """The inputs themselves standing in for their types, for the light check."""
+    """The inputs themselves standing in for their types, for the light check.
+
+    ``light_types(data)`` returns ``data`` (arrays) as types for a check whose
+    conditions evaluate at once. Arrays already have ``shape``, ``dtype``,
+    ``ndim`` and ``size``, so the check needs no :class:`TypeInfo`; it builds no
+    expression and its failure carries no message. FunctionNode runs this cheap
+    check first and repeats a failing one with :func:`get_types` to produce the
+    message. A check tells the two apart by its elements: arrays here,
+    :class:`Expr` from :func:`get_types`.
+    """
 
     __slots__ = ()
     name = "in_types"
     _light = True
 
 
-def light_types(data):
-    """Return ``data`` (arrays) as types for a check whose conditions evaluate at once.
-
-    Arrays already have ``shape``, ``dtype``, ``ndim`` and ``size``, so the
-    check needs no :class:`TypeInfo`; it builds no expression and its failure
-    carries no message. FunctionNode runs this cheap check first and repeats
-    a failing one with :func:`get_types` to produce the message. A check tells
-    the two apart by its elements: arrays here, :class:`Expr` from
-    :func:`get_types`.
-    """
-    return _LightTypes(data)
+# A class rather than a function that builds one: FunctionNode.apply calls it every time.
+light_types = _LightTypes
 
 
 class _FunctionCheckContext:

@@ -33,7 +33,9 @@ class _ConstantOp(FunctionNode):
         self.value = value
 
     def check_type_forward(self, in_types):
-        _check_unary(in_types, self.float_only)
+        type_check.argname(in_types, ("x",))
+        if self.float_only:
+            type_check.expect(in_types[0].dtype.kind == "f")
 
 
 class _Binary(FunctionNode):
@@ -285,9 +287,9 @@ class PowVarConst(_ConstantOp):
     float_only = True
 
     def forward(self, inputs):
-        self.retain_inputs((0,))
+        self._input_indexes_to_retain = (0,)
         x = inputs[0]
-        return (force_array(x ** scalar_of(self.value, x.dtype)),)
+        return (_as_array(x ** scalar_of(self.value, x.dtype)),)
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]
