@@ -298,10 +298,7 @@ def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enabl
             found = False
             for ref in func.outputs:
                 node = ref()
-                if node is None:
-                    gys.append(None)
-                    continue
-                gy = take_output_grad(node, None)
+                gy = None if node is None else take_output_grad(node, None)
                 gys.append(gy)
                 if gy is not None:
                     found = True
@@ -313,14 +310,15 @@ def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enabl
                             var._grad_var = gy
             if not found:
                 continue
+            gys = tuple(gys)
             indexes = input_indexes(func)
             if not indexes:
                 continue
 
             if hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
-                gxs = _call_backward(func, indexes, tuple(gys), grads, owned, hooks)
+                gxs = _call_backward(func, indexes, gys, grads, owned, hooks)
             else:
-                gxs = func.backward(indexes, tuple(gys))
+                gxs = func.backward(indexes, gys)
                 if len(gxs) != len(indexes):
                     gxs = _requested(func, indexes, gxs)
             if debug:

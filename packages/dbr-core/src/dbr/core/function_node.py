@@ -140,6 +140,7 @@ class FunctionNode:
         ret = []
         out_refs = []
         for y in outputs:
+            # A Variable and its node, built without __init__ (the hot path of every op).
             var = _new_object(Variable)
             var._data = y
             var._grad_var = None
