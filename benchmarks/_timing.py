@@ -2,6 +2,8 @@
 
 import argparse
 import functools
+import gc
+import statistics
 import time
 
 
@@ -58,3 +60,20 @@ def compare_with_torch(
             theirs = best_ms(functools.partial(reference[name], *call_args), args.repeat)
             line += f"{theirs:{width}.{digits}f}{ours / theirs:7.2f}x"
         print(line)
+
+
+def median_and_best_us(fn, repeat, clock=time.perf_counter):
+    """Median and best microseconds per op over ``repeat`` calls of ``fn()``, which returns
+    its op count; after one warm-up call, with a garbage collection before each call.
+
+    ``clock`` is the wall clock by default; ``time.thread_time`` counts only the CPU
+    time of the calling thread, which a machine shared with other jobs disturbs less.
+    """
+    fn()
+    per_op = []
+    for _ in range(repeat):
+        gc.collect()
+        start = clock()
+        n_ops = fn()
+        per_op.append((clock() - start) / n_ops * 1e6)
+    return statistics.median(per_op), min(per_op)

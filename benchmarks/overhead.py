@@ -2,14 +2,24 @@
 
 1. Overhead: a chain of small ops on (1, 16) float32 arrays -- ``h = h * a + b``
    then a core op (``** 2`` or ``/ c``) -- summed and backpropagated. Prints
-   microseconds per op (forward + backward, averaged over repeats) for dbr
-   and, when installed, PyTorch on the CPU with the same chain.
-2. Memory: 1,000 additions of a constant to a (1000, 1000) float32 Variable,
+   microseconds per op (forward + backward) for dbr and, when installed,
+   PyTorch on the CPU with the same chain.
+2. Recurrent overhead: two (1, 16) float32 Parameters ``a``, ``b`` used at every
+   one of ``--steps`` steps, ``h = tanh(h * a + b)``, then ``sum``, ``cleargrad``
+   on both and ``backward``, as a recurrent model does. The gradients of ``a``
+   and ``b`` accumulate over every use. Prints microseconds per op and direction
+   ((forward + backward) / 2 / ops).
+3. Memory: 1,000 additions of a constant to a (1000, 1000) float32 Variable,
    then backward; prints the peak traced memory (tracemalloc) of forward and
    backward. Backward needs none of the intermediates, so the peak stays at a
    few arrays (4 MB each).
 
-Run: ``python benchmarks/overhead.py [--steps 300] [--repeat 20]``.
+Times are the median of ``--repeat`` runs in this process (the best in brackets).
+PyTorch runs with one thread (``torch.set_num_threads(1)``); run with
+``OMP_NUM_THREADS=1`` so that NumPy's BLAS uses one thread as well.
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/overhead.py [--steps 100] [--repeat 20]
+[--cpu-time]``.
 """
 
 import argparse
@@ -18,8 +28,10 @@ import time
 import tracemalloc
 
 import numpy
+from _timing import median_and_best_us
 
-from dbr.core import Variable
+import dbr.functions as F
+from dbr.core import Parameter, Variable
 from dbr.core.ops import sum as sum_
 
 
@@ -53,16 +65,28 @@ def chain_torch(torch, steps, x0, a, b, c):
     return n_ops + 1
 
 
-def time_per_op(fn, repeat):
-    """Best-of-``repeat`` microseconds per op of ``fn()`` (which returns its op count)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        n_ops = fn()
-        best = min(best, (time.perf_counter() - start) / n_ops)
-    return best * 1e6
+def recurrent_dbr(steps, x0, a, b):
+    """The recurrent chain in dbr on Parameters ``a`` and ``b``; return the op count."""
+    h = x0
+    for _ in range(steps):
+        h = F.tanh(h * a + b)
+    loss = F.sum(h)
+    a.cleargrad()
+    b.cleargrad()
+    loss.backward()
+    return 3 * steps + 1
+
+
+def recurrent_torch(torch, steps, x0, a, b):
+    """The recurrent chain in PyTorch on parameters ``a`` and ``b``."""
+    h = x0
+    for _ in range(steps):
+        h = torch.tanh(h * a + b)
+    loss = h.sum()
+    a.grad = None
+    b.grad = None
+    loss.backward()
+    return 3 * steps + 1
 
 
 def peak_memory_mb(n_adds=1000, size=1000):
@@ -92,7 +116,14 @@ def main():
         help="repetitions of the 3-op block (default 100: 300 ops)",
     )
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time with the thread's CPU clock (time.thread_time) instead of the wall "
+        "clock: steadier on a shared machine; both sides run in this thread at 1 thread",
+    )
     args = parser.parse_args()
+    clock = time.thread_time if args.cpu_time else time.perf_counter
 
     rng = numpy.random.default_rng(0)
     x0 = rng.uniform(0.5, 1.0, (1, 16)).astype(numpy.float32)
@@ -100,17 +131,43 @@ def main():
     b = rng.uniform(0.4, 0.5, (1, 16)).astype(numpy.float32)
     c = rng.uniform(1.0, 1.5, (1, 16)).astype(numpy.float32)
 
-    dbr_us = time_per_op(lambda: chain_dbr(args.steps, x0, a, b, c), args.repeat)
-    print(f"dbr      per op (forward + backward): {dbr_us:7.2f} us")
     try:
         import torch
     except ImportError:
-        print("torch    not installed (pip install torch==2.13.0 to compare)")
+        torch = None
+        print("torch not installed (pip install torch==2.13.0 to compare)")
     else:
         torch.set_num_threads(1)
-        torch_us = time_per_op(lambda: chain_torch(torch, args.steps, x0, a, b, c), args.repeat)
-        print(f"torch {torch.__version__} per op (forward + backward): {torch_us:7.2f} us")
-        print(f"ratio dbr / torch: {dbr_us / torch_us:.2f}x")
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+
+    def show(title, run_dbr, run_torch, divisor):
+        print(title)
+        ours, ours_best = (t / divisor for t in median_and_best_us(run_dbr, args.repeat, clock))
+        print(f"  dbr   {ours:7.2f} us  (best {ours_best:.2f})")
+        if torch is not None:
+            theirs, theirs_best = (
+                t / divisor for t in median_and_best_us(run_torch, args.repeat, clock)
+            )
+            print(f"  torch {theirs:7.2f} us  (best {theirs_best:.2f})")
+            print(f"  ratio dbr / torch: {ours / theirs:.2f}x")
+
+    show(
+        "chain h * a + b, ** 2 or / c: median us per op (forward + backward)",
+        lambda: chain_dbr(args.steps, x0, a, b, c),
+        lambda: chain_torch(torch, args.steps, x0, a, b, c),
+        1,
+    )
+    pa, pb = Parameter(a.copy()), Parameter(b.copy())
+    if torch is not None:
+        ta = torch.nn.Parameter(torch.from_numpy(a.copy()))
+        tb = torch.nn.Parameter(torch.from_numpy(b.copy()))
+        tx = torch.from_numpy(x0)
+    show(
+        "recurrent h = tanh(h * a + b) on shared Parameters: median us per op and direction",
+        lambda: recurrent_dbr(args.steps, x0, pa, pb),
+        lambda: recurrent_torch(torch, args.steps, tx, ta, tb),
+        2,
+    )
 
     forward_mb, total_mb = peak_memory_mb()
     print(

@@ -514,3 +514,68 @@ def test_leaf_gradients_are_writable_arrays_of_their_own():
     assert not numpy.shares_memory(a.grad, b.grad)
     a.grad *= 3
     assert_equal(b.grad, numpy.ones((2, 3)))
+
+
+# -- accumulation of a Variable used many times --------------------------------
+
+
+def test_many_uses_sum_in_order_bit_for_bit():
+    rng = numpy.random.default_rng(0)
+    a = Variable(rng.standard_normal((3, 4)).astype(numpy.float32))
+    xs = [rng.standard_normal((3, 4)).astype(numpy.float32) for _ in range(20)]
+    h = a * xs[0]
+    for x in xs[1:]:
+        h = h + a * x
+    ops.sum(h).backward()
+    # Backward runs the products (all of rank 0) in the order it reached them from the
+    # last addition down: x19, ..., x2, then x0 and x1 (the first addition's inputs);
+    # each use adds to the sum so far.
+    order = [*range(19, 1, -1), 0, 1]
+    expected = xs[order[0]].copy()
+    for i in order[1:]:
+        expected = expected + xs[i]
+    assert a.grad.dtype == numpy.float32
+    assert_equal(a.grad, expected)
+
+
+def test_accumulation_leaves_gradients_held_elsewhere_alone():
+    # Add hands the same gradient to both inputs, and retain_grad keeps it in the
+    # output; adding further uses into it in place would change those too.
+    a = Variable(f32(1.0, 2.0))
+    y = a + a
+    z = y * f32(3.0, 5.0) + a + a + a
+    loss = ops.sum(z)
+    loss.backward(retain_grad=True)
+    assert_equal(a.grad, [9.0, 13.0])
+    assert_equal(y.grad, [3.0, 5.0])
+    assert_equal(z.grad, [1.0, 1.0])
+
+
+def test_accumulation_does_not_write_into_a_gradient_a_function_keeps():
+    kept = f32(1.0, 1.0)
+
+    class Keep(FunctionNode):
+        def forward(self, inputs):
+            return (inputs[0].copy(),)
+
+        def backward(self, indexes, grad_outputs):
+            return (Variable(kept),)
+
+    a = Variable(f32(0.0, 0.0))
+    h = Keep().apply((a,))[0]
+    for _ in range(3):
+        h = h + Keep().apply((a,))[0]
+    ops.sum(h).backward()
+    assert_equal(a.grad, [4.0, 4.0])
+    assert_equal(kept, [1.0, 1.0])
+
+
+def test_grad_of_a_target_used_many_times():
+    a = Variable(f32(1.0, 2.0))
+    h = a * a
+    y = h + h + h
+    (ga,) = grad([ops.sum(y * y)], [a])
+    # y = 3 a^2, d(sum y^2)/da = 2 y * 6 a = 36 a^3
+    assert_equal(ga.array, [36.0, 288.0])
+    (gh,) = grad([ops.sum(y)], [h])
+    assert_equal(gh.array, [3.0, 3.0])

@@ -1,6 +1,5 @@
 import operator
 import pickle
-import threading
 
 import numpy
 import pytest
@@ -322,11 +321,11 @@ class TestArgname:
         type_check.argname(in_types, ("x", "W", "b"))
         assert [str(t) for t in in_types] == ["x"]
 
-    def test_light_mode_types_are_left_alone(self):
-        with type_check.light_mode:
-            in_types = types_of(numpy.zeros(2))
-            type_check.argname(in_types, ("x",))
-        assert isinstance(in_types[0], TypeInfo)
+    def test_light_types_are_left_alone(self):
+        x = numpy.zeros(2)
+        in_types = type_check.light_types((x,))
+        type_check.argname(in_types, ("x",))
+        assert in_types[0] is x
 
 
 class TestNoTruthValue:
@@ -429,15 +428,10 @@ class TestTypes:
         assert repr(info) == "TypeInfo(shape=(2, 3), dtype=float32)"
 
 
-class TestLightMode:
+class TestLightTypes:
     def test_plain_values(self):
-        assert not type_check.in_light_mode()
-        with type_check.light_mode:
-            assert type_check.in_light_mode()
-            in_types = types_of(numpy.zeros((2, 3), numpy.float32), numpy.zeros(4))
-        assert not type_check.in_light_mode()
+        in_types = type_check.light_types((numpy.zeros((2, 3), numpy.float32), numpy.zeros(4)))
         x, w = in_types
-        assert isinstance(x, TypeInfo)
         assert in_types.size() == 2
         assert x.dtype == numpy.float32
         assert type_check.prod(x.shape) == 6
@@ -446,25 +440,10 @@ class TestLightMode:
             "argument 2 of type_check.expect() is true"
         )
 
-    def test_nested(self):
-        with type_check.light_mode:
-            with type_check.light_mode:
-                pass
-            assert type_check.in_light_mode()
-        assert not type_check.in_light_mode()
-
-    def test_thread_local(self):
-        seen = []
-        with type_check.light_mode:
-            thread = threading.Thread(target=lambda: seen.append(type_check.in_light_mode()))
-            thread.start()
-            thread.join()
-        assert seen == [False]
-
-    def test_restored_after_error(self):
-        with pytest.raises(InvalidType), type_check.light_mode:
-            type_check.expect(False)
-        assert not type_check.in_light_mode()
+    def test_light_mode_is_gone(self):
+        # light_types is the one fast path; the thread-local light mode was dropped.
+        assert not hasattr(type_check, "light_mode")
+        assert not hasattr(type_check, "in_light_mode")
 
 
 def test_function_check_context_restores_previous():
@@ -587,8 +566,7 @@ class TestBroadcast:
         with pytest.raises(TypeError):
             type_check.expect_broadcast_shapes((2, 3), None)
 
-    def test_light_mode(self):
-        with type_check.light_mode:
-            x, y = types_of(numpy.zeros((2, 3)), numpy.zeros((2,)))
-            with pytest.raises(InvalidType, match=r"\(2, 3\), \(2,\)"):
-                type_check.expect_broadcast_shapes(x.shape, y.shape)
+    def test_light_types(self):
+        x, y = type_check.light_types((numpy.zeros((2, 3)), numpy.zeros((2,))))
+        with pytest.raises(InvalidType, match=r"\(2, 3\), \(2,\)"):
+            type_check.expect_broadcast_shapes(x.shape, y.shape)

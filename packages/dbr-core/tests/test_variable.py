@@ -424,3 +424,20 @@ def test_variable_refuses_arrays_that_are_not_numeric(data):
 @pytest.mark.parametrize("dtype", [numpy.bool_, numpy.int8, numpy.uint32, numpy.float16, complex])
 def test_variable_accepts_bool_and_numeric_arrays(dtype):
     assert Variable(numpy.zeros(2, dtype)).dtype == dtype
+
+
+def test_from_array_wraps_the_array_unchecked():
+    a = numpy.arange(3, dtype=numpy.float32)
+    v = Variable.from_array(a, False)
+    assert type(v) is Variable and v.array is a
+    assert not v.requires_grad and v.grad is None and v.name is None and v.creator is None
+    assert Variable.from_array(a).requires_grad
+
+
+def test_loss_scale_is_public_and_read_only():
+    x = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    assert x.loss_scale is None
+    ops.sum(x * x).backward(loss_scale=4.0)
+    assert x.loss_scale == 4.0
+    with pytest.raises(AttributeError):
+        x.loss_scale = 2.0

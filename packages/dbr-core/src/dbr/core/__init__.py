@@ -5,12 +5,10 @@ links and link hooks, initializers, serializers, the reporter, type checking,
 gradient checking and testing helpers, function hooks and graph export.
 """
 
-# variable must come first: importing it binds Variable's operators to dbr.core.ops.
-from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable  # isort: skip
-
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
+# ops binds Variable's operators when imported, so every user of dbr.core has them.
 from dbr.core import (
     backend,
     computational_graph,
@@ -63,6 +61,7 @@ from dbr.core.reporter import (
 )
 from dbr.core.sequential import Sequential
 from dbr.core.type_check import InvalidType
+from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
 try:
     __version__ = _version("dbr-core")

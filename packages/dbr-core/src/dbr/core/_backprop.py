@@ -10,12 +10,14 @@ import warnings
 import numpy
 
 from dbr.core.configuration import config, using_config
-from dbr.core.function_node import _check_finite
-from dbr.core.ops._util import force_array
+from dbr.core.function_node import FunctionNode, _check_finite
+from dbr.core.utils import force_array
 from dbr.core.variable import Variable
 
-_new_variable = Variable._new
+_new_variable = Variable.from_array
 _ndarray = numpy.ndarray
+# Functions that keep FunctionNode's backward_accumulate need only their backward called.
+_plain = FunctionNode.backward_accumulate
 
 
 def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
@@ -37,7 +39,7 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
     if loss_scale is not None:
         data = gy._data
         gy = _new_variable(force_array(data * data.dtype.type(loss_scale)), False)
-    _run({node: gy}, None, retain_grad, enable_double_backprop, loss_scale)
+    _backward_to_leaves({node: gy}, retain_grad, enable_double_backprop, loss_scale)
 
 
 def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
@@ -73,7 +75,7 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False):
         gy = gy if isinstance(gy, Variable) else _new_variable(gy, False)
         _accumulate(seeds, y.node, gy)
     if seeds:
-        _run(seeds, None, False, enable_double_backprop, None)
+        _backward_to_leaves(seeds, False, enable_double_backprop, None)
 
 
 def grad(
@@ -128,7 +130,7 @@ def grad(
         if loss_scale is not None:
             gy = gy * loss_scale
         _accumulate(seeds, y.node, gy)
-    grads = _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale)
+    grads = _grad_to_targets(seeds, targets, retain_grad, enable_double_backprop)
     ret = [grads.get(x._node) for x in inputs]
     if set_grad:
         for x, gx in zip(inputs, ret):
@@ -182,91 +184,20 @@ def _reaching_targets(seeds, targets):
     return {f for f, reaches in memo.items() if reaches}
 
 
-def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
-    """Propagate ``seeds`` (node → gradient Variable) through the graph.
+def _backward_to_leaves(seeds, retain_grad, enable_double_backprop, loss_scale):
+    """Propagate ``seeds`` (node → gradient Variable) to every leaf that requires a gradient.
 
-    With ``targets`` (node → initial gradient or None) only functions on paths to
-    the targets run and the target gradients are returned; without, every leaf
-    requiring a gradient receives its gradient in ``grad_var``.
+    Each such leaf's gradient is added to its ``grad_var``; it remembers ``loss_scale``.
     """
     grads = dict(seeds)
-    if targets is not None:
-        for node, g in targets.items():
-            if g is not None:
-                _accumulate(grads, node, g)
-        allowed = _reaching_targets(seeds, targets)
-    heap = []
-    pushed = set()
-    counter = 0
-    for node in seeds:
-        func = node.creator_node
-        if func is not None and func not in pushed and (targets is None or func in allowed):
-            pushed.add(func)
-            heapq.heappush(heap, (-func.rank, counter, func))
-            counter += 1
-
-    debug = config.debug
-    with using_config("enable_backprop", enable_double_backprop):
-        while heap:
-            func = heapq.heappop(heap)[2]
-            gys = []
-            for ref in func.outputs:
-                node = ref()
-                if node is None:
-                    gys.append(None)
-                    continue
-                gy = (
-                    grads.get(node)
-                    if targets is not None and node in targets
-                    else grads.pop(node, None)
-                )
-                gys.append(gy)
-                if retain_grad and gy is not None:
-                    var = node._variable()
-                    if var is not None:
-                        var._grad_var = gy
-            if all(g is None for g in gys):
-                continue
-            gys = tuple(gys)
-
-            inputs = func.inputs
-            indexes = []
-            for i, x in enumerate(inputs):
-                if not x.requires_grad:
-                    continue
-                if targets is not None and x not in targets and x.creator_node not in allowed:
-                    continue
-                indexes.append(i)
-            if not indexes:
-                continue
-            indexes = tuple(indexes)
-
-            gxs = _call_backward(func, indexes, gys, grads)
-            if debug:
-                _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
-
-            for i, gx in zip(indexes, gxs):
-                if gx is None:
-                    continue
-                if not isinstance(gx, Variable):
-                    gx = _new_variable(gx, False)
-                x = inputs[i]
-                old = grads.get(x)
-                if old is None:
-                    grads[x] = gx
-                elif enable_double_backprop:
-                    grads[x] = old + gx
-                else:
-                    grads[x] = _new_variable(_add_arrays(old._data, gx._data), False)
-                creator = x.creator_node
-                if creator is not None and creator not in pushed:
-                    pushed.add(creator)
-                    heapq.heappush(heap, (-creator.rank, counter, creator))
-                    counter += 1
-            del gys, gxs
-
-    if targets is not None:
-        return grads
+    _propagate(
+        grads,
+        [node.creator_node for node in seeds],
+        grads.pop,
+        _inputs_requiring_grad,
+        retain_grad,
+        enable_double_backprop,
+    )
     assigned = set()
     for node, g in grads.items():
         if node.creator_node is not None or not node.requires_grad:
@@ -285,7 +216,143 @@ def _run(seeds, targets, retain_grad, enable_double_backprop, loss_scale):
             var._grad_var = _new_variable(_add_arrays(old._data, g._data), False)
         if loss_scale is not None:
             var._loss_scale = loss_scale
+
+
+def _grad_to_targets(seeds, targets, retain_grad, enable_double_backprop):
+    """Propagate ``seeds`` only through the functions on paths to ``targets`` (node →
+    initial gradient or None); return the gradient table, which holds the targets'."""
+    grads = dict(seeds)
+    for node, g in targets.items():
+        if g is not None:
+            _accumulate(grads, node, g)
+    allowed = _reaching_targets(seeds, targets)
+
+    def take_output_grad(node, default):
+        # A target keeps its gradient: it is a result, even when its creator runs.
+        return grads.get(node, default) if node in targets else grads.pop(node, default)
+
+    def input_indexes(func):
+        return tuple(
+            [
+                i
+                for i, x in enumerate(func.inputs)
+                if x.requires_grad and (x in targets or x.creator_node in allowed)
+            ]
+        )
+
+    _propagate(
+        grads,
+        [node.creator_node for node in seeds if node.creator_node in allowed],
+        take_output_grad,
+        input_indexes,
+        retain_grad,
+        enable_double_backprop,
+    )
     return grads
+
+
+def _inputs_requiring_grad(func):
+    inputs = func.inputs
+    if len(inputs) == 1:
+        return _FIRST if inputs[0].requires_grad else ()
+    return tuple([i for i, x in enumerate(inputs) if x.requires_grad])
+
+
+_FIRST = (0,)
+
+
+def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enable_double_backprop):
+    """The propagation step shared by both drivers.
+
+    Runs the backward of ``funcs`` and of every function they reach, in decreasing
+    rank, and accumulates the input gradients into ``grads`` (node → gradient Variable).
+
+    Args:
+        grads: the gradient table, holding the seeds' gradients; updated in place.
+        funcs: the creators of the seeds (None entries are skipped).
+        take_output_grad: ``(node, default)`` → the gradient of an output node to
+            hand to its creator; ``grads.pop`` drops it from the table once used.
+        input_indexes: ``func`` → the sorted tuple of the input indexes to differentiate.
+        retain_grad: also store each output's gradient in its Variable's ``grad_var``.
+        enable_double_backprop: record the backward computation.
+    """
+    heap = []
+    pushed = set()
+    counter = 0
+    for func in funcs:
+        if func is not None and func not in pushed:
+            pushed.add(func)
+            heapq.heappush(heap, (-func.rank, counter, func))
+            counter += 1
+    # Gradient buffers that the engine allocated itself while summing the uses of a
+    # node and that nothing else holds yet (node → Variable): later uses add in place.
+    owned = {}
+    hooks = config._function_hooks
+    debug = config.debug
+    heappop = heapq.heappop
+    heappush = heapq.heappush
+    with using_config("enable_backprop", enable_double_backprop):
+        while heap:
+            func = heappop(heap)[2]
+            gys = []
+            found = False
+            for ref in func.outputs:
+                node = ref()
+                gy = None if node is None else take_output_grad(node, None)
+                gys.append(gy)
+                if gy is not None:
+                    found = True
+                    if owned:
+                        owned.pop(node, None)
+                    if retain_grad:
+                        var = node._variable()
+                        if var is not None:
+                            var._grad_var = gy
+            if not found:
+                continue
+            gys = tuple(gys)
+            indexes = input_indexes(func)
+            if not indexes:
+                continue
+
+            if hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
+                gxs = _call_backward(func, indexes, gys, grads, owned, hooks)
+            else:
+                gxs = func.backward(indexes, gys)
+                if len(gxs) != len(indexes):
+                    gxs = _requested(func, indexes, gxs)
+            if debug:
+                _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
+
+            inputs = func.inputs
+            for i, gx in zip(indexes, gxs):
+                if gx is None:
+                    continue
+                if not isinstance(gx, Variable):
+                    gx = _new_variable(gx, False)
+                x = inputs[i]
+                old = grads.get(x)
+                if old is None:
+                    grads[x] = gx
+                elif enable_double_backprop:
+                    grads[x] = old + gx
+                else:
+                    buffer = old._data
+                    data = gx._data
+                    if (
+                        owned.get(x) is old
+                        and data.dtype == buffer.dtype
+                        and data.shape == buffer.shape
+                    ):
+                        buffer += data
+                    else:
+                        grads[x] = owned[x] = _new_variable(_add_arrays(buffer, data), False)
+                creator = x.creator_node
+                if creator is not None and creator not in pushed:
+                    pushed.add(creator)
+                    heappush(heap, (-creator.rank, counter, creator))
+                    counter += 1
+            del gys, gxs
 
 
 def _owned(g, assigned):
@@ -308,8 +375,19 @@ def _add_arrays(a, b):
     return s if type(s) is _ndarray or not isinstance(s, numpy.generic) else numpy.asarray(s)
 
 
-def _call_backward(func, indexes, gys, grads):
-    hooks = config._function_hooks
+def _requested(func, indexes, gxs):
+    """The gradients at ``indexes`` of ``gxs``, which ``func.backward`` gave for every input."""
+    n = len(gxs)
+    if n != len(func.inputs):
+        raise ValueError(
+            f"{func.label}.backward returned {n} gradients; expected one per "
+            f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
+        )
+    return tuple([gxs[i] for i in indexes])
+
+
+def _call_backward(func, indexes, gys, grads, owned, hooks):
+    """``func.backward`` (or its ``backward_accumulate``) between the hooks' calls."""
     if func._local_hooks:
         hooks = {**hooks, **func._local_hooks}
     if hooks:
@@ -317,26 +395,18 @@ def _call_backward(func, indexes, gys, grads):
         out_grad = tuple([None if g is None else g._data for g in gys])
         for hook in hooks.values():
             hook.backward_preprocess(func, in_data, out_grad)
-    if type(func).backward_accumulate is _default_backward_accumulate:
+    if type(func).backward_accumulate is _plain:
         gxs = func.backward(indexes, gys)
-        n = len(gxs)
-        if n != len(indexes):
-            if n != len(func.inputs):
-                raise ValueError(
-                    f"{func.label}.backward returned {n} gradients; expected one per "
-                    f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
-                )
-            gxs = tuple([gxs[i] for i in indexes])
+        if len(gxs) != len(indexes):
+            gxs = _requested(func, indexes, gxs)
     else:
         inputs = func.inputs
-        current = tuple([grads.pop(inputs[i], None) for i in indexes])
-        gxs = func.backward_accumulate(indexes, gys, current)
+        current = []
+        for i in indexes:
+            current.append(grads.pop(inputs[i], None))
+            owned.pop(inputs[i], None)
+        gxs = func.backward_accumulate(indexes, gys, tuple(current))
     if hooks:
         for hook in hooks.values():
             hook.backward_postprocess(func, in_data, out_grad)
     return gxs
-
-
-from dbr.core.function_node import FunctionNode  # noqa: E402
-
-_default_backward_accumulate = FunctionNode.backward_accumulate

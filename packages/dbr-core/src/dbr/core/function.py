@@ -58,7 +58,7 @@ class FunctionAdapter(FunctionNode):
             )
         return tuple(
             [
-                None if gxs[i] is None else Variable._new(gxs[i], False)
+                None if gxs[i] is None else Variable.from_array(gxs[i], False)
                 for i in target_input_indexes
             ]
         )

@@ -10,7 +10,10 @@ from dbr.core.configuration import config
 from dbr.core.variable import Variable, VariableNode
 
 _ndarray = numpy.ndarray
-_new_variable = Variable._new
+_new_variable = Variable.from_array
+_new_object = object.__new__
+_weakref = weakref.ref
+_light_types = type_check.light_types
 
 
 class FunctionNode:
@@ -75,21 +78,26 @@ class FunctionNode:
         When backprop is enabled the outputs are linked to this node, so that
         ``backward`` can reach the inputs through it.
         """
-        in_vars = []
         in_data = []
         requires_grad = False
         for x in inputs:
-            if not isinstance(x, Variable):
-                x = _new_variable(x, False)
-            elif x._requires_grad:
-                requires_grad = True
-            in_vars.append(x)
-            in_data.append(x._data)
+            if isinstance(x, Variable):
+                if x._requires_grad:
+                    requires_grad = True
+                in_data.append(x._data)
+            else:
+                in_data.append(x)
         in_data = tuple(in_data)
 
-        if self._checks_types and config.type_check:
-            self._check_data_type_forward(in_data)
-        hooks = config._function_hooks
+        cfg = config
+        if self._checks_types and cfg.type_check:
+            try:
+                self.check_type_forward(_light_types(in_data))
+            except Exception:
+                # A light check evaluates conditions eagerly, so a failing one may raise
+                # something other than InvalidType; the full check names the cause.
+                self._check_data_type_forward(in_data)
+        hooks = cfg._function_hooks
         if self._local_hooks:
             hooks = {**hooks, **self._local_hooks}
         if hooks:
@@ -105,16 +113,20 @@ class FunctionNode:
         if hooks:
             for hook in hooks.values():
                 hook.forward_postprocess(self, in_data)
-        if config.debug:
+        if cfg.debug:
             self.stack = traceback.extract_stack()[:-1]
             _check_finite(self, outputs, "forward")
 
-        if not config.enable_backprop:
+        if not cfg.enable_backprop:
+            if len(outputs) == 1:
+                return (_new_variable(outputs[0], requires_grad),)
             return tuple([_new_variable(y, requires_grad) for y in outputs])
 
         nodes = []
         rank = 0
-        for x in in_vars:
+        for x in inputs:
+            if not isinstance(x, Variable):
+                x = _new_variable(x, False)
             node = x._node
             if node is None:
                 node = x._node = VariableNode(x, x._requires_grad)
@@ -128,16 +140,22 @@ class FunctionNode:
         ret = []
         out_refs = []
         for y in outputs:
-            var = _new_variable(y, requires_grad)
-            node = VariableNode.__new__(VariableNode)
-            node._variable = weakref.ref(var)
+            # A Variable and its node, built without __init__ (the hot path of every op).
+            var = _new_object(Variable)
+            var._data = y
+            var._grad_var = None
+            var._requires_grad = requires_grad
+            var.name = None
+            var._loss_scale = None
+            node = _new_object(VariableNode)
+            node._variable = _weakref(var)
             node.creator_node = self
             node.rank = out_rank
             node.requires_grad = requires_grad
             node.data = None
             var._node = node
             ret.append(var)
-            out_refs.append(weakref.ref(node))
+            out_refs.append(_weakref(node))
         self.outputs = tuple(out_refs)
 
         retain = self._input_indexes_to_retain
@@ -150,13 +168,7 @@ class FunctionNode:
         return tuple(ret)
 
     def _check_data_type_forward(self, in_data):
-        try:
-            self.check_type_forward(type_check.light_types(in_data))
-            return
-        except Exception:
-            # A light check evaluates conditions eagerly, so a failing one may raise
-            # something other than InvalidType; the full check below names the cause.
-            pass
+        """Run ``check_type_forward`` on expressions and raise its message on failure."""
         in_types = type_check.get_types(in_data, "in_types", False)
         try:
             with type_check.get_function_check_context(self):
@@ -200,7 +212,12 @@ class FunctionNode:
         if indexes is None:
             return ()
         inputs = self.inputs
-        return tuple([inputs[index].get_variable() for index in indexes])
+        ret = []
+        for index in indexes:
+            node = inputs[index]
+            var = node._variable()
+            ret.append(node.get_variable() if var is None else var)
+        return tuple(ret)
 
     def get_retained_outputs(self):
         """Return the retained outputs as Variables linked to the graph."""
@@ -222,7 +239,9 @@ class FunctionNode:
             else:
                 if node.data is None:
                     node.data = data
-                var = node.get_variable()
+                var = node._variable()
+                if var is None:
+                    var = node.get_variable()
             ret.append(var)
         if new_refs is not None:
             self.outputs = tuple(new_refs)

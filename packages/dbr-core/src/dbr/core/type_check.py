@@ -20,9 +20,11 @@ fails, for a three-dimensional float ``x``, with::
     Expect: x.ndim == 2
     Actual: 3 != 2
 
-Inside ``with type_check.light_mode:``, :func:`get_types` returns plain
-:class:`TypeInfo` values instead, so the same check runs without building any
-expression; on failure it can be run again outside light mode for the message.
+FunctionNode first runs the same check on :func:`light_types`, the input
+arrays themselves, so that conditions are plain bools and no expression is
+built; only a failing check is run again on :func:`get_types` for the message.
+Checks that work in both forms use :func:`eval` and :func:`prod` rather than
+``Expr.eval()``.
 """
 
 import math
@@ -50,8 +52,6 @@ __all__ = [
     "expect_broadcast_shapes",
     "get_function_check_context",
     "get_types",
-    "in_light_mode",
-    "light_mode",
     "light_types",
     "make_variable",
     "prod",
@@ -628,7 +628,7 @@ class TypeInfoTuple(tuple):
 
         Returns:
             An :class:`Expr` for the length that prints as
-            ``in_types.size()``, or the plain ``int`` in light mode.
+            ``in_types.size()``, or the plain ``int`` for :func:`light_types`.
         """
         if self._light:
             return len(self)
@@ -636,67 +636,24 @@ class TypeInfoTuple(tuple):
 
 
 class _LightTypes(TypeInfoTuple):
-    """The inputs themselves standing in for their types, for the light check."""
+    """The inputs themselves standing in for their types, for the light check.
+
+    ``light_types(data)`` returns ``data`` (arrays) as types for a check whose
+    conditions evaluate at once. Arrays already have ``shape``, ``dtype``,
+    ``ndim`` and ``size``, so the check needs no :class:`TypeInfo`; it builds no
+    expression and its failure carries no message. FunctionNode runs this cheap
+    check first and repeats a failing one with :func:`get_types` to produce the
+    message. A check tells the two apart by its elements: arrays here,
+    :class:`Expr` from :func:`get_types`.
+    """
 
     __slots__ = ()
     name = "in_types"
     _light = True
 
 
-def light_types(data):
-    """Return ``data`` (arrays) as types for a check whose conditions evaluate at once.
-
-    Arrays already have ``shape``, ``dtype``, ``ndim`` and ``size``, so the
-    check needs no :class:`TypeInfo`; it builds no expression and its failure
-    carries no message. FunctionNode runs this cheap check first and repeats
-    a failing one with :func:`get_types` to produce the message.
-    """
-    return _LightTypes(data)
-
-
-class _LightMode:
-    """The context manager behind :data:`light_mode`."""
-
-    __slots__ = ()
-
-    def __enter__(self):
-        _local.light_depth = getattr(_local, "light_depth", 0) + 1
-
-    def __exit__(self, *exc_info):
-        _local.light_depth -= 1
-
-
-light_mode = _LightMode()
-"""Context manager under which :func:`get_types` returns plain values.
-
-Inside ``with type_check.light_mode:``, the types are :class:`TypeInfo`
-values rather than :class:`Variable` expressions, so conditions are plain
-bools and a check builds no expression, several times faster. Its failure
-says only which argument of :func:`expect` was false, and since values are
-computed at once, a condition such as ``x.shape[1] == 3`` can raise
-``IndexError`` before an earlier ``x.ndim == 2`` is tested. So on any
-exception, run the check again outside light mode for the real message::
-
-    try:
-        with type_check.light_mode:
-            check_type_forward(type_check.get_types(in_data, 'in_types', False))
-    except Exception:
-        in_types = type_check.get_types(in_data, 'in_types', False)
-        with type_check.get_function_check_context(function):
-            check_type_forward(in_types)
-
-Checks that work in both modes use :func:`eval` and :func:`prod` rather
-than ``Expr.eval()``.
-"""
-
-
-def in_light_mode():
-    """Tells whether the current thread is inside :data:`light_mode`.
-
-    Returns:
-        bool: ``True`` inside ``with type_check.light_mode:``.
-    """
-    return getattr(_local, "light_depth", 0) > 0
+# A class rather than a function that builds one: FunctionNode.apply calls it every time.
+light_types = _LightTypes
 
 
 class _FunctionCheckContext:
@@ -744,14 +701,12 @@ def get_types(data, name, accept_none, shapes=None):
 
     Returns:
         TypeInfoTuple: A :class:`Variable` holding the :class:`TypeInfo`
-        of each array; in :data:`light_mode`, the :class:`TypeInfo`
-        values themselves.
+        of each array.
 
     Raises:
         TypeError: An element is ``None`` and ``accept_none`` is false, or
             an element has no ``shape`` or ``dtype``.
     """
-    light = in_light_mode()
     types = []
     for i, array in enumerate(data):
         if array is None:
@@ -766,11 +721,9 @@ def get_types(data, name, accept_none, shapes=None):
                 raise TypeError(
                     f"{name}[{i}] must be an array, not {type(array).__name__}"
                 ) from None
-        types.append(info if light else Variable(info, f"{name}[{i}]"))
+        types.append(Variable(info, f"{name}[{i}]"))
     result = TypeInfoTuple(types)
     result.name = name
-    if light:
-        result._light = True
     return result
 
 
@@ -830,6 +783,11 @@ def expect(*bool_exprs):
         InvalidType: A condition does not hold. For a comparison, the
             message names it and the values it compared.
     """
+    for condition in bool_exprs:
+        if condition is not True:
+            break
+    else:
+        return  # the light check's plain bools, all true
     for position, condition in enumerate(bool_exprs, 1):
         if isinstance(condition, Testable):
             condition.expect()
@@ -874,6 +832,8 @@ def argname(in_types, names):
         names (sequence of str): New names, matched in order; the shorter
             of the two sequences decides how many are renamed.
     """
+    if type(in_types) is _LightTypes:
+        return
     for in_type, name in zip(in_types, names):
         if isinstance(in_type, Variable):
             in_type._name = name

@@ -53,7 +53,7 @@ class VariableNode:
         var = self._variable()
         if var is not None:
             return var
-        var = Variable._new(self.data, self.requires_grad)
+        var = Variable.from_array(self.data, self.requires_grad)
         var._node = self
         self._variable = weakref.ref(var)
         return var
@@ -132,8 +132,9 @@ class Variable:
         grad: an optional initial gradient array of the same shape and dtype.
         requires_grad: whether backward computes a gradient for this Variable.
 
-    Operators ``+ - * / ** @``, unary ``-``, ``abs()`` and ``[...]`` apply the
-    corresponding differentiable functions and broadcast like NumPy.
+    Operators ``+ - * / ** @``, unary ``-``, ``abs()`` and ``[...]``, and ``T``,
+    ``reshape`` and ``transpose``, apply the corresponding differentiable
+    functions of :mod:`dbr.core.ops` (which installs them) and broadcast like NumPy.
     """
 
     __slots__ = (
@@ -162,8 +163,20 @@ class Variable:
             self.grad = grad
 
     @classmethod
-    def _new(cls, data, requires_grad=True):
-        """Wrap ``data`` without checks (hot path)."""
+    def from_array(cls, data, requires_grad=True):
+        """Wrap ``data`` in a new Variable without checking it (the hot path of functions).
+
+        For code that already holds a valid NumPy or CuPy array (or None), such
+        as a ``backward`` wrapping a gradient it computed; use the constructor
+        for anything else.
+
+        Args:
+            data: a NumPy or CuPy array of a bool or numeric dtype, or None.
+            requires_grad: whether backward computes a gradient for it.
+
+        Returns:
+            Variable: a leaf with no name and no gradient, sharing ``data``.
+        """
         var = object.__new__(cls)
         var._data = data
         var._grad_var = None
@@ -172,6 +185,8 @@ class Variable:
         var.name = None
         var._loss_scale = None
         return var
+
+    _new = from_array
 
     # -- array and gradient -------------------------------------------------
     @property
@@ -218,18 +233,26 @@ class Variable:
                 f"Variable.grad: expected an array of shape {data.shape} and dtype "
                 f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}"
             )
-        self._grad_var = Variable._new(g, False)
+        self._grad_var = Variable.from_array(g, False)
 
     def cleargrad(self):
         """Set the gradient to None (gradients otherwise accumulate over backward calls)."""
         self._grad_var = None
+
+    @property
+    def loss_scale(self):
+        """The ``loss_scale`` of the last backward that gave this leaf a gradient, or None.
+
+        An optimizer divides the gradient by it before updating (mixed precision).
+        """
+        return self._loss_scale
 
     def zerograd(self):
         """Set the gradient to an array of zeros."""
         if self._data is None:
             self._grad_var = None
             return
-        self._grad_var = Variable._new(self.xp.zeros_like(self._data), False)
+        self._grad_var = Variable.from_array(self.xp.zeros_like(self._data), False)
 
     def addgrad(self, var):
         """Add ``var``'s gradient to this Variable's gradient (copying across devices)."""
@@ -239,9 +262,9 @@ class Variable:
         dst_device = self.device
         src = dst_device.send(src)
         if self._grad_var is None:
-            self._grad_var = Variable._new(src.copy(), False)
+            self._grad_var = Variable.from_array(src.copy(), False)
         else:
-            self._grad_var = Variable._new(self._grad_var._data + src, False)
+            self._grad_var = Variable.from_array(self._grad_var._data + src, False)
 
     def copydata(self, var):
         """Copy ``var``'s array into this Variable's array in place (across devices).
@@ -350,7 +373,7 @@ class Variable:
             enable_double_backprop: record the backward computation so that the
                 gradients can themselves be differentiated.
             loss_scale: multiply the seed gradient by this factor (mixed precision);
-                leaves remember it in ``_loss_scale``.
+                leaves remember it in :attr:`loss_scale`.
         """
         from dbr.core import _backprop
 
@@ -420,23 +443,6 @@ class Variable:
     def label(self):
         """A short text naming the shape and dtype."""
         return self.node.label
-
-    @property
-    def T(self):
-        """The transpose (reversed axes)."""
-        return _ops.transpose(self)
-
-    def reshape(self, *shape):
-        """Return a Variable of the same data with a new shape (``-1`` infers one axis)."""
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        return _ops.reshape(self, tuple(shape))
-
-    def transpose(self, *axes):
-        """Permute the axes (reversed if none are given)."""
-        if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
-            axes = axes[0]
-        return _ops.transpose(self, tuple(axes) if axes else None)
 
     def summary(self):
         """A short description: ``<variable NAME>`` or ``<variable at 0x...>``."""
@@ -568,7 +574,7 @@ class Parameter(Variable):
         super().__init__(data, name=name)
         self.initializer = initializer
         self._grad_initializer = None
-        self._grad_var = Variable._new(xp.full_like(data, numpy.nan), False)
+        self._grad_var = Variable.from_array(xp.full_like(data, numpy.nan), False)
 
     @property
     def is_initialized(self):
@@ -602,7 +608,7 @@ class Parameter(Variable):
             else initializers.generate_array(ginit, shape, xp, dtype=data.dtype, device=device)
         )
         self._data = data
-        self._grad_var = None if grad is None else Variable._new(grad, False)
+        self._grad_var = None if grad is None else Variable.from_array(grad, False)
 
     def to_device(self, device):
         """Move the array and gradient to ``device``; an uninitialized one remembers it."""
@@ -650,8 +656,3 @@ def as_array(obj):
     if isinstance(obj, Variable):
         return obj._data
     return obj
-
-
-from dbr.core import ops as _ops  # noqa: E402  (ops need Variable defined)
-
-_ops.install_variable_operators(Variable)

@@ -321,7 +321,7 @@ class UpdateRule:
         if grad is None:
             return
         self._prepare(param)
-        loss_scale = param._loss_scale
+        loss_scale = param.loss_scale
         if loss_scale is not None:
             grad /= loss_scale
         if self._pre_update_hooks:
@@ -342,8 +342,8 @@ class UpdateRule:
             self._fp32_param = master
         master.grad = grad.astype(numpy.float32)
         self._prepare(master)
-        if param._loss_scale is not None:
-            master.grad /= param._loss_scale
+        if param.loss_scale is not None:
+            master.grad /= param.loss_scale
         for hook in self._pre_update_hooks.values():
             hook(self, master)
         self.update_core(master)

@@ -54,12 +54,12 @@ class PrintHook(FunctionHook):
         file.write(f"function\t{function.label}{end}")
         file.write(f"input data{end}")
         for x in in_data:
-            text = "(removed)" if x is None else Variable._new(x, False).debug_print()
+            text = "(removed)" if x is None else Variable.from_array(x, False).debug_print()
             file.write(text + end)
         if out_grad is not None:
             file.write(f"output gradient{end}")
             for gy in out_grad:
-                text = "None" if gy is None else Variable._new(gy, False).debug_print()
+                text = "None" if gy is None else Variable.from_array(gy, False).debug_print()
                 file.write(text + end)
         if self.flush and hasattr(file, "flush"):
             file.flush()

@@ -29,7 +29,7 @@ def as_operand_variable(value, like):
     dtype = like._data.dtype
     if value.dtype != dtype:
         value = value.astype(dtype)
-    return Variable._new(value, False)
+    return Variable.from_array(value, False)
 
 
 def scalar_of(value, dtype):

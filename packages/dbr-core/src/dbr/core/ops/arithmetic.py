@@ -14,17 +14,8 @@ from dbr.core.ops.broadcast import sum_to
 from dbr.core.variable import Variable
 
 _ndarray = numpy.ndarray
-_new_variable = Variable._new
-
-
-def _check_binary(in_types, float_only=False):
-    type_check.argname(in_types, ("lhs", "rhs"))
-    lhs, rhs = in_types
-    if float_only:
-        type_check.expect(lhs.dtype.kind == "f")
-    type_check.expect(lhs.dtype == rhs.dtype)
-    if type_check.eval(lhs.shape) != type_check.eval(rhs.shape):
-        type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
+_new_variable = Variable.from_array
+_eval = type_check.eval
 
 
 def _check_unary(in_types, float_only=False):
@@ -42,13 +33,27 @@ class _ConstantOp(FunctionNode):
         self.value = value
 
     def check_type_forward(self, in_types):
-        _check_unary(in_types, self.float_only)
+        type_check.argname(in_types, ("x",))
+        if self.float_only:
+            type_check.expect(in_types[0].dtype.kind == "f")
 
 
 class _Binary(FunctionNode):
     """Base of broadcasting binary ops: records input shapes when they differ."""
 
     _shapes = None
+    float_only = False
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("lhs", "rhs"))
+        lhs, rhs = in_types
+        if self.float_only:
+            type_check.expect(lhs.dtype.kind == "f", lhs.dtype == rhs.dtype)
+        else:
+            type_check.expect(lhs.dtype == rhs.dtype)
+        lhs_shape, rhs_shape = lhs.shape, rhs.shape
+        if _eval(lhs_shape) != _eval(rhs_shape):
+            type_check.expect_broadcast_shapes(lhs_shape, rhs_shape)
 
     def _record_shapes(self, x0, x1):
         if x0.shape != x1.shape:
@@ -59,20 +64,26 @@ class _Binary(FunctionNode):
         return gx if shapes is None else sum_to(gx, shapes[index])
 
 
+def _as_array(y):
+    # NumPy turns 0-d results into scalars; most results are arrays already.
+    return y if type(y) is _ndarray else force_array(y)
+
+
 class Add(_Binary):
     """``lhs + rhs``."""
 
-    def check_type_forward(self, in_types):
-        _check_binary(in_types)
-
     def forward(self, inputs):
         x0, x1 = inputs
-        self._record_shapes(x0, x1)
-        return (force_array(x0 + x1),)
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
+        return (_as_array(x0 + x1),)
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
-        return tuple([self._reduce(gy, i) for i in indexes])
+        shapes = self._shapes
+        if shapes is None:
+            return (gy,) * len(indexes)
+        return tuple([sum_to(gy, shapes[i]) for i in indexes])
 
 
 class AddConstant(_ConstantOp):
@@ -112,13 +123,11 @@ class MultiAdd(FunctionNode):
 class Sub(_Binary):
     """``lhs - rhs``."""
 
-    def check_type_forward(self, in_types):
-        _check_binary(in_types)
-
     def forward(self, inputs):
         x0, x1 = inputs
-        self._record_shapes(x0, x1)
-        return (force_array(x0 - x1),)
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
+        return (_as_array(x0 - x1),)
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
@@ -139,21 +148,22 @@ class SubFromConstant(_ConstantOp):
 class Mul(_Binary):
     """``lhs * rhs``."""
 
-    def check_type_forward(self, in_types):
-        _check_binary(in_types)
-
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
+        self._input_indexes_to_retain = (0, 1)
         x0, x1 = inputs
-        self._record_shapes(x0, x1)
-        return (force_array(x0 * x1),)
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
+        return (_as_array(x0 * x1),)
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         x0, x1 = self.get_retained_inputs()
-        return tuple(
-            [self._reduce(gy * x1, 0) if i == 0 else self._reduce(gy * x0, 1) for i in indexes]
-        )
+        shapes = self._shapes
+        ret = []
+        for i in indexes:
+            gx = Mul().apply((gy, x1 if i == 0 else x0))[0]
+            ret.append(gx if shapes is None else sum_to(gx, shapes[i]))
+        return tuple(ret)
 
 
 class MulConstant(_ConstantOp):
@@ -170,14 +180,14 @@ class MulConstant(_ConstantOp):
 class Div(_Binary):
     """``lhs / rhs`` (floating dtypes)."""
 
-    def check_type_forward(self, in_types):
-        _check_binary(in_types, float_only=True)
+    float_only = True
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
+        self._input_indexes_to_retain = (0, 1)
         x0, x1 = inputs
-        self._record_shapes(x0, x1)
-        return (force_array(x0 / x1),)
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
+        return (_as_array(x0 / x1),)
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
@@ -249,8 +259,7 @@ class DivFromConstant(_ConstantOp):
 class PowVarVar(_Binary):
     """``lhs ** rhs`` with both operands Variables (floating dtypes)."""
 
-    def check_type_forward(self, in_types):
-        _check_binary(in_types, float_only=True)
+    float_only = True
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
@@ -278,9 +287,9 @@ class PowVarConst(_ConstantOp):
     float_only = True
 
     def forward(self, inputs):
-        self.retain_inputs((0,))
+        self._input_indexes_to_retain = (0,)
         x = inputs[0]
-        return (force_array(x ** scalar_of(self.value, x.dtype)),)
+        return (_as_array(x ** scalar_of(self.value, x.dtype)),)
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]

@@ -10,9 +10,12 @@ from dbr.core.variable import Variable, as_array
 from dbr.functions.math.maximum import MaskGrad
 
 
-def _condition_type(condition):
+def _condition_type(condition, like):
+    # A light check (type_check.light_types) gets arrays, which are their own types.
+    if not isinstance(like, type_check.Expr):
+        return condition
     info = type_check.TypeInfo(condition.shape, condition.dtype)
-    return info if type_check.in_light_mode() else type_check.make_variable(info, "condition")
+    return type_check.make_variable(info, "condition")
 
 
 class Where(FunctionNode):
@@ -24,7 +27,7 @@ class Where(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "y"))
         x_type, y_type = in_types
-        c_type = _condition_type(self.condition)
+        c_type = _condition_type(self.condition, x_type)
         type_check.expect(c_type.dtype == numpy.bool_, x_type.dtype == y_type.dtype)
         type_check.expect_broadcast_shapes(c_type.shape, x_type.shape, y_type.shape)
 

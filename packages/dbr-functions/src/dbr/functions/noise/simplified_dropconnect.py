@@ -87,7 +87,7 @@ class SimplifiedDropconnect(FunctionNode):
     def _scaled_mask(self, dtype):
         scaled = self.mask.astype(dtype)
         scaled *= self._scale(dtype)
-        return Variable._new(scaled, False)
+        return Variable.from_array(scaled, False)
 
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()

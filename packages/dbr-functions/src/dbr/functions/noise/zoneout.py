@@ -41,7 +41,7 @@ class Zoneout(FunctionNode):
         ret = []
         for i in indexes:
             flag = ~self.flag_x if i == 0 else self.flag_x
-            ret.append(gy * Variable._new(flag.astype(gy.dtype), False))
+            ret.append(gy * Variable.from_array(flag.astype(gy.dtype), False))
         return tuple(ret)
 
 

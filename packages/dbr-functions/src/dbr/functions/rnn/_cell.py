@@ -22,7 +22,7 @@ from dbr.functions.activation.tanh import tanh
 from dbr.functions.array.concat import concat
 from dbr.functions.array.stack import stack
 
-_new_variable = Variable._new
+_new_variable = Variable.from_array
 
 # The one-cell, four-gate cell on the GPU. Element i of c (B, N, R) reads gate k of
 # P (B, 4N, R, C-contiguous) at base + k * ks, with js and ks the strides of a unit

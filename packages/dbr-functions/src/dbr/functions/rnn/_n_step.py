@@ -27,7 +27,7 @@ from dbr.functions.array.split_axis import split_axis
 from dbr.functions.array.stack import stack
 from dbr.functions.noise.dropout import dropout
 
-_new_variable = Variable._new
+_new_variable = Variable.from_array
 _float16 = numpy.dtype(numpy.float16)
 
 

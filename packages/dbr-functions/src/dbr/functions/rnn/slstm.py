@@ -3,7 +3,7 @@
 from dbr.core import FunctionNode, Variable, backend, type_check
 from dbr.functions.rnn._cell import CellFunction, GateLayout
 
-_new_variable = Variable._new
+_new_variable = Variable.from_array
 
 # x1 and x2 interleave a, i, f, o (as lstm's x); the cell reads blocks a1, i1, a2, i2,
 # o1 + o2, f1, f2: each child brings its own cell input and input gate.

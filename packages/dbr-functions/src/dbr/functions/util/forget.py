@@ -55,7 +55,7 @@ class Forget(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
         with no_backprop_mode():
-            outs = _call(self.func, [Variable._new(x, True) for x in inputs])
+            outs = _call(self.func, [Variable.from_array(x, True) for x in inputs])
         return tuple([y.array for y in outs])
 
     def backward(self, indexes, grad_outputs):
@@ -70,7 +70,7 @@ class Forget(FunctionNode):
                 if len(inputs) == 1:
                     xs = (xs,)
             else:
-                xs = tuple([Variable._new(x.array, x.requires_grad) for x in inputs])
+                xs = tuple([Variable.from_array(x.array, x.requires_grad) for x in inputs])
             with force_backprop_mode():
                 outs = _call(self.func, xs)
         if len(outs) != len(grad_outputs):
