@@ -107,7 +107,7 @@ MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
 # Declared distributions that provide a library or a program, never an import.
 RUNTIME_ONLY = ["mpich"]
 # Sphinx 8.1 is the last that runs on Python 3.10, which the packages support.
-DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19"]
+DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19", "sphinx-mathjax-offline==0.0.2"]
 DOCS = ROOT / "docs"
 
 

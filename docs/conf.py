@@ -21,9 +21,12 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.intersphinx",
     "apiref",
+    # MathJax from the wheel, copied into _static: no CDN, so math renders offline.
+    "sphinx-mathjax-offline",
 ]
 
-exclude_patterns = ["_build", ".gitignore"]
+# gallery/_runs holds snippets that the gallery pages include, not pages.
+exclude_patterns = ["_build", ".gitignore", "gallery/_runs"]
 html_theme = "furo"
 html_title = "dbr"
 
@@ -47,7 +50,11 @@ intersphinx_mapping = {}
 # builder runs the guides' blocks only.
 doctest_test_doctest_blocks = ""
 doctest_global_setup = """
+import importlib.util
+
 import numpy as np
+
+cupy_installed = importlib.util.find_spec("cupy") is not None
 """
 doctest_default_flags = (
     __import__("doctest").ELLIPSIS
