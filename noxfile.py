@@ -422,6 +422,27 @@ def docs(session: nox.Session) -> None:
         )  # fmt: skip
 
 
+@nox.session(name="docs-browser", venv_backend="none")
+def docs_browser(session: nox.Session) -> None:
+    """The site that ``nox -s docs`` built, opened in headless Chromium (installed separately).
+
+    tools/check_docs_browser.py serves docs/_build/html on a local port and,
+    through the DevTools protocol, checks that the index, a guide, a reference
+    page and a search render (title, navigation, highlighted code, results)
+    without console errors, saving a screenshot of each into
+    docs/_build/screenshots. It needs Debian's ``chromium`` (``.ci/run``
+    installs it) and nothing from PyPI.
+    """
+    site = DOCS / "_build" / "html"
+    if not (site / "index.html").is_file():
+        session.error(f"no built site at {site}: run nox -s docs first")
+    session.run(
+        sys.executable, str(TOOLS / "check_docs_browser.py"),
+        "--site", str(site), "--out", str(DOCS / "_build" / "screenshots"),
+        *session.posargs, external=True,
+    )  # fmt: skip
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check over the whole repository."""
