@@ -3,10 +3,11 @@
 The site (``docs/_build/html`` by default) is served on a local port by
 ``http.server``; Chromium is driven through the Chrome DevTools protocol over
 a WebSocket, with the small client below (standard library only, so nothing
-is downloaded). For the index, a guide and a reference page it checks the
-title, the navigation sidebar and that a code block is highlighted (Pygments'
-spans are coloured by the theme's CSS); on the search page, that a query finds
-results. Any console error, uncaught exception or failed load on any page is
+is downloaded). On the index, a guide, a reference page and a gallery page it
+checks the title and the navigation sidebar, and that a code block is
+highlighted (Pygments' spans are coloured by the theme's CSS), the reference
+lists Variable's methods, or the gallery's pictures load; on the search page,
+that a query finds results. Any console error, uncaught exception or failed load on any page is
 a failure. A screenshot of each page is saved into the output folder.
 
 Run: ``python tools/check_docs_browser.py [--site docs/_build/html]
@@ -64,6 +65,22 @@ PAGES = [
         ],
     ),
 ]
+PAGES.append(
+    (
+        "gallery-digits",
+        "gallery/digits.html",
+        "Digits CNN",
+        [
+            NAVIGATION,
+            (
+                "loaded PlotReport pictures",
+                "(() => { const shots = [...document.querySelectorAll('article img')];"
+                " return shots.length >= 2 && shots.every(i => i.complete && i.naturalWidth > 0);"
+                " })()",
+            ),
+        ],
+    )
+)
 SEARCH = ("search", "search.html?q=Variable", "Search")
 # Sphinx's search retitles the page "Search Results" once every result is listed.
 SEARCH_DONE = (
