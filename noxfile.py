@@ -109,7 +109,7 @@ MPI_PACKAGES = {"dbr-distributed": ["mpich"]}
 # Declared distributions that provide a library or a program, never an import.
 RUNTIME_ONLY = ["mpich"]
 # Sphinx 8.1 is the last that runs on Python 3.10, which the packages support.
-DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19"]
+DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19", "sphinx-mathjax-offline==0.0.2"]
 DOCS = ROOT / "docs"
 
 
@@ -422,6 +422,27 @@ def docs(session: nox.Session) -> None:
             "-d", str(build / "doctrees"), str(DOCS), str(build / builder),
             env={"PYTHONPATH": None},
         )  # fmt: skip
+
+
+@nox.session(name="docs-browser", venv_backend="none")
+def docs_browser(session: nox.Session) -> None:
+    """The site that ``nox -s docs`` built, opened in headless Chromium (installed separately).
+
+    tools/check_docs_browser.py serves docs/_build/html on a local port and,
+    through the DevTools protocol, checks that the index, a guide, a reference
+    page and a search render (title, navigation, highlighted code, results)
+    without console errors, saving a screenshot of each into
+    docs/_build/screenshots. It needs Debian's ``chromium`` (``.ci/run``
+    installs it) and nothing from PyPI.
+    """
+    site = DOCS / "_build" / "html"
+    if not (site / "index.html").is_file():
+        session.error(f"no built site at {site}: run nox -s docs first")
+    session.run(
+        sys.executable, str(TOOLS / "check_docs_browser.py"),
+        "--site", str(site), "--out", str(DOCS / "_build" / "screenshots"),
+        *session.posargs, external=True,
+    )  # fmt: skip
 
 
 @nox.session

@@ -21,9 +21,12 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.intersphinx",
     "apiref",
+    # MathJax from the wheel, copied into _static: no CDN, so math renders offline.
+    "sphinx-mathjax-offline",
 ]
 
-exclude_patterns = ["_build", ".gitignore"]
+# gallery/_runs holds snippets that the gallery pages include, not pages.
+exclude_patterns = ["_build", ".gitignore", "gallery/_runs"]
 html_theme = "furo"
 html_title = "dbr"
 
@@ -40,6 +43,29 @@ napoleon_use_ivar = True
 # class and type_check's expression of that name); that ambiguity is no error.
 suppress_warnings = ["ref.python"]
 
+# Cross-references are checked (nitpicky). Not checked: the words of
+# napoleon's type fields that name no object ("array", "ints", "pair", a bare
+# class name such as "ResNetLayers"), other projects' objects (no
+# intersphinx: nothing is fetched), private names that show-inheritance
+# lists as bases, and the public bases the reference leaves out.
+nitpicky = True
+nitpick_ignore_regex = [
+    ("py:class", r"[^.]+"),
+    (
+        "py:.*",
+        r"(numpy|cupy|os|io|time|typing|collections|pathlib|threading|multiprocessing"
+        r"|concurrent|mpi4py|onnx|onnxruntime|h5py|matplotlib|scipy|sklearn|tqdm|PIL)\..*",
+    ),
+    ("py:.*", r".*\._.*|_\w+"),
+    ("py:.*", r"__\w+__|open"),  # Python's own
+    ("py:class", r"dbr\.links\.(rnn|model)\..*Base|dbr\.links\.model\.vision\..*Layers"),
+    # Attributes documented as fields (napoleon_use_ivar) have no target.
+    ("py:attr", r"(Deserializer\.)?(dry_run|hyperparam|use_auto_new_epoch)"),
+    # Public names that no __all__ exports, so no reference page documents.
+    ("py:func", r"prepare"),
+    ("py:mod", r"dbr\.training\.extensions\.snapshot_writers"),
+]
+
 # No network during the build: intersphinx has no inventories to fetch.
 intersphinx_mapping = {}
 
@@ -47,7 +73,11 @@ intersphinx_mapping = {}
 # builder runs the guides' blocks only.
 doctest_test_doctest_blocks = ""
 doctest_global_setup = """
+import importlib.util
+
 import numpy as np
+
+cupy_installed = importlib.util.find_spec("cupy") is not None
 """
 doctest_default_flags = (
     __import__("doctest").ELLIPSIS

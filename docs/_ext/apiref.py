@@ -9,6 +9,7 @@ any ``__all__`` left undocumented is a build warning (an error with ``-W``).
 
 import importlib
 import inspect
+import sys
 import types
 from pathlib import Path
 
@@ -227,6 +228,7 @@ class _Writer:
     def __init__(self):
         self.documented = {}  # id(obj) -> full name
         self.keep = []  # the objects, so that ids stay unique
+        self.modules = set()  # modules declared (py:module) so far
 
     def block(self, heading, modname, names, underline="-"):
         module = importlib.import_module(modname)
@@ -249,7 +251,10 @@ class _Writer:
             return out
         if heading:
             out += [heading, underline * len(heading), ""]
-        out += [f".. currentmodule:: {modname}", ""]
+        # The first section of a module declares it, so that :mod: references resolve.
+        directive = "currentmodule" if modname in self.modules else "py:module"
+        self.modules.add(modname)
+        out += [f".. {directive}:: {modname}", ""]
         if entries:
             out += [".. autosummary::", ""]
             out += [f"   {name}" for name, _ in entries] + [""]
@@ -324,10 +329,17 @@ class _Writer:
         return sorted(result)
 
 
+# id(object) -> the full name it is documented under, and the objects, for resolve_by_object.
+DOCUMENTED = {}
+_OBJECTS = {}
+_ID_BY_NAME = {}
+
+
 def write_reference(app):
     out_dir = Path(app.srcdir) / "reference"
     out_dir.mkdir(exist_ok=True)
     writer = _Writer()
+    DOCUMENTED.clear()
     written = {}
     # dbr.functions' page lists all its names, so it claims the objects that
     # dbr.core.ops shares with it before the other pages are written.
@@ -345,6 +357,114 @@ def write_reference(app):
             path.write_text(text)
     for name in writer.missing():
         logger.warning(f"apiref: public name {name} is on no reference page")
+    DOCUMENTED.update(writer.documented)
+    _OBJECTS.clear()
+    _OBJECTS.update((id(obj), obj) for obj in writer.keep)
+    _ID_BY_NAME.clear()
+    _ID_BY_NAME.update((name, key) for key, name in DOCUMENTED.items())
+
+
+def _documented_names(path):
+    """Documented names of the object that the dotted ``path`` imports (empty if none).
+
+    The longest importable module prefix is imported and the rest looked up as
+    attributes; the first object on the way that a reference page documents
+    gives the name, with the remaining attributes (a method, say) appended.
+    When that object is a class, the same attributes on each documented class
+    of its MRO follow, so that an inherited method resolves to where it is
+    documented.
+    """
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        break
+    else:
+        return []
+    rest = parts[cut:]
+    for i, attr in enumerate(rest):
+        obj = getattr(obj, attr, None)
+        if obj is None:
+            return []
+        if id(obj) in DOCUMENTED:
+            tail = rest[i + 1 :]
+            classes = obj.__mro__ if inspect.isclass(obj) and tail else (obj,)
+            return [".".join([DOCUMENTED[id(c)], *tail]) for c in classes if id(c) in DOCUMENTED]
+    return []
+
+
+def _by_last_name(target, package, context=None):
+    """Documented names in ``package`` (``dbr.x``, else any) that end with ``target``.
+
+    A dotted ``target`` (``Variable.debug_print``) matches the documented
+    classes named like its first part; an undotted one also matches as an
+    attribute of any documented class that has it, subclasses of the
+    ``context`` class first. Shorter names come first.
+    """
+    head, _, tail = target.partition(".")
+    found = []
+    for key, name in DOCUMENTED.items():
+        if name.endswith("." + head):
+            found.append(".".join([name, tail]) if tail else name)
+        elif not tail:
+            obj = _OBJECTS.get(key)
+            if inspect.isclass(obj) and target in vars(obj):
+                found.append(f"{name}.{target}")
+    local = [n for n in found if n.startswith(package + ".")]
+    found = local or found
+
+    def order(name):
+        owner = _OBJECTS.get(_ID_BY_NAME.get(name.rpartition(".")[0]))
+        inside = inspect.isclass(owner) and context is not None and issubclass(owner, context)
+        return (not inside, len(name))
+
+    return sorted(set(found), key=order)
+
+
+def resolve_by_object(app, env, node, contnode):
+    """Resolve a Python reference that names a documented object by another path.
+
+    Docstrings name objects by where they are defined
+    (``dbr.functions.connection.convolution_2d.convolution_2d``), relative to
+    their module or class (``initialize``, an inherited method), or by a
+    function's own name in the same package (``send``); the reference pages
+    document each object once, under its public name. The target is imported
+    (relative to the reference's module and class first) and, when it is a
+    documented object or an attribute of one, the reference goes to that
+    entry; failing that, to the one documented name of the package that ends
+    with the target.
+    """
+    target = node["reftarget"].lstrip("~.")
+    if node.get("refdomain") != "py" or not target.replace(".", "").isidentifier():
+        return None
+    module, cls = node.get("py:module"), node.get("py:class")
+    paths = [target]
+    if module:
+        paths.insert(0, f"{module}.{target}")
+        if cls:
+            paths.insert(0, f"{module}.{cls}.{target}")
+    names = [name for path in paths for name in _documented_names(path)]
+    if module and module.startswith("dbr."):
+        context = None
+        if cls:
+            context = getattr(sys.modules.get(module), cls.split(".")[0], None)
+            context = context if inspect.isclass(context) else None
+        package = ".".join(module.split(".")[:2])
+        names += _by_last_name(target, package, context)
+        if target.startswith("dbr."):  # a full path that is not where the object is
+            names += _by_last_name(target.rpartition(".")[2], package)
+    domain = env.get_domain("py")
+    for name in names:
+        if name == target:
+            continue
+        new = node.deepcopy()
+        new["reftarget"] = name
+        found = domain.resolve_any_xref(env, node["refdoc"], app.builder, name, new, contnode)
+        if found:
+            return found[0][1]
+    return None
 
 
 def chainer_page():
@@ -398,4 +518,5 @@ def chainer_page():
 
 def setup(app):
     app.connect("builder-inited", write_reference)
+    app.connect("missing-reference", resolve_by_object)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -21,7 +21,7 @@ class BestValueTrigger:
             default ``(1, 'epoch')``.
 
     Raises:
-        KeyError (when called): ``key`` was not reported since the last check.
+        KeyError: when called, if ``key`` was not reported since the last check.
     """
 
     def __init__(self, key, compare, trigger=(1, "epoch")):
