@@ -1,0 +1,101 @@
+"""Elementwise NumPy work split into cache-sized blocks and over a small thread pool.
+
+NumPy runs one pass over memory per ufunc, on one thread. A function that
+chains several passes (sigmoid: scale, tanh, scale, shift) over an array
+larger than the CPU's cache reads and writes main memory on each of them;
+:func:`blockwise` runs the whole chain on one block of rows at a time, so
+that only the first read and last write leave the cache, and hands the
+blocks to ``config.cpu_threads`` threads (NumPy releases the GIL inside its
+ufunc loops). Arrays below :data:`MIN_PARALLEL_SIZE` elements run as one
+block on the calling thread, as before.
+
+``config.cpu_threads`` (None by default) is the number of threads; None
+follows ``OMP_NUM_THREADS`` when it is set and the CPU count otherwise. Set it
+to 1 to turn the pool off. Only NumPy arrays are split; CuPy arrays go
+through the GPU kernels of the callers.
+"""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy
+
+from dbr.core.configuration import config
+
+# Measured on float32 with 2 threads (benchmarks/kernels.py): splitting a ufunc
+# over two threads loses at 262k elements (the hand-off costs about as much as
+# the pass) and wins from about 1M; blocks of 64k elements (256 KiB of
+# float32) keep a chain of passes inside a core's L2 cache.
+MIN_PARALLEL_SIZE = 1 << 20
+BLOCK_SIZE = 1 << 16
+
+_lock = threading.Lock()
+_pool = None
+_pool_threads = 0
+
+
+def cpu_threads():
+    """The number of threads elementwise CPU work may use (at least 1)."""
+    n = getattr(config, "cpu_threads", None)
+    if n is None:
+        env = os.environ.get("OMP_NUM_THREADS", "")
+        n = int(env) if env.strip().isdigit() else (os.cpu_count() or 1)
+    return max(1, int(n))
+
+
+def _executor(threads):
+    """The persistent pool of ``threads - 1`` workers (the caller is the last thread)."""
+    global _pool, _pool_threads
+    with _lock:
+        if _pool_threads != threads:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="dbr-cpu")
+            _pool_threads = threads
+        return _pool
+
+
+def blockwise(body, out, *inputs):
+    """Run ``body(out[r], *(a[r] for a in inputs))`` over blocks of rows ``r``.
+
+    ``body`` computes an elementwise result into its first argument from the
+    others, which have ``out``'s shape (or broadcast views of it); each
+    output element depends only on the input elements at its position, so
+    the result does not depend on how the rows are split. Small arrays (or
+    arrays with a single row) run in one call on the calling thread.
+
+    Args:
+        body (callable): ``body(out_block, *input_blocks)``.
+        out (numpy.ndarray): the output, written in place.
+        *inputs (numpy.ndarray): arrays of ``out``'s shape.
+
+    Returns:
+        ``out``.
+    """
+    size = out.size
+    if size < MIN_PARALLEL_SIZE or out.ndim == 0 or out.shape[0] < 2:
+        body(out, *inputs)
+        return out
+    rows = out.shape[0]
+    step = max(1, BLOCK_SIZE * rows // size)
+    starts = range(0, rows, step)
+    threads = min(cpu_threads(), len(starts))
+
+    # numpy.errstate is a context variable, which the pool's threads do not inherit.
+    errors = numpy.geterr()
+
+    def run(part):
+        with numpy.errstate(**errors):
+            for start in starts[part::threads]:
+                r = slice(start, start + step)
+                body(out[r], *(a[r] for a in inputs))
+
+    if threads == 1:
+        run(0)
+        return out
+    futures = [_executor(threads).submit(run, part) for part in range(1, threads)]
+    run(0)
+    for future in futures:
+        future.result()
+    return out
