@@ -36,12 +36,18 @@ _pool_threads = 0
 
 
 def cpu_threads():
-    """The number of threads elementwise CPU work may use (at least 1)."""
+    """The number of threads elementwise CPU work may use (at least 1).
+
+    Raises:
+        ValueError: ``config.cpu_threads`` is neither None nor a positive int.
+    """
     n = getattr(config, "cpu_threads", None)
     if n is None:
-        env = os.environ.get("OMP_NUM_THREADS", "")
-        n = int(env) if env.strip().isdigit() else (os.cpu_count() or 1)
-    return max(1, int(n))
+        env = os.environ.get("OMP_NUM_THREADS", "").strip()
+        return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"config.cpu_threads: expected None or a positive int, got {n!r}")
+    return n
 
 
 def _executor(threads):
@@ -56,31 +62,46 @@ def _executor(threads):
         return _pool
 
 
-def blockwise(body, out, *inputs):
+def blockwise(body, out, *inputs, min_size=None, cache_blocks=True):
     """Run ``body(out[r], *(a[r] for a in inputs))`` over blocks of rows ``r``.
 
-    ``body`` computes an elementwise result into its first argument from the
-    others, which have ``out``'s shape (or broadcast views of it); each
-    output element depends only on the input elements at its position, so
-    the result does not depend on how the rows are split. Small arrays (or
-    arrays with a single row) run in one call on the calling thread.
+    ``body`` computes a result into its first argument from the others,
+    which share ``out``'s first axis; each output row depends only on the
+    input rows at its position, so the result does not depend on how the
+    rows are split. Arrays of fewer than ``min_size`` elements (or of a
+    single row) run in one call on the calling thread.
 
     Args:
         body (callable): ``body(out_block, *input_blocks)``.
         out (numpy.ndarray): the output, written in place.
-        *inputs (numpy.ndarray): arrays of ``out``'s shape.
+        *inputs (numpy.ndarray): arrays of ``out``'s length along axis 0
+            (usually of its shape, or broadcast views of it).
+        min_size (int or None): the size from which ``out`` is split
+            (None: :data:`MIN_PARALLEL_SIZE`).
+        cache_blocks (bool): split into blocks of about :data:`BLOCK_SIZE`
+            elements, for a ``body`` of several passes; if False, into one
+            part per thread.
 
     Returns:
         ``out``.
     """
     size = out.size
-    if size < MIN_PARALLEL_SIZE or out.ndim == 0 or out.shape[0] < 2:
+    if min_size is None:
+        min_size = MIN_PARALLEL_SIZE
+    if size < min_size or out.ndim == 0 or out.shape[0] < 2:
         body(out, *inputs)
         return out
     rows = out.shape[0]
-    step = max(1, BLOCK_SIZE * rows // size)
+    threads = min(cpu_threads(), rows)
+    if cache_blocks:
+        step = max(1, BLOCK_SIZE * rows // size)
+    else:
+        step = -(-rows // threads)
     starts = range(0, rows, step)
-    threads = min(cpu_threads(), len(starts))
+    threads = min(threads, len(starts))
+    if threads == 1 and len(starts) == 1:
+        body(out, *inputs)
+        return out
 
     # numpy.errstate is a context variable, which the pool's threads do not inherit.
     errors = numpy.geterr()

@@ -36,7 +36,7 @@ class ReLU(FunctionNode):
         x = inputs[0]
         # Against an array of zeros (calloc'd, written in place) NumPy's maximum
         # is about four times as fast as against a scalar.
-        y = blockwise(_relu_block, numpy.zeros(x.shape, x.dtype), x)
+        y = blockwise(_relu_block, numpy.zeros(x.shape, x.dtype), x, cache_blocks=False)
         self.retain_outputs((0,))
         return (y,)
 

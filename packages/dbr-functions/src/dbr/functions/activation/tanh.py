@@ -37,7 +37,7 @@ class Tanh(FunctionNode):
         x = inputs[0]
         self.retain_outputs((0,))
         if type(x) is numpy.ndarray:
-            return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x),)
+            return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x, cache_blocks=False),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes, grad_outputs):

@@ -12,6 +12,15 @@ import itertools
 import numpy
 
 from dbr.core import backend
+from dbr.functions._cpu import blockwise
+
+# Window copies and sums gather and scatter with short strided runs, several
+# times the work of a plain pass per element: worth a thread from fewer elements.
+WINDOW_PARALLEL_SIZE = 1 << 18
+
+
+def _assign(dst, src):
+    dst[...] = src
 
 
 def as_tuple(value, ndim, name, who, minimum=0):
@@ -167,6 +176,8 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
     # output axes innermost); ``view.copy()`` may pick the kernel axes instead,
     # several times slower.
     col = xp.empty(shape, dtype=x.dtype)
+    if xp is numpy:
+        return blockwise(_assign, col, view, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
     col[...] = view
     return col
 
@@ -203,16 +214,30 @@ def col2im_nd(col, stride, pad, in_size, dilate=1):
         for i in range(nd)
     )
     img = xp.zeros(col.shape[:2] + padded, dtype=col.dtype)
-    for offset in itertools.product(*[range(k) for k in ksize]):
-        window = tuple(
-            slice(
-                offset[i] * dilate[i],
-                offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
-                stride[i],
-            )
-            for i in range(nd)
+    windows = [
+        (
+            (Ellipsis,)
+            + tuple(
+                slice(
+                    offset[i] * dilate[i],
+                    offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
+                    stride[i],
+                )
+                for i in range(nd)
+            ),
+            (slice(None), slice(None)) + offset,
         )
-        img[(Ellipsis,) + window] += col[(slice(None), slice(None)) + offset]
+        for offset in itertools.product(*[range(k) for k in ksize])
+    ]
+
+    def add_windows(img_part, col_part):
+        for window, offset in windows:
+            img_part[window] += col_part[offset]
+
+    if xp is numpy:
+        blockwise(add_windows, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
+    else:
+        add_windows(img, col)
     crop = tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
     return xp.ascontiguousarray(img[(Ellipsis,) + crop])
 
