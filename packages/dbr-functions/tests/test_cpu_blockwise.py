@@ -180,3 +180,25 @@ def test_im2col_and_col2im_are_the_same_split_or_not(split_everything):
         img_split = _im2col.col2im_nd(col, 2, 1, (7, 6))
     numpy.testing.assert_array_equal(col_split, col)
     numpy.testing.assert_array_equal(img_split, img)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("shape", [(23, 9), (11, 6, 3)])
+def test_softmax_cross_entropy_is_the_same_split_or_not(split_everything, reduce, shape):
+    rng = numpy.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(numpy.float32)
+    t = rng.integers(0, shape[1], (shape[0],) + shape[2:]).astype(numpy.int32)
+
+    def run():
+        v = Variable(x)
+        loss = F.softmax_cross_entropy(v, t, reduce=reduce)
+        loss.grad = numpy.ones_like(loss.array)
+        loss.backward()
+        return loss.array, v.grad
+
+    with using_config("cpu_threads", 1):
+        expected = run()
+    with using_config("cpu_threads", 3):
+        actual = run()
+    for a, e in zip(actual, expected):
+        numpy.testing.assert_array_equal(a, e)
