@@ -19,9 +19,13 @@ median of each; the table shows the median over ``--runs`` processes and the
 spread (lowest-highest) of the ratio.
 
 To compare two trees of dbr, run it twice with ``PYTHONPATH`` naming each one's
-``packages/*/src``.
+``packages/*/src``. On a machine shared with other work, ``--clock thread`` times
+the CPU time of the calling thread instead of the wall clock: it ignores the time
+other processes take the core away, but also any work of other threads, so it is
+meaningful for the 1-thread groups only.
 
-Run: ``python benchmarks/kernels.py [--runs 3] [--repeat 20] [--groups small large lenet1 lenet2]``.
+Run: ``python benchmarks/kernels.py [--runs 3] [--repeat 20] [--groups small large lenet1 lenet2]
+[--clock wall|thread]``.
 """
 
 import argparse
@@ -187,11 +191,12 @@ def lenet_case(torch):
     return ours, theirs
 
 
-def worker(group, repeat):
+def worker(group, repeat, clock):
     """Time one group in this process; print {case: [dbr_ms, torch_ms]} as JSON."""
     import torch
 
     threads, shape = GROUPS[group]
+    clock = time.thread_time if clock == "thread" else time.perf_counter
     torch.set_num_threads(threads)
     if group == "small":
         cases = elementwise_cases(torch, shape)
@@ -207,9 +212,9 @@ def worker(group, repeat):
             fn()
         for _ in range(repeat):
             for fn, out in zip((ours, theirs), times):
-                start = time.perf_counter()
+                start = clock()
                 fn()
-                out.append(time.perf_counter() - start)
+                out.append(clock() - start)
         result[name] = [statistics.median(ts) * 1e3 for ts in times]
     print(json.dumps(result))
 
@@ -219,17 +224,26 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="fresh processes per group")
     parser.add_argument("--repeat", type=int, default=20, help="timings per case and process")
     parser.add_argument("--groups", nargs="+", choices=tuple(GROUPS), default=list(GROUPS))
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "thread"),
+        default="wall",
+        help="wall clock, or CPU time of the calling thread (1-thread groups only)",
+    )
     parser.add_argument("--worker", choices=tuple(GROUPS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.repeat)
+        worker(args.worker, args.repeat, args.clock)
         return
     try:
         import torch
     except ImportError:
         print("torch not installed (pip install torch==2.13.0 to compare)")
         return
-    print(f"torch {torch.__version__}; median ms of {args.repeat} per process, {args.runs} runs")
+    print(
+        f"torch {torch.__version__}; median ms ({args.clock} clock) of {args.repeat} "
+        f"per process, {args.runs} runs"
+    )
     print(f"{'case':<28}{'thr':>4}{'shape':>12}{'dbr':>10}{'torch':>10}{'ratio':>8}  spread")
     for group in args.groups:
         threads, shape = GROUPS[group]
@@ -239,6 +253,7 @@ def main():
         runs = []
         for _ in range(args.runs):
             command = [sys.executable, __file__, "--worker", group, "--repeat", str(args.repeat)]
+            command += ["--clock", args.clock]
             out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
             runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
         for name in runs[0]:
