@@ -4,7 +4,10 @@ Every result with the pool on (small thresholds, several threads) must equal the
 result without it bit for bit: the split only changes which thread computes a row.
 """
 
+import os
+import signal
 import threading
+import time
 
 import numpy
 import pytest
@@ -202,3 +205,24 @@ def test_softmax_cross_entropy_is_the_same_split_or_not(split_everything, reduce
         actual = run()
     for a, e in zip(actual, expected):
         numpy.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_gets_a_pool_of_its_own(split_everything):
+    x = numpy.arange(40.0).reshape(20, 2)
+    with using_config("cpu_threads", 2):
+        _cpu.blockwise(lambda o, a: numpy.copyto(o, a), numpy.empty_like(x), x)
+        pid = os.fork()
+        if pid == 0:
+            out = numpy.empty_like(x)
+            _cpu.blockwise(lambda o, a: numpy.copyto(o, a), out, x)
+            os._exit(0 if numpy.array_equal(out, x) else 1)
+    # A child that waits on its parent's (absent) pool threads would hang: give up after 30 s.
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung in blockwise")
+    assert os.waitstatus_to_exitcode(done[1]) == 0

@@ -62,6 +62,18 @@ def _executor(threads):
         return _pool
 
 
+def _forget_pool():
+    # A forked child inherits the pool object but not its threads: it starts a new one.
+    global _lock, _pool, _pool_threads
+    _lock = threading.Lock()
+    _pool = None
+    _pool_threads = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def blockwise(body, out, *inputs, min_size=None, cache_blocks=True):
     """Run ``body(out[r], *(a[r] for a in inputs))`` over blocks of rows ``r``.
 

@@ -182,7 +182,7 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
     return col
 
 
-def col2im_nd(col, stride, pad, in_size, dilate=1):
+def col2im_nd(col, stride, pad, in_size, dilate=1, out=None):
     """Add every window of ``col`` back into an image: the transpose of :func:`im2col_nd`.
 
     Args:
@@ -192,10 +192,12 @@ def col2im_nd(col, stride, pad, in_size, dilate=1):
             is cropped from the result.
         in_size (tuple of ints): the spatial shape ``(d_1, ..., d_n)`` of the image.
         dilate (int or tuple of ints): spacing between window elements.
+        out (array or None): where to write the result (saves a copy of it).
 
     Returns:
-        A new array of ``col``'s dtype and shape ``(N, C, d_1, ..., d_n)``
-        whose element is the sum of every window element that read it.
+        ``out``, or a new array, of ``col``'s dtype and shape
+        ``(N, C, d_1, ..., d_n)``, whose element is the sum of every window
+        element that read it.
 
     >>> import numpy
     >>> col2im_nd(numpy.ones((1, 1, 2, 3)), 1, 0, (4,))
@@ -238,8 +240,11 @@ def col2im_nd(col, stride, pad, in_size, dilate=1):
         blockwise(add_windows, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
     else:
         add_windows(img, col)
-    crop = tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
-    return xp.ascontiguousarray(img[(Ellipsis,) + crop])
+    crop = (Ellipsis,) + tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
+    if out is None:
+        return xp.ascontiguousarray(img[crop])
+    out[...] = img[crop]
+    return out
 
 
 # The batch is processed in blocks whose columns stay in the CPU's cache: one

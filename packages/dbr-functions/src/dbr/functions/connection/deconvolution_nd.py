@@ -63,8 +63,7 @@ def deconvolve(x, W, b, stride, pad, dilate, groups, outsize):
     for block in batch_blocks(xp, n, groups * rows * pixels * y.itemsize):
         col = xp.matmul(w, xm[block].astype(dtype, copy=False))
         col = col.reshape((col.shape[0], out_c) + ksize + tuple(in_size))
-        yb = y[block]
-        yb[...] = col2im_nd(col, stride, pad, outsize, dilate)
+        yb = col2im_nd(col, stride, pad, outsize, dilate, out=y[block])
         if b is not None:
             yb += b
     return y
