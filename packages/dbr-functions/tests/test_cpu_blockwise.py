@@ -226,3 +226,39 @@ def test_a_forked_child_gets_a_pool_of_its_own(split_everything):
         os.waitpid(pid, 0)
         pytest.fail("the forked child hung in blockwise")
     assert os.waitstatus_to_exitcode(done[1]) == 0
+
+
+def test_blockwise_from_threads_with_different_thread_counts(split_everything):
+    x = numpy.arange(400.0).reshape(200, 2)
+    errors = []
+
+    def worker(threads):
+        try:
+            with using_config("cpu_threads", threads):
+                for _ in range(20):
+                    out = _cpu.blockwise(lambda o, a: numpy.copyto(o, a), numpy.empty_like(x), x)
+                    numpy.testing.assert_array_equal(out, x)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in (2, 3, 4, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+
+
+def test_a_body_that_splits_again_runs_serially(split_everything):
+    x = numpy.arange(40.0).reshape(20, 2)
+
+    def inner(o, a):
+        numpy.copyto(o, a)
+
+    def outer(o, a):
+        _cpu.blockwise(inner, o, a)
+
+    # Each thread's half is split again; waiting on the pool from its only worker would hang.
+    with using_config("cpu_threads", 2):
+        out = _cpu.blockwise(outer, numpy.empty_like(x), x, cache_blocks=False)
+    numpy.testing.assert_array_equal(out, x)
