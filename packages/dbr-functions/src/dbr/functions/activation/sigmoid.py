@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import FunctionNode, backend, type_check
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 
 # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
@@ -25,6 +26,20 @@ _SIGMOID_GRAD_ELEMENTWISE = {
 }
 
 
+def _sigmoid_block(y, x):
+    half = y.dtype.type(0.5)
+    numpy.multiply(x, half, out=y)
+    numpy.tanh(y, out=y)
+    y *= half
+    y += half
+
+
+def _sigmoid_grad_block(gx, y, gy):
+    numpy.subtract(y.dtype.type(1), y, out=gx)
+    gx *= y
+    gx *= gy
+
+
 class Sigmoid(FunctionNode):
     """Elementwise logistic sigmoid; backward needs only the output."""
 
@@ -38,13 +53,7 @@ class Sigmoid(FunctionNode):
         self.retain_outputs((0,))
         if xp is not numpy:
             return (kernel(_SIGMOID_ELEMENTWISE)(x),)
-        half = x.dtype.type(0.5)
-        y = xp.empty(x.shape, x.dtype)
-        xp.multiply(x, half, out=y)
-        xp.tanh(y, out=y)
-        y *= half
-        y += half
-        return (y,)
+        return (blockwise(_sigmoid_block, numpy.empty(x.shape, x.dtype), x),)
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]
@@ -60,11 +69,7 @@ class SigmoidGrad(FunctionNode):
         xp = backend.get_array_module(y)
         if xp is not numpy:
             return (kernel(_SIGMOID_GRAD_ELEMENTWISE)(y, gy),)
-        gx = xp.empty(y.shape, y.dtype)
-        xp.subtract(y.dtype.type(1), y, out=gx)
-        gx *= y
-        gx *= gy
-        return (gx,)
+        return (blockwise(_sigmoid_grad_block, numpy.empty(y.shape, y.dtype), y, gy),)
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

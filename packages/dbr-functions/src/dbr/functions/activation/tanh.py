@@ -4,6 +4,7 @@ import numpy
 
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 
 _TANH_GRAD_ELEMENTWISE = {
@@ -13,6 +14,16 @@ _TANH_GRAD_ELEMENTWISE = {
     "name": "dbr_tanh_grad",
     "preamble": ACC_PREAMBLE,
 }
+
+
+def _tanh_block(y, x):
+    numpy.tanh(x, out=y)
+
+
+def _tanh_grad_block(gx, y, gy):
+    numpy.multiply(y, y, out=gx)
+    numpy.subtract(y.dtype.type(1), gx, out=gx)
+    gx *= gy
 
 
 class Tanh(FunctionNode):
@@ -25,6 +36,8 @@ class Tanh(FunctionNode):
     def forward(self, inputs):
         x = inputs[0]
         self.retain_outputs((0,))
+        if type(x) is numpy.ndarray:
+            return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x, cache_blocks=False),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes, grad_outputs):
@@ -41,11 +54,7 @@ class TanhGrad(FunctionNode):
         xp = backend.get_array_module(y)
         if xp is not numpy:
             return (kernel(_TANH_GRAD_ELEMENTWISE)(y, gy),)
-        gx = xp.empty(y.shape, y.dtype)
-        xp.multiply(y, y, out=gx)
-        xp.subtract(y.dtype.type(1), gx, out=gx)
-        gx *= gy
-        return (gx,)
+        return (blockwise(_tanh_grad_block, numpy.empty(y.shape, y.dtype), y, gy),)
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

@@ -14,6 +14,15 @@ import itertools
 import numpy
 
 from dbr.core import FunctionNode, backend, type_check
+from dbr.functions._cpu import blockwise
+
+# Window copies and sums gather and scatter with short strided runs, several
+# times the work of a plain pass per element: worth a thread from fewer elements.
+WINDOW_PARALLEL_SIZE = 1 << 18
+
+
+def _assign(dst, src):
+    dst[...] = src
 
 
 def as_tuple(value, ndim, name, who, minimum=0):
@@ -169,11 +178,13 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
     # output axes innermost); ``view.copy()`` may pick the kernel axes instead,
     # several times slower.
     col = xp.empty(shape, dtype=x.dtype)
+    if xp is numpy:
+        return blockwise(_assign, col, view, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
     col[...] = view
     return col
 
 
-def col2im_nd(col, stride, pad, in_size, dilate=1):
+def col2im_nd(col, stride, pad, in_size, dilate=1, out=None):
     """Add every window of ``col`` back into an image: the transpose of :func:`im2col_nd`.
 
     Args:
@@ -183,10 +194,12 @@ def col2im_nd(col, stride, pad, in_size, dilate=1):
             is cropped from the result.
         in_size (tuple of ints): the spatial shape ``(d_1, ..., d_n)`` of the image.
         dilate (int or tuple of ints): spacing between window elements.
+        out (array or None): where to write the result (saves a copy of it).
 
     Returns:
-        A new array of ``col``'s dtype and shape ``(N, C, d_1, ..., d_n)``
-        whose element is the sum of every window element that read it.
+        ``out``, or a new array, of ``col``'s dtype and shape
+        ``(N, C, d_1, ..., d_n)``, whose element is the sum of every window
+        element that read it.
 
     >>> import numpy
     >>> col2im_nd(numpy.ones((1, 1, 2, 3)), 1, 0, (4,))
@@ -205,18 +218,35 @@ def col2im_nd(col, stride, pad, in_size, dilate=1):
         for i in range(nd)
     )
     img = xp.zeros(col.shape[:2] + padded, dtype=col.dtype)
-    for offset in itertools.product(*[range(k) for k in ksize]):
-        window = tuple(
-            slice(
-                offset[i] * dilate[i],
-                offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
-                stride[i],
-            )
-            for i in range(nd)
+    windows = [
+        (
+            (Ellipsis,)
+            + tuple(
+                slice(
+                    offset[i] * dilate[i],
+                    offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
+                    stride[i],
+                )
+                for i in range(nd)
+            ),
+            (slice(None), slice(None)) + offset,
         )
-        img[(Ellipsis,) + window] += col[(slice(None), slice(None)) + offset]
-    crop = tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
-    return xp.ascontiguousarray(img[(Ellipsis,) + crop])
+        for offset in itertools.product(*[range(k) for k in ksize])
+    ]
+
+    def add_windows(img_part, col_part):
+        for window, offset in windows:
+            img_part[window] += col_part[offset]
+
+    if xp is numpy:
+        blockwise(add_windows, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
+    else:
+        add_windows(img, col)
+    crop = (Ellipsis,) + tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
+    if out is None:
+        return xp.ascontiguousarray(img[crop])
+    out[...] = img[crop]
+    return out
 
 
 # The batch is processed in blocks whose columns stay in the CPU's cache: one

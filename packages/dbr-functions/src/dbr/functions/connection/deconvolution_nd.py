@@ -11,12 +11,16 @@ convolution (for ``x``) and a filter-gradient node (for ``W``).
 import itertools
 import math
 
+import numpy
+
 from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
 from dbr.functions import _gpu
+from dbr.functions._cpu import blockwise
 from dbr.functions.connection import convolution_nd
 from dbr.functions.connection._convolution_common import bias_grad, check_groups, compute_dtype
 from dbr.functions.connection._im2col import (
+    WINDOW_PARALLEL_SIZE,
     as_tuple,
     batch_blocks,
     col2im_nd,
@@ -60,8 +64,7 @@ def deconvolve(x, W, b, stride, pad, dilate, groups, outsize):
     for block in batch_blocks(xp, n, groups * rows * pixels * y.itemsize):
         col = xp.matmul(w, xm[block].astype(dtype, copy=False))
         col = col.reshape((col.shape[0], out_c) + ksize + tuple(in_size))
-        yb = y[block]
-        yb[...] = col2im_nd(col, stride, pad, outsize, dilate)
+        yb = col2im_nd(col, stride, pad, outsize, dilate, out=y[block])
         if b is not None:
             yb += b
     return y
@@ -100,11 +103,18 @@ def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
     wide = wide.reshape(n, groups, in_c // groups, run)
     crop = tuple(slice(pad[i], pad[i] + y.shape[2 + i]) for i in range(nd))
     rows = w.shape[1]
+
+    def add_offsets(img_part, col_part):
+        for k, start in enumerate(offsets):
+            img_part[:, :, start : start + run] += col_part[:, :, k]
+
     for block in batch_blocks(xp, n, groups * rows * run * y.itemsize):
         col = xp.matmul(w, wide[block]).reshape(-1, out_c, len(offsets), run)
         img = xp.zeros((col.shape[0], out_c, plane + slack), dtype)
-        for k, start in enumerate(offsets):
-            img[:, :, start : start + run] += col[:, :, k]
+        if xp is numpy:
+            blockwise(add_offsets, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
+        else:
+            add_offsets(img, col)
         img = img[:, :, :plane].reshape((col.shape[0], out_c) + padded)
         y[block] = img[(Ellipsis,) + crop]
 

@@ -19,6 +19,7 @@ from dbr.core import FunctionNode, backend, ops, type_check
 from dbr.core.configuration import config
 from dbr.core.utils import force_array
 from dbr.core.variable import Variable, as_variable
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import kernel
 from dbr.functions.activation.log_softmax import log_softmax
 from dbr.functions.activation.softmax import softmax
@@ -206,7 +207,7 @@ def _exponentials(x, dtype, shift=False):
     xp = backend.get_array_module(x)
     if xp is numpy and not shift and x.size:
         with numpy.errstate(over="ignore"):
-            e = numpy.exp(x, dtype=dtype)
+            e = blockwise(_exp_block, numpy.empty(x.shape, dtype), x, cache_blocks=False)
         s = _sum_rows(e)
         if s.min() >= _MIN_UNSHIFTED_SUM and s.max() <= _MAX_UNSHIFTED_SUM:
             return e, s, None
@@ -215,6 +216,14 @@ def _exponentials(x, dtype, shift=False):
     e -= m
     xp.exp(e, out=e)
     return e, _sum_rows(e), m
+
+
+def _exp_block(e, x):
+    numpy.exp(x, out=e, dtype=e.dtype)
+
+
+def _scale_block(gx, scale):
+    gx *= scale
 
 
 def _sum_rows(e):
@@ -457,7 +466,7 @@ class SoftmaxCrossEntropyGrad(FunctionNode):
             return (self._forward_gpu(x, e, s, t, c),)
         if self._weight is not None:
             c = c * self._weight
-        gx *= _expand_class_axis(c) / s
+        blockwise(_scale_block, gx, _expand_class_axis(c) / s, cache_blocks=False)
         gx[_label_index(backend.get_array_module(gx), t)] -= c
         return (force_array(gx, x.dtype),)
 
