@@ -7,8 +7,7 @@ wheels, or a system install). Arrays are CuPy arrays in NCHW order (NCW,
 NCDHW for 1-d and 3-d), made C-contiguous here; ``W`` is
 ``(out_channels, in_channels // groups, k_1, ..., k_n)``. One cuDNN graph is
 built per operation, shapes, dtype, options and device, and cached; it runs
-on CuPy's current stream with a workspace kept per stream (from CuPy's
-memory pool).
+on CuPy's current stream with its workspace from CuPy's memory pool.
 float16 convolutions compute in float32; float32 convolutions never run on
 engines that round their inputs to TF32. With ``config.cudnn_deterministic``
 only engines that give the same bits on every run are used (as in Chainer;
@@ -253,22 +252,6 @@ def _run(op, a, b, out_shape, stride, pad, dilate):
         return _launch(cudnn, cupy, op, a, b, out_shape, dtype, stride, pad, dilate, device.id)
 
 
-def _workspace(cupy, device_id, stream, size):
-    """A workspace of at least ``size`` bytes for work queued on ``stream``, kept per thread.
-
-    Work on one stream runs in order, so the next convolution on it can reuse
-    the buffer; the largest one asked for so far is kept.
-    """
-    workspaces = getattr(_local, "workspaces", None)
-    if workspaces is None:
-        workspaces = _local.workspaces = {}
-    key = (device_id, stream)
-    workspace = workspaces.get(key)
-    if workspace is None or workspace.size < size:
-        workspace = workspaces[key] = cupy.empty(max(size, 1), dtype=numpy.uint8)
-    return workspace
-
-
 def _launch(cudnn, cupy, op, a, b, out_shape, dtype, stride, pad, dilate, device_id):
     """Run the cached graph of ``op`` on the current device; return the new output array."""
     if not a.flags.c_contiguous:
@@ -295,9 +278,10 @@ def _launch(cudnn, cupy, op, a, b, out_shape, dtype, stride, pad, dilate, device
         raise built
     graph, uids, workspace_size = built
     out = cupy.empty(out_shape, dtype=a.dtype)
-    stream = cupy.cuda.get_current_stream().ptr
-    workspace = _workspace(cupy, device_id, stream, workspace_size)
-    cudnn.set_stream(handle=handle, stream=stream)
+    # A workspace per call, back to the pool at once: one kept between calls would hold
+    # the largest engine's (hundreds of MiB with FFT engines) for the process's life.
+    workspace = cupy.empty(max(workspace_size, 1), dtype=numpy.uint8)
+    cudnn.set_stream(handle=handle, stream=cupy.cuda.get_current_stream().ptr)
     # The ordered form (buffers in the order of their uids) skips the frontend's
     # mapping normalisation on every call.
     graph.execute(
