@@ -20,18 +20,12 @@ import numpy
 
 import dbr.links as L
 from dbr.core.serializers import save_npz
-from dbr.training import Trainer, extensions, optimizer_hooks, optimizers
+from dbr.training import optimizers
 
 _EXAMPLES = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(_EXAMPLES / "ptb"))
 from gentxt import generate  # noqa: E402
-from train_ptb import (  # noqa: E402
-    RNNLM,
-    BPTTUpdater,
-    ParallelSequentialIterator,
-    compute_perplexity,
-    every_interval_and_epoch_end,
-)
+from train_ptb import RNNLM, build_trainer  # noqa: E402
 
 DEFAULT_TEXT = _EXAMPLES.parents[1] / "shared" / "datasets" / "tinyshakespeare" / "input.txt"
 
@@ -83,31 +77,9 @@ def main(argv=None):
     model.compute_accuracy = False
     model.to_device(args.device)
     optimizer = optimizers.Adam(alpha=2e-3).setup(model)
-    optimizer.add_hook(optimizer_hooks.GradientClipping(args.gradclip))
-
-    train_iter = ParallelSequentialIterator(train, args.batchsize)
-    val_iter = ParallelSequentialIterator(val, args.batchsize, repeat=False)
-    updater = BPTTUpdater(train_iter, optimizer, args.bproplen, device=args.device)
-    trainer = Trainer(updater, (args.epoch, "epoch"), out=args.out)
-    eval_model = model.copy()
-    trainer.extend(
-        extensions.Evaluator(
-            val_iter,
-            eval_model,
-            device=args.device,
-            eval_hook=lambda _: eval_model.predictor.reset_state(),
-        )
+    trainer, _, log = build_trainer(
+        model, optimizer, train, val, args, args.batchsize, 5 if args.test else 50
     )
-    log_trigger = every_interval_and_epoch_end(5 if args.test else 50)
-    log = extensions.LogReport(postprocess=compute_perplexity, trigger=log_trigger)
-    trainer.extend(log)
-    trainer.extend(
-        extensions.PrintReport(
-            ["epoch", "iteration", "perplexity", "val_perplexity", "elapsed_time"]
-        ),
-        trigger=log_trigger,
-    )
-    trainer.extend(extensions.ProgressBar(update_interval=1 if args.test else 10))
     trainer.run()
 
     out = pathlib.Path(args.out)

@@ -228,6 +228,43 @@ def build_parser(description):
     return parser
 
 
+def build_trainer(model, optimizer, train, val, args, eval_batchsize, log_interval):
+    """The truncated-BPTT trainer of a language model ``model`` over token ids ``train``.
+
+    Gradients are clipped to ``args.gradclip``; ``val`` is evaluated (on a copy of
+    the model with its own LSTM state) and the perplexities are logged, printed
+    every ``log_interval`` iterations and at each epoch's end. Returns the
+    trainer, the evaluated copy and the LogReport.
+    """
+    optimizer.add_hook(optimizer_hooks.GradientClipping(args.gradclip))
+    train_iter = ParallelSequentialIterator(train, args.batchsize)
+    val_iter = ParallelSequentialIterator(val, eval_batchsize, repeat=False)
+    updater = BPTTUpdater(train_iter, optimizer, args.bproplen, device=args.device)
+    trainer = Trainer(updater, (args.epoch, "epoch"), out=args.out)
+
+    # The evaluated copy shares the parameters but has its own LSTM state.
+    eval_model = model.copy()
+    trainer.extend(
+        extensions.Evaluator(
+            val_iter,
+            eval_model,
+            device=args.device,
+            eval_hook=lambda _: eval_model.predictor.reset_state(),
+        )
+    )
+    log_trigger = every_interval_and_epoch_end(log_interval)
+    log = extensions.LogReport(postprocess=compute_perplexity, trigger=log_trigger)
+    trainer.extend(log)
+    trainer.extend(
+        extensions.PrintReport(
+            ["epoch", "iteration", "perplexity", "val_perplexity", "elapsed_time"]
+        ),
+        trigger=log_trigger,
+    )
+    trainer.extend(extensions.ProgressBar(update_interval=1 if args.test else 10))
+    return trainer, eval_model, log
+
+
 def main(argv=None):
     """Train, report the perplexities and save the model; returns the test perplexity."""
     args = build_parser(__doc__.splitlines()[0]).parse_args(argv)
@@ -247,32 +284,9 @@ def main(argv=None):
     model.compute_accuracy = False
     model.to_device(args.device)
     optimizer = optimizers.SGD(lr=args.lr).setup(model)
-    optimizer.add_hook(optimizer_hooks.GradientClipping(args.gradclip))
-
-    train_iter = ParallelSequentialIterator(train, args.batchsize)
-    val_iter = ParallelSequentialIterator(val, args.eval_batchsize, repeat=False)
-    updater = BPTTUpdater(train_iter, optimizer, args.bproplen, device=args.device)
-    trainer = Trainer(updater, (args.epoch, "epoch"), out=args.out)
-
-    # The evaluated copy shares the parameters but has its own LSTM state.
-    eval_model = model.copy()
-    trainer.extend(
-        extensions.Evaluator(
-            val_iter,
-            eval_model,
-            device=args.device,
-            eval_hook=lambda _: eval_model.predictor.reset_state(),
-        )
+    trainer, eval_model, _ = build_trainer(
+        model, optimizer, train, val, args, args.eval_batchsize, 1 if args.test else 100
     )
-    log_trigger = every_interval_and_epoch_end(1 if args.test else 100)
-    trainer.extend(extensions.LogReport(postprocess=compute_perplexity, trigger=log_trigger))
-    trainer.extend(
-        extensions.PrintReport(
-            ["epoch", "iteration", "perplexity", "val_perplexity", "elapsed_time"]
-        ),
-        trigger=log_trigger,
-    )
-    trainer.extend(extensions.ProgressBar(update_interval=1 if args.test else 10))
     trainer.extend(extensions.snapshot())
     if args.resume is not None:
         load_npz(args.resume, trainer)

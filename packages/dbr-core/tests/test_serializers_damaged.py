@@ -237,29 +237,69 @@ def test_hdf5_dataset_without_its_data_is_refused(tmp_path):
 # -- low-level failures name the file ------------------------------------------
 
 
-@pytest.mark.parametrize("keep", [0.0, 0.5, 0.9])
-def test_truncated_npz_names_the_file(tmp_path, keep):
-    path = tmp_path / "model.npz"
-    save_npz(path, Holder(1))
+TRUNCATED = [
+    pytest.param(save_npz, load_npz, "model.npz", k, id=f"npz-{k}") for k in (0.0, 0.5, 0.9)
+]
+TRUNCATED += [
+    pytest.param(save_hdf5, load_hdf5, "model.h5", k, marks=needs_h5py, id=f"hdf5-{k}")
+    for k in (0.0, 0.5)
+]
+
+
+@pytest.mark.parametrize(("save", "load", "name", "keep"), TRUNCATED)
+def test_truncated_file_names_the_file(tmp_path, save, load, name, keep):
+    path = tmp_path / name
+    save(path, Holder(1))
     data = path.read_bytes()
     path.write_bytes(data[: int(len(data) * keep)])
     target = Holder(2)
     before = target.state()
     with pytest.raises(DeserializationError) as info:
-        load_npz(path, target)
+        load(path, target)
     assert str(path) in str(info.value)
-    assert "load_npz" in str(info.value)
+    assert load.__name__ in str(info.value)
     assert info.value.unreadable
     assert_unchanged(target, before)
 
 
-def test_text_file_given_to_load_npz(tmp_path):
-    path = tmp_path / "notes.txt"
+def _write_text(path):
     path.write_text("hello, world\n")
+
+
+# (write the file, its name, the loader given it, what the error must say)
+FOREIGN = [
+    pytest.param(_write_text, "notes.txt", load_npz, ["not an NPZ archive"], id="text-to-npz"),
+    pytest.param(
+        lambda path: save_hdf5(path, Holder(1)),
+        "model.h5",
+        load_npz,
+        ["HDF5", "load_hdf5"],
+        marks=needs_h5py,
+        id="hdf5-to-npz",
+    ),
+    pytest.param(
+        lambda path: save_npz(path, Holder(1)),
+        "model.npz",
+        load_hdf5,
+        ["load_npz"],
+        marks=needs_h5py,
+        id="npz-to-hdf5",
+    ),
+]
+
+
+@pytest.mark.parametrize(("write", "name", "load", "fragments"), FOREIGN)
+def test_file_of_another_format_names_the_file_and_what_it_is(
+    tmp_path, write, name, load, fragments
+):
+    path = tmp_path / name
+    write(path)
     with pytest.raises(DeserializationError) as info:
-        load_npz(path, Holder(2))
+        load(path, Holder(2))
     message = str(info.value)
-    assert str(path) in message and "not an NPZ archive" in message
+    assert str(path) in message
+    for fragment in fragments:
+        assert fragment in message
     assert "pickle" not in message
 
 
@@ -271,43 +311,6 @@ def test_file_object_given_to_load_npz_is_read_from_its_position(tmp_path):
     target = Holder(2)
     load_npz(buf, target)
     assert target.t == 1
-
-
-@needs_h5py
-def test_hdf5_file_given_to_load_npz(tmp_path):
-    path = tmp_path / "model.h5"
-    save_hdf5(path, Holder(1))
-    with pytest.raises(DeserializationError) as info:
-        load_npz(path, Holder(2))
-    message = str(info.value)
-    assert str(path) in message and "HDF5" in message and "load_hdf5" in message
-    assert "pickle" not in message
-
-
-@needs_h5py
-@pytest.mark.parametrize("keep", [0.0, 0.5])
-def test_truncated_hdf5_names_the_file(tmp_path, keep):
-    path = tmp_path / "model.h5"
-    save_hdf5(path, Holder(1))
-    data = path.read_bytes()
-    path.write_bytes(data[: int(len(data) * keep)])
-    target = Holder(2)
-    before = target.state()
-    with pytest.raises(DeserializationError) as info:
-        load_hdf5(path, target)
-    assert str(path) in str(info.value) and "load_hdf5" in str(info.value)
-    assert info.value.unreadable
-    assert_unchanged(target, before)
-
-
-@needs_h5py
-def test_npz_given_to_load_hdf5(tmp_path):
-    path = tmp_path / "model.npz"
-    save_npz(path, Holder(1))
-    with pytest.raises(DeserializationError) as info:
-        load_hdf5(path, Holder(2))
-    message = str(info.value)
-    assert str(path) in message and "load_npz" in message
 
 
 @needs_h5py

@@ -1,4 +1,5 @@
 import gzip
+import inspect
 import os
 import struct
 
@@ -122,3 +123,10 @@ def test_bad_options_fail_before_any_download(dataset_server, kwargs, match):
     with pytest.raises(ValueError, match=match):
         get_mnist(**kwargs)
     assert dataset_server.requests == []
+
+
+def test_docstring_ends_with_the_shared_sections():
+    doc = inspect.getdoc(get_mnist)
+    assert doc.startswith("Get the MNIST dataset of handwritten digits.\n\n")
+    assert "beside them.\n\nArgs:\n    withlabel (bool):" in doc
+    assert doc.endswith("OSError: If a file cannot be downloaded or fails its checksum.")

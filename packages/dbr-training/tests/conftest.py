@@ -17,6 +17,7 @@ import pytest
 from dbr.core import Chain, Parameter, ops, report
 from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
 from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training.extension import PRIORITY_READER
 from dbr.training.optimizers.sgd import SGD
 from dbr.training.trainer import Trainer
 from dbr.training.updaters.standard_updater import StandardUpdater
@@ -65,6 +66,19 @@ class ShiftDriver:
             extension(trainer)
             values.append(getattr(optimizer, attr))
         return values
+
+    @staticmethod
+    def check_defaults(extension):
+        """Assert the defaults every shift extension shares: each iteration, reader priority."""
+        assert extension.trigger == (1, "iteration")
+        assert extension.priority == PRIORITY_READER
+
+    @classmethod
+    def sequence(cls, extension, init, calls, lr=0.5):
+        """Start ``extension`` (it must set ``init``); return its values over ``calls`` calls."""
+        trainer, initial = cls.start(extension, lr)
+        assert initial == init
+        return cls.run(extension, trainer, calls)
 
     @staticmethod
     def start(extension, lr=0.5):

@@ -6,7 +6,6 @@ import pytest
 from dbr.core import Chain, Parameter, ops
 from dbr.core.serializers import DictionarySerializer, NpzDeserializer
 from dbr.datasets import SerialIterator
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.exponential_shift import ExponentialShift
 from dbr.training.optimizers.sgd import SGD
 from dbr.training.trainer import Trainer
@@ -20,10 +19,9 @@ def _expected(init, rate, t, target=None):
     return value
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = ExponentialShift("lr", 0.5)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
     assert ext.default_name == "ExponentialShift"
 
 
@@ -33,9 +31,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(init, rate, target, shift):
     ext = ExponentialShift("lr", rate, init=init, target=target)
-    trainer, initial = shift.start(ext)
-    assert initial == init
-    values = shift.run(ext, trainer, 12)
+    values = shift.sequence(ext, init, 12)
     expected = [_expected(init, rate, t, target) for t in range(1, 13)]
     assert values == pytest.approx(expected, rel=1e-12)
     if target is not None:

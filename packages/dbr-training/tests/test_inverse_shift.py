@@ -2,7 +2,6 @@
 
 import pytest
 
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.inverse_shift import InverseShift
 
 
@@ -13,10 +12,9 @@ def _expected(init, gamma, power, t, target=None):
     return value
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = InverseShift("lr", 0.1, 0.75)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize(
@@ -30,9 +28,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(init, gamma, power, target, shift):
     ext = InverseShift("lr", gamma, power, init=init, target=target)
-    trainer, initial = shift.start(ext)
-    assert initial == init
-    got = shift.run(ext, trainer, 12)
+    got = shift.sequence(ext, init, 12)
     expected = [_expected(init, gamma, power, t, target) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12)
 

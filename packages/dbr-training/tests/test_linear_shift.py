@@ -2,7 +2,6 @@
 
 import pytest
 
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.linear_shift import LinearShift
 
 
@@ -14,10 +13,9 @@ def _expected(v1, v2, t1, t2, t):
     return v1 + (v2 - v1) * (t - t1) / (t2 - t1)
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = LinearShift("lr", (0.0, 1.0), (0, 10))
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize(
@@ -25,9 +23,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(values, times, shift):
     ext = LinearShift("lr", values, times)
-    trainer, initial = shift.start(ext, lr=123.0)
-    assert initial == values[0]
-    got = shift.run(ext, trainer, 12)
+    got = shift.sequence(ext, values[0], 12, lr=123.0)
     expected = [_expected(*values, *times, t) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12)
     assert got[-1] == values[1]

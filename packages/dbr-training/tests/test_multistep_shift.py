@@ -3,7 +3,6 @@
 import pytest
 
 from dbr.core.serializers import DictionarySerializer
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.multistep_shift import MultistepShift
 
 
@@ -12,10 +11,9 @@ def _expected(init, gamma, steps, t):
     return init * gamma**passed
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = MultistepShift("lr", 0.1, (3, 6), 1.0)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize(
@@ -23,9 +21,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(init, gamma, steps, shift):
     ext = MultistepShift("lr", gamma, steps, init)
-    trainer, initial = shift.start(ext)
-    assert initial == init
-    got = shift.run(ext, trainer, 12)
+    got = shift.sequence(ext, init, 12)
     expected = [_expected(init, gamma, steps, t) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12)
 

@@ -1,5 +1,6 @@
 """Each optimizer against its update formula, written independently here in float64 NumPy."""
 
+import inspect
 import math
 import os
 
@@ -425,3 +426,17 @@ def test_serialize_round_trip_continues_bit_for_bit(cls, ref, defaults, hp_sets,
         assert s is not None and s2 is not None and s.keys() == s2.keys()
         for key in s:
             assert numpy.array_equal(s[key], s2[key])
+
+
+@pytest.mark.parametrize("name", sorted(n for n in optimizers.__all__ if not n.endswith("Rule")))
+def test_constructor_arguments_are_hyperparameters_with_proxies(name):
+    cls = getattr(optimizers, name)
+    arguments = list(inspect.signature(cls).parameters)
+    opt = cls()
+    for argument in arguments:
+        default = inspect.signature(cls).parameters[argument].default
+        assert getattr(opt.hyperparam, argument) == default
+        assert getattr(opt, argument) == default
+        setattr(opt, argument, 0.125)
+        assert getattr(opt.hyperparam, argument) == 0.125
+    assert set(arguments) <= set(opt.hyperparam.get_dict())

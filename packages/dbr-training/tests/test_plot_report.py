@@ -205,30 +205,8 @@ def test_bad_arguments():
         PlotReport(["a"], postprocess=3)
 
 
-def test_with_the_real_trainer(tmp_path):
-    from dbr.core import Chain, Parameter, ops, report
-    from dbr.datasets import SerialIterator
-    from dbr.training.optimizers.sgd import SGD
-    from dbr.training.trainer import Trainer
-    from dbr.training.updaters.standard_updater import StandardUpdater
-
-    class Regression(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.W = Parameter(numpy.zeros((3, 1)))
-
-        def forward(self, x, t):
-            loss = ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
-            report({"loss": loss}, self)
-            return loss
-
-    x = numpy.arange(24, dtype=numpy.float64).reshape(8, 3) / 10
-    t = x.sum(axis=1, keepdims=True)
-    model = Regression()
-    iterator = SerialIterator(list(zip(x, t)), 2, shuffle=False)
-    updater = StandardUpdater(iterator, SGD(lr=0.05).setup(model))
-    trainer = Trainer(updater, (6, "iteration"), out=str(tmp_path))
+def test_with_the_real_trainer(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, stop=(6, "iteration"), lr=0.05, batch=2)
     losses = []
     trainer.extend(lambda tr: losses.append(float(tr.observation["main/loss"].array)))
     ext = PlotReport(["main/loss"], x_key="epoch", trigger=(1, "epoch"))

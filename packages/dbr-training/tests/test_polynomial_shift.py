@@ -2,7 +2,6 @@
 
 import pytest
 
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.polynomial_shift import PolynomialShift
 
 
@@ -13,10 +12,9 @@ def _expected(init, rate, max_count, t, target=None):
     return value
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = PolynomialShift("lr", 0.9, 10)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize(
@@ -25,9 +23,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(init, rate, max_count, target, shift):
     ext = PolynomialShift("lr", rate, max_count, init=init, target=target)
-    trainer, initial = shift.start(ext)
-    assert initial == init
-    got = shift.run(ext, trainer, 12)
+    got = shift.sequence(ext, init, 12)
     expected = [_expected(init, rate, max_count, t, target) for t in range(1, 13)]
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert got[-1] == (0.0 if target is None else target)

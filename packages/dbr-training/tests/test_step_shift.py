@@ -4,7 +4,6 @@ import math
 
 import pytest
 
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.step_shift import StepShift
 
 
@@ -15,10 +14,9 @@ def _expected(init, gamma, step, t, target=None):
     return value
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = StepShift("lr", 0.1, 3)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize(
@@ -27,9 +25,7 @@ def test_defaults_of_the_extension():
 )
 def test_sequence_follows_the_formula(init, gamma, step, target, shift):
     ext = StepShift("lr", gamma, step, init=init, target=target)
-    trainer, initial = shift.start(ext)
-    assert initial == init
-    got = shift.run(ext, trainer, 13)
+    got = shift.sequence(ext, init, 13)
     expected = [_expected(init, gamma, step, t, target) for t in range(1, 14)]
     assert got == pytest.approx(expected, rel=1e-12)
 

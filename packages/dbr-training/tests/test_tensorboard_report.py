@@ -200,36 +200,19 @@ def test_bad_arguments():
         TensorBoardReport(log_dir=3)
 
 
-def test_with_the_real_trainer(tmp_path):
-    from dbr.core import Chain, Parameter, ops, report
-    from dbr.datasets import SerialIterator
-    from dbr.training.optimizers.sgd import SGD
-    from dbr.training.trainer import Trainer
-    from dbr.training.updaters.standard_updater import StandardUpdater
-
-    class Regression(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.W = Parameter(numpy.zeros((3, 1)))
-
-        def forward(self, x, t):
-            loss = ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
-            report({"loss": loss}, self)
-            return loss
-
-    x = numpy.arange(24, dtype=numpy.float64).reshape(8, 3) / 10
-    t = x.sum(axis=1, keepdims=True)
-    model = Regression()
-    iterator = SerialIterator(list(zip(x, t)), 2, shuffle=False)
-    updater = StandardUpdater(iterator, SGD(lr=0.05).setup(model))
-    trainer = Trainer(updater, (8, "iteration"), out=str(tmp_path))
+def test_with_the_real_trainer(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, stop=(8, "iteration"), lr=0.05, batch=2)
     losses = []
     trainer.extend(lambda tr: losses.append(float(tr.observation["main/loss"].array)))
     trainer.extend(TensorBoardReport(trigger=(1, "epoch")))
     trainer.run()
     got = _scalars(tmp_path / "tensorboard")
-    assert [(tag, step) for tag, step, _ in got] == [("main/loss", 4), ("main/loss", 8)]
+    # With no entries every scalar the model reports is logged, at the end of each epoch.
+    assert [(tag, step) for tag, step, _ in got] == [
+        (tag, step) for step in (4, 8) for tag in ("main/loss", "main/correct", "main/total")
+    ]
+    loss = [v for tag, _, v in got if tag == "main/loss"]
     numpy.testing.assert_allclose(
-        [v for *_, v in got], [numpy.mean(losses[:4]), numpy.mean(losses[4:])], rtol=1e-6
+        loss, [numpy.mean(losses[:4]), numpy.mean(losses[4:])], rtol=1e-6
     )
+    assert [v for tag, _, v in got if tag != "main/loss"] == [1, 2, 1, 2]

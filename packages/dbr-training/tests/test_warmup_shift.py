@@ -3,7 +3,6 @@
 import pytest
 
 from dbr.core.serializers import DictionarySerializer
-from dbr.training.extension import PRIORITY_READER
 from dbr.training.extensions.warmup_shift import WarmupShift
 
 
@@ -13,18 +12,15 @@ def _expected(start, end, n, t):
     return start + (end - start) * t / n
 
 
-def test_defaults_of_the_extension():
+def test_defaults_of_the_extension(shift):
     ext = WarmupShift("lr", 0.0, 5, 0.1)
-    assert ext.trigger == (1, "iteration")
-    assert ext.priority == PRIORITY_READER
+    shift.check_defaults(ext)
 
 
 @pytest.mark.parametrize("start, n, end", [(0.0, 5, 0.1), (0.01, 4, 1.0), (1.0, 3, 0.5)])
 def test_sequence_follows_the_formula(start, n, end, shift):
     ext = WarmupShift("lr", start, n, end)
-    trainer, initial = shift.start(ext, lr=7.0)
-    assert initial == start
-    got = shift.run(ext, trainer, n + 3)
+    got = shift.sequence(ext, start, n + 3, lr=7.0)
     expected = [_expected(start, end, n, t) for t in range(1, n + 4)]
     assert got == pytest.approx(expected, rel=1e-12)
     assert got[n - 1] == end

@@ -246,14 +246,49 @@ def image_dataset(
     return TupleDataset(images, labels.astype(label_dtype))
 
 
-def load_mnist_like(
-    who, dataset, base_url, files, withlabel, ndim, scale, dtype, label_dtype, rgb_format
-):
+def docstring_tail(tail):
+    """Decorator appending ``tail``, sections shared by several loaders, to a docstring.
+
+    ``tail`` starts with a blank line and is indented as a function docstring's body
+    is, so that the function's ``__doc__`` reads as if the sections were written in it.
+    """
+
+    def decorate(function):
+        function.__doc__ = function.__doc__.rstrip(" ") + tail + "    "
+        return function
+
+    return decorate
+
+
+MNIST_LIKE_DOC = """
+    Args:
+        withlabel (bool): Return datasets of (image, label) pairs; otherwise return the
+            image arrays alone.
+        ndim (int): Shape of each image: 1 gives (784,), 2 gives (28, 28) and 3 gives
+            (1, 28, 28) or, with ``rgb_format``, (3, 28, 28).
+        scale (float): Pixels are scaled to the interval ``[0, scale]``.
+        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
+        label_dtype: Dtype of the labels.
+        rgb_format (bool): With ``ndim=3``, repeat the grey channel into three.
+
+    Returns:
+        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
+        ``(image, label)`` when ``withlabel`` is true, else an array of images.
+
+    Raises:
+        ValueError: If ``ndim`` is not 1, 2 or 3, or ``dtype`` is not floating.
+        OSError: If a file cannot be downloaded or fails its checksum.
+"""
+
+
+def load_mnist_like(who, dataset, base_url, files, options):
     """The (train, test) pair of a loader whose files have MNIST's format and sizes.
 
-    ``files`` maps ``'train'``/``'test'`` to the split's file table; the other
-    arguments are the loader's own (see :func:`dbr.datasets.get_mnist`).
+    ``files`` maps ``'train'``/``'test'`` to the split's file table; ``options`` is
+    the loader's own ``(withlabel, ndim, scale, dtype, label_dtype, rgb_format)`` (see
+    :func:`dbr.datasets.get_mnist`).
     """
+    withlabel, ndim, scale, dtype, label_dtype, rgb_format = options
     image_dtype = check_image_options(ndim, (1, 2, 3), dtype, who)
     return tuple(
         image_dataset(

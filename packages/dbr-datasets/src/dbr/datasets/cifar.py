@@ -63,6 +63,29 @@ _CIFAR100 = {
 }
 
 
+# The sections that both loaders' docstrings end with.
+_DOC = """
+    Args:
+        withlabel (bool): Return datasets of (image, label) pairs with int32 labels;
+            otherwise return the image arrays alone.
+        ndim (int): Shape of each image: 3 gives (3, 32, 32) (channels, rows, columns);
+            1 gives the flat (3072,) in the same order.
+        scale (float): Pixels are scaled to the interval ``[0, scale]``.
+        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
+
+    Returns:
+        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
+        ``(image, label)`` when ``withlabel`` is true, else an array of images.
+
+    Raises:
+        ValueError: If ``ndim`` is not 1 or 3, or ``dtype`` is not floating, or a
+            tarball's content is not in CIFAR's format.
+        OSError: If the file cannot be downloaded, or it or a placed python-version
+            tarball fails its checksum.
+"""
+
+
+@_loader_utils.docstring_tail(_DOC)
 def get_cifar10(withlabel=True, ndim=3, scale=1.0, dtype=None):
     """Get the CIFAR-10 dataset of small natural images.
 
@@ -76,29 +99,12 @@ def get_cifar10(withlabel=True, ndim=3, scale=1.0, dtype=None):
     ``cifar-10-binary.tar.gz``, downloaded into ``<dataset root>/cifar`` (or fetched from
     ``DBR_DATASET_MIRROR``). Either tarball is checked against its published MD5; the
     pickles of the python version are read without unpickling them.
-
-    Args:
-        withlabel (bool): Return datasets of (image, label) pairs with int32 labels;
-            otherwise return the image arrays alone.
-        ndim (int): Shape of each image: 3 gives (3, 32, 32) (channels, rows, columns);
-            1 gives the flat (3072,) in the same order.
-        scale (float): Pixels are scaled to the interval ``[0, scale]``.
-        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
-
-    Returns:
-        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
-        ``(image, label)`` when ``withlabel`` is true, else an array of images.
-
-    Raises:
-        ValueError: If ``ndim`` is not 1 or 3, or ``dtype`` is not floating, or a
-            tarball's content is not in CIFAR's format.
-        OSError: If the file cannot be downloaded, or it or a placed python-version
-            tarball fails its checksum.
     """
     image_dtype = _loader_utils.check_image_options(ndim, (1, 3), dtype, "get_cifar10")
     return _to_datasets(_retrieve("cifar-10.npz", _CIFAR10), withlabel, ndim, scale, image_dtype)
 
 
+@_loader_utils.docstring_tail(_DOC)
 def get_cifar100(withlabel=True, ndim=3, scale=1.0, dtype=None):
     """Get the CIFAR-100 dataset of small natural images, with its 100 fine labels.
 
@@ -111,24 +117,6 @@ def get_cifar100(withlabel=True, ndim=3, scale=1.0, dtype=None):
     no network access; otherwise from ``cifar-100-binary.tar.gz``, downloaded into
     ``<dataset root>/cifar`` (or fetched from ``DBR_DATASET_MIRROR``). Either tarball is
     checked against its published MD5; the pickles are read without unpickling them.
-
-    Args:
-        withlabel (bool): Return datasets of (image, label) pairs with int32 labels;
-            otherwise return the image arrays alone.
-        ndim (int): Shape of each image: 3 gives (3, 32, 32) (channels, rows, columns);
-            1 gives the flat (3072,) in the same order.
-        scale (float): Pixels are scaled to the interval ``[0, scale]``.
-        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
-
-    Returns:
-        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
-        ``(image, label)`` when ``withlabel`` is true, else an array of images.
-
-    Raises:
-        ValueError: If ``ndim`` is not 1 or 3, or ``dtype`` is not floating, or a
-            tarball's content is not in CIFAR's format.
-        OSError: If the file cannot be downloaded, or it or a placed python-version
-            tarball fails its checksum.
     """
     image_dtype = _loader_utils.check_image_options(ndim, (1, 3), dtype, "get_cifar100")
     return _to_datasets(_retrieve("cifar-100.npz", _CIFAR100), withlabel, ndim, scale, image_dtype)

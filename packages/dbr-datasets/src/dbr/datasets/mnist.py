@@ -32,6 +32,7 @@ _FILES = {
 }
 
 
+@_loader_utils.docstring_tail(_loader_utils.MNIST_LIKE_DOC)
 def get_mnist(
     withlabel=True, ndim=1, scale=1.0, dtype=None, label_dtype=numpy.int32, rgb_format=False
 ):
@@ -42,34 +43,6 @@ def get_mnist(
     of the original distribution are downloaded into ``<dataset root>/mnist`` on first
     use (or fetched from ``DBR_DATASET_MIRROR``), checked against their published SHA-256
     and parsed once into ``train.npz`` and ``test.npz`` beside them.
-
-    Args:
-        withlabel (bool): Return datasets of (image, label) pairs; otherwise return the
-            image arrays alone.
-        ndim (int): Shape of each image: 1 gives (784,), 2 gives (28, 28) and 3 gives
-            (1, 28, 28) or, with ``rgb_format``, (3, 28, 28).
-        scale (float): Pixels are scaled to the interval ``[0, scale]``.
-        dtype: Floating dtype of the images; ``None`` means ``dbr.core.config.dtype``.
-        label_dtype: Dtype of the labels.
-        rgb_format (bool): With ``ndim=3``, repeat the grey channel into three.
-
-    Returns:
-        tuple: ``(train, test)``, each a :class:`~dbr.datasets.TupleDataset` of
-        ``(image, label)`` when ``withlabel`` is true, else an array of images.
-
-    Raises:
-        ValueError: If ``ndim`` is not 1, 2 or 3, or ``dtype`` is not floating.
-        OSError: If a file cannot be downloaded or fails its checksum.
     """
-    return _loader_utils.load_mnist_like(
-        "get_mnist",
-        _DATASET,
-        _BASE_URL,
-        _FILES,
-        withlabel,
-        ndim,
-        scale,
-        dtype,
-        label_dtype,
-        rgb_format,
-    )
+    options = (withlabel, ndim, scale, dtype, label_dtype, rgb_format)
+    return _loader_utils.load_mnist_like("get_mnist", _DATASET, _BASE_URL, _FILES, options)

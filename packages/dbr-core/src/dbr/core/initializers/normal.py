@@ -6,14 +6,11 @@ initialization reproducible. A fan of zero means an empty array, which is
 left as it is; ``max(fan, 1)`` keeps the scale finite there.
 """
 
-import math
-
 from dbr.core.initializers._sampling import fill_normal
-from dbr.core.initializers.fans import _check_fan_option, _get_fan, get_fans
-from dbr.core.initializers.initializer import Initializer
+from dbr.core.initializers._scaled import FanOptionDraw, ScaledDraw, SumOfFansDraw
 
 
-class Normal(Initializer):
+class Normal(ScaledDraw):
     """Fills an array with draws from N(0, scale**2).
 
     Args:
@@ -24,16 +21,13 @@ class Normal(Initializer):
             ``cupy.random.RandomState``); None uses the array's module.
     """
 
+    _draw = staticmethod(fill_normal)
+
     def __init__(self, scale=0.05, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fill_normal(array, self.scale, self.rng)
+        super().__init__(scale, dtype, rng=rng)
 
 
-class LeCunNormal(Initializer):
+class LeCunNormal(ScaledDraw):
     """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(1 / fan_in)``.
 
     ``fan_in`` is given by :func:`~dbr.core.initializers.get_fans`; the array
@@ -46,17 +40,11 @@ class LeCunNormal(Initializer):
         rng: A random number generator (see :class:`Normal`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fan_in, _ = get_fans(array.shape)
-        fill_normal(array, self.scale * math.sqrt(1.0 / max(fan_in, 1)), self.rng)
+    _draw = staticmethod(fill_normal)
+    _gain = 1.0
 
 
-class GlorotNormal(Initializer):
+class GlorotNormal(SumOfFansDraw):
     """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(2 / (fan_in + fan_out))``.
 
     Also known as Xavier initialization. The fans are given by
@@ -69,18 +57,11 @@ class GlorotNormal(Initializer):
         rng: A random number generator (see :class:`Normal`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fan_in, fan_out = get_fans(array.shape)
-        std = self.scale * math.sqrt(2.0 / max(fan_in + fan_out, 1))
-        fill_normal(array, std, self.rng)
+    _draw = staticmethod(fill_normal)
+    _gain = 2.0
 
 
-class HeNormal(Initializer):
+class HeNormal(FanOptionDraw):
     """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(2 / fan)``.
 
     ``fan`` is the fan-in or the fan-out (``fan_option``) given by
@@ -94,12 +75,5 @@ class HeNormal(Initializer):
         rng: A random number generator (see :class:`Normal`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, fan_option="fan_in", *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.fan_option = _check_fan_option(fan_option)
-        self.rng = rng
-
-    def _fill(self, array):
-        fan = _get_fan(array.shape, self.fan_option)
-        fill_normal(array, self.scale * math.sqrt(2.0 / max(fan, 1)), self.rng)
+    _draw = staticmethod(fill_normal)
+    _gain = 2.0

@@ -7,14 +7,11 @@ initialization reproducible. A fan of zero means an empty array, which is
 left as it is; ``max(fan, 1)`` keeps the bound finite there.
 """
 
-import math
-
 from dbr.core.initializers._sampling import fill_uniform
-from dbr.core.initializers.fans import _check_fan_option, _get_fan, get_fans
-from dbr.core.initializers.initializer import Initializer
+from dbr.core.initializers._scaled import FanOptionDraw, ScaledDraw, SumOfFansDraw
 
 
-class Uniform(Initializer):
+class Uniform(ScaledDraw):
     """Fills an array with draws from U(-scale, scale).
 
     Args:
@@ -25,16 +22,13 @@ class Uniform(Initializer):
             ``cupy.random.RandomState``); None uses the array's module.
     """
 
+    _draw = staticmethod(fill_uniform)
+
     def __init__(self, scale=0.05, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fill_uniform(array, self.scale, self.rng)
+        super().__init__(scale, dtype, rng=rng)
 
 
-class LeCunUniform(Initializer):
+class LeCunUniform(ScaledDraw):
     """Fills an array with draws from U(-s, s), ``s = scale * sqrt(3 / fan_in)``.
 
     The variance is then ``scale**2 / fan_in``, as for
@@ -48,17 +42,11 @@ class LeCunUniform(Initializer):
         rng: A random number generator (see :class:`Uniform`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fan_in, _ = get_fans(array.shape)
-        fill_uniform(array, self.scale * math.sqrt(3.0 / max(fan_in, 1)), self.rng)
+    _draw = staticmethod(fill_uniform)
+    _gain = 3.0
 
 
-class GlorotUniform(Initializer):
+class GlorotUniform(SumOfFansDraw):
     """Fills an array with draws from U(-s, s), ``s = scale * sqrt(6 / (fan_in + fan_out))``.
 
     Also known as Xavier initialization. The fans are given by
@@ -71,18 +59,11 @@ class GlorotUniform(Initializer):
         rng: A random number generator (see :class:`Uniform`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def _fill(self, array):
-        fan_in, fan_out = get_fans(array.shape)
-        bound = self.scale * math.sqrt(6.0 / max(fan_in + fan_out, 1))
-        fill_uniform(array, bound, self.rng)
+    _draw = staticmethod(fill_uniform)
+    _gain = 6.0
 
 
-class HeUniform(Initializer):
+class HeUniform(FanOptionDraw):
     """Fills an array with draws from U(-s, s), ``s = scale * sqrt(6 / fan)``.
 
     ``fan`` is the fan-in or the fan-out (``fan_option``) given by
@@ -96,12 +77,5 @@ class HeUniform(Initializer):
         rng: A random number generator (see :class:`Uniform`), or None.
     """
 
-    def __init__(self, scale=1.0, dtype=None, fan_option="fan_in", *, rng=None):
-        super().__init__(dtype)
-        self.scale = scale
-        self.fan_option = _check_fan_option(fan_option)
-        self.rng = rng
-
-    def _fill(self, array):
-        fan = _get_fan(array.shape, self.fan_option)
-        fill_uniform(array, self.scale * math.sqrt(6.0 / max(fan, 1)), self.rng)
+    _draw = staticmethod(fill_uniform)
+    _gain = 6.0

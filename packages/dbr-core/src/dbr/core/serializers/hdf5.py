@@ -13,24 +13,8 @@ import math
 import numpy
 
 from dbr.core import backend
-from dbr.core.serializers.base import (
-    _NONE_ENTRY,
-    _READ_ERRORS,
-    DeserializationError,
-    Serializer,
-    _array_entry,
-    _cause,
-    _damaged_entry,
-    _describe_array,
-    _file_name,
-    _ignore_predicate,
-    _is_path,
-    _is_stored_none,
-    _normalize_path,
-    _refused_entry,
-    _StoreDeserializer,
-    write_atomically,
-)
+from dbr.core.serializers import base
+from dbr.core.serializers.base import DeserializationError, Serializer, write_atomically
 
 
 def _import_h5py(who):
@@ -68,7 +52,7 @@ class HDF5Serializer(Serializer):
 
 
 def _write_dataset(h5py, group, key, value, compression, who):
-    if _is_stored_none(value):
+    if base._is_stored_none(value):
         group.create_dataset(key, data=h5py.Empty("f"))
         return
     array = value if isinstance(value, str) else numpy.asarray(backend.to_cpu(value))
@@ -110,7 +94,7 @@ def save_hdf5(filename, obj, compression=4):
             else:
                 HDF5Serializer(f, compression=compression).save(obj)
 
-    if _is_path(filename):
+    if base._is_path(filename):
         write_atomically(filename, write)
     else:
         write(filename)
@@ -144,23 +128,23 @@ class _Hdf5Store:
     def entry(self, key):
         try:
             dataset = self._dataset(key)
-        except _READ_ERRORS as e:
+        except base._READ_ERRORS as e:
             # get() answers None for an absent name: an error is a link that cannot be followed.
-            return _damaged_entry(f"the link cannot be followed ({_cause(e)})")
+            return base._damaged_entry(f"the link cannot be followed ({base._cause(e)})")
         if dataset is None:
             return None
         if dataset.shape is None:
-            return _NONE_ENTRY
+            return base._NONE_ENTRY
         if self._h5py.check_string_dtype(dataset.dtype) is not None:
-            return _array_entry(dataset.shape, numpy.dtype(str))
+            return base._array_entry(dataset.shape, numpy.dtype(str))
         if dataset.dtype.kind not in "biufc":
-            return _refused_entry(
+            return base._refused_entry(
                 f"the dataset has dtype {dataset.dtype}, which dbr does not load"
             )
         missing = self._missing_storage(dataset)
         if missing is not None:
-            return _damaged_entry(missing)
-        return _array_entry(dataset.shape, dataset.dtype)
+            return base._damaged_entry(missing)
+        return base._array_entry(dataset.shape, dataset.dtype)
 
     def _missing_storage(self, dataset):
         """Why ``dataset`` lacks the data its shape declares, or None.
@@ -177,12 +161,12 @@ class _Hdf5Store:
             written = dsid.get_num_chunks()
             if written < expected:
                 return (
-                    f"the dataset declares {_describe_array(dataset.dtype, dataset.shape)} "
+                    f"the dataset declares {base._describe_array(dataset.dtype, dataset.shape)} "
                     f"({declared} bytes) in {expected} chunks, the file holds {written}"
                 )
         elif layout == h5d.CONTIGUOUS and declared and dsid.get_storage_size() < declared:
             return (
-                f"the dataset declares {_describe_array(dataset.dtype, dataset.shape)} "
+                f"the dataset declares {base._describe_array(dataset.dtype, dataset.shape)} "
                 f"({declared} bytes), the file holds {dsid.get_storage_size()} bytes of it"
             )
         return None
@@ -194,7 +178,7 @@ class _Hdf5Store:
         return numpy.asarray(dataset[()])
 
 
-class HDF5Deserializer(_StoreDeserializer):
+class HDF5Deserializer(base._StoreDeserializer):
     """Deserializer from an HDF5 group, as written by :func:`save_hdf5` or Chainer.
 
     Args:
@@ -237,13 +221,13 @@ def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
         ignore_names: keys to skip: a full key, a predicate, or a list of them.
     """
     h5py = _import_h5py("load_hdf5")
-    _normalize_path(path, "load_hdf5")
-    _ignore_predicate(ignore_names, "load_hdf5")
-    name = _file_name(filename)
+    base._normalize_path(path, "load_hdf5")
+    base._ignore_predicate(ignore_names, "load_hdf5")
+    name = base._file_name(filename)
     try:
         f = h5py.File(filename, "r")
-    except _READ_ERRORS as e:
-        reason = f"it is not a readable HDF5 file ({_cause(e)})"
+    except base._READ_ERRORS as e:
+        reason = f"it is not a readable HDF5 file ({base._cause(e)})"
         if _starts_with(filename, (b"PK\x03\x04", b"PK\x05\x06")):
             reason = "it is an NPZ archive, not an HDF5 file (load it with load_npz)"
         raise DeserializationError(
@@ -259,7 +243,7 @@ def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
 
 
 def _starts_with(filename, prefixes):
-    if not _is_path(filename):
+    if not base._is_path(filename):
         return False
     try:
         with open(filename, "rb") as f:

@@ -1,6 +1,7 @@
 """AdaDelta (Chainer's ``chainer.optimizers.AdaDelta``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.rho = 0.95
@@ -83,7 +84,7 @@ class AdaDeltaRule(optimizer.UpdateRule):
         )
 
 
-class AdaDelta(optimizer.GradientMethod):
+class AdaDelta(HyperparameterMethod):
     """Zeiler's AdaDelta.
 
     Args:
@@ -92,12 +93,7 @@ class AdaDelta(optimizer.GradientMethod):
     """
 
     def __init__(self, rho=_default_hyperparam.rho, eps=_default_hyperparam.eps):
-        super().__init__()
-        self.hyperparam.rho = rho
-        self.hyperparam.eps = eps
-
-    rho = optimizer.HyperparameterProxy("rho")
-    eps = optimizer.HyperparameterProxy("eps")
+        super().__init__(rho=rho, eps=eps)
 
     def create_update_rule(self):
         """Return an :class:`AdaDeltaRule` reading this optimizer's hyperparameters."""

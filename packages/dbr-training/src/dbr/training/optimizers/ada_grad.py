@@ -1,6 +1,7 @@
 """AdaGrad (Chainer's ``chainer.optimizers.AdaGrad``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
@@ -60,7 +61,7 @@ class AdaGradRule(optimizer.UpdateRule):
         )
 
 
-class AdaGrad(optimizer.GradientMethod):
+class AdaGrad(HyperparameterMethod):
     """AdaGrad optimizer (Duchi et al., 2011).
 
     Args:
@@ -69,12 +70,7 @@ class AdaGrad(optimizer.GradientMethod):
     """
 
     def __init__(self, lr=_default_hyperparam.lr, eps=_default_hyperparam.eps):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.eps = eps
-
-    lr = optimizer.HyperparameterProxy("lr")
-    eps = optimizer.HyperparameterProxy("eps")
+        super().__init__(lr=lr, eps=eps)
 
     def create_update_rule(self):
         """Return an :class:`AdaGradRule` reading this optimizer's hyperparameters."""

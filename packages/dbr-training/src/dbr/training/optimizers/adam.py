@@ -5,6 +5,7 @@ import math
 import numpy
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod, update_moments
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.alpha = 0.001
@@ -175,13 +176,7 @@ class AdamRule(optimizer.UpdateRule):
         xp = param.xp
         state = self.state
         m, v = state["m"], state["v"]
-        tmp = grad - m
-        tmp *= 1 - beta1
-        m += tmp
-        xp.multiply(grad, grad, out=tmp)
-        tmp -= v
-        tmp *= 1 - beta2
-        v += tmp
+        tmp = update_moments(xp, grad, m, v, beta1, beta2)
         if hp.amsgrad:
             vhat = state["vhat"]
             xp.maximum(vhat, v, out=vhat)
@@ -239,7 +234,7 @@ class AdamRule(optimizer.UpdateRule):
         optimizer.gpu_elementwise(_ADAM_DEFINITIONS[amsgrad, adabound])(*args)
 
 
-class Adam(optimizer.GradientMethod):
+class Adam(HyperparameterMethod):
     """Adam (Kingma and Ba), with the AdamW, AMSGrad and AdaBound/AMSBound variants as flags.
 
     Args:
@@ -281,17 +276,6 @@ class Adam(optimizer.GradientMethod):
         hp.adabound = adabound
         hp.final_lr = final_lr
         hp.gamma = gamma
-
-    alpha = optimizer.HyperparameterProxy("alpha")
-    beta1 = optimizer.HyperparameterProxy("beta1")
-    beta2 = optimizer.HyperparameterProxy("beta2")
-    eps = optimizer.HyperparameterProxy("eps")
-    eta = optimizer.HyperparameterProxy("eta")
-    weight_decay_rate = optimizer.HyperparameterProxy("weight_decay_rate")
-    amsgrad = optimizer.HyperparameterProxy("amsgrad")
-    adabound = optimizer.HyperparameterProxy("adabound")
-    final_lr = optimizer.HyperparameterProxy("final_lr")
-    gamma = optimizer.HyperparameterProxy("gamma")
 
     def create_update_rule(self):
         """Return an :class:`AdamRule` reading this optimizer's hyperparameters."""
@@ -350,7 +334,35 @@ class AMSGrad(Adam):
         super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta, amsgrad=True)
 
 
-class AdaBound(Adam):
+class _BoundedAdam(Adam):
+    """AdaBound's constructor, shared with AMSBound, which differs only in ``_amsgrad``."""
+
+    _amsgrad = False
+
+    def __init__(
+        self,
+        alpha=_default_hyperparam.alpha,
+        beta1=_default_hyperparam.beta1,
+        beta2=_default_hyperparam.beta2,
+        final_lr=_default_hyperparam.final_lr,
+        gamma=_default_hyperparam.gamma,
+        eps=_default_hyperparam.eps,
+        eta=_default_hyperparam.eta,
+    ):
+        super().__init__(
+            alpha=alpha,
+            beta1=beta1,
+            beta2=beta2,
+            eps=eps,
+            eta=eta,
+            amsgrad=self._amsgrad,
+            adabound=True,
+            final_lr=final_lr,
+            gamma=gamma,
+        )
+
+
+class AdaBound(_BoundedAdam):
     """AdaBound: Adam with the step clipped to bounds converging to SGD (Luo et al.).
 
     Args:
@@ -360,30 +372,8 @@ class AdaBound(Adam):
         eps, eta: as for :class:`Adam`.
     """
 
-    def __init__(
-        self,
-        alpha=_default_hyperparam.alpha,
-        beta1=_default_hyperparam.beta1,
-        beta2=_default_hyperparam.beta2,
-        final_lr=_default_hyperparam.final_lr,
-        gamma=_default_hyperparam.gamma,
-        eps=_default_hyperparam.eps,
-        eta=_default_hyperparam.eta,
-    ):
-        super().__init__(
-            alpha=alpha,
-            beta1=beta1,
-            beta2=beta2,
-            eps=eps,
-            eta=eta,
-            amsgrad=False,
-            adabound=True,
-            final_lr=final_lr,
-            gamma=gamma,
-        )
 
-
-class AMSBound(Adam):
+class AMSBound(_BoundedAdam):
     """AMSBound: AdaBound with AMSGrad's running maximum (Luo et al.).
 
     Args:
@@ -393,24 +383,4 @@ class AMSBound(Adam):
         eps, eta: as for :class:`Adam`.
     """
 
-    def __init__(
-        self,
-        alpha=_default_hyperparam.alpha,
-        beta1=_default_hyperparam.beta1,
-        beta2=_default_hyperparam.beta2,
-        final_lr=_default_hyperparam.final_lr,
-        gamma=_default_hyperparam.gamma,
-        eps=_default_hyperparam.eps,
-        eta=_default_hyperparam.eta,
-    ):
-        super().__init__(
-            alpha=alpha,
-            beta1=beta1,
-            beta2=beta2,
-            eps=eps,
-            eta=eta,
-            amsgrad=True,
-            adabound=True,
-            final_lr=final_lr,
-            gamma=gamma,
-        )
+    _amsgrad = True

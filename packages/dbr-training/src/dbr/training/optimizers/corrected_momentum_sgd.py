@@ -1,7 +1,7 @@
 """Momentum SGD with momentum correction (Chainer's ``optimizers.CorrectedMomentumSGD``)."""
 
 from dbr.training import optimizer
-from dbr.training.optimizers.momentum_sgd import _VelocityRule
+from dbr.training.optimizers.momentum_sgd import _VelocityMethod, _VelocityRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -30,6 +30,7 @@ class CorrectedMomentumSGDRule(_VelocityRule):
     """
 
     _defaults = _default_hyperparam
+    _elementwise = _CORRECTED_MOMENTUM_SGD_ELEMENTWISE
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
@@ -42,32 +43,14 @@ class CorrectedMomentumSGDRule(_VelocityRule):
         v -= grad
         param.array += v * hp.lr
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
-        if grad is None:
-            return
-        hp = self.hyperparam
-        optimizer.gpu_elementwise(_CORRECTED_MOMENTUM_SGD_ELEMENTWISE)(
-            grad, hp.lr, hp.momentum, param.array, self.state["v"]
-        )
 
-
-class CorrectedMomentumSGD(optimizer.GradientMethod):
+class CorrectedMomentumSGD(_VelocityMethod):
     """Momentum SGD with momentum correction.
 
     Args:
         lr (float): learning rate (default 0.01).
         momentum (float): momentum coefficient (default 0.9).
     """
-
-    def __init__(self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = optimizer.HyperparameterProxy("lr")
-    momentum = optimizer.HyperparameterProxy("momentum")
 
     def create_update_rule(self):
         """Return a :class:`CorrectedMomentumSGDRule` reading this optimizer's hyperparameters."""

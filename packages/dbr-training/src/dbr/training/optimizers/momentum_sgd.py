@@ -1,6 +1,7 @@
 """Momentum SGD (Chainer's ``chainer.optimizers.MomentumSGD``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -18,6 +19,8 @@ class _VelocityRule(optimizer.UpdateRule):
     """Base of the momentum rules: ``lr`` and ``momentum`` hyperparameters and a velocity ``v``."""
 
     _defaults = _default_hyperparam
+    # The fused GPU update of a rule whose kernel takes (grad, lr, momentum, param, v).
+    _elementwise = None
 
     def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
         super().__init__(parent_hyperparam or self._defaults)
@@ -26,6 +29,23 @@ class _VelocityRule(optimizer.UpdateRule):
     def init_state(self, param):
         """Create the velocity ``v`` (zeros like the parameter)."""
         self.state["v"] = param.xp.zeros_like(param.array)
+
+    def update_core_gpu(self, param):
+        """Apply the update in place with one fused kernel (CuPy arrays)."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        optimizer.gpu_elementwise(self._elementwise)(
+            grad, hp.lr, hp.momentum, param.array, self.state["v"]
+        )
+
+
+class _VelocityMethod(HyperparameterMethod):
+    """The constructor of the momentum optimizers: ``lr`` and ``momentum``."""
+
+    def __init__(self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum):
+        super().__init__(lr=lr, momentum=momentum)
 
 
 class MomentumSGDRule(_VelocityRule):
@@ -38,6 +58,8 @@ class MomentumSGDRule(_VelocityRule):
         momentum (float): momentum coefficient (default None: the parent's).
     """
 
+    _elementwise = _MOMENTUM_SGD_ELEMENTWISE
+
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
         grad = param.grad
@@ -49,32 +71,14 @@ class MomentumSGDRule(_VelocityRule):
         v -= grad * hp.lr
         param.array += v
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
-        if grad is None:
-            return
-        hp = self.hyperparam
-        optimizer.gpu_elementwise(_MOMENTUM_SGD_ELEMENTWISE)(
-            grad, hp.lr, hp.momentum, param.array, self.state["v"]
-        )
 
-
-class MomentumSGD(optimizer.GradientMethod):
+class MomentumSGD(_VelocityMethod):
     """Momentum SGD.
 
     Args:
         lr (float): learning rate (default 0.01).
         momentum (float): momentum coefficient (default 0.9).
     """
-
-    def __init__(self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = optimizer.HyperparameterProxy("lr")
-    momentum = optimizer.HyperparameterProxy("momentum")
 
     def create_update_rule(self):
         """Return a :class:`MomentumSGDRule` reading this optimizer's hyperparameters."""

@@ -4,6 +4,7 @@ import numpy
 
 from dbr.core.serializers import Deserializer
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod, update_moments
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.1
@@ -85,13 +86,7 @@ class MSVAGRule(optimizer.UpdateRule):
         data = param.array
         state = self.state
         m, v = state["m"], state["v"]
-        tmp = grad - m
-        tmp *= 1 - beta
-        m += tmp
-        xp.multiply(grad, grad, out=tmp)
-        tmp -= v
-        tmp *= 1 - beta
-        v += tmp
+        tmp = update_moments(xp, grad, m, v, beta, beta)
         mt = m / (1 - bp)
         xp.divide(v, 1 - bp, out=tmp)
         mt2 = mt * mt
@@ -142,7 +137,7 @@ class MSVAGRule(optimizer.UpdateRule):
         self.beta_power = bp * beta
 
 
-class MSVAG(optimizer.GradientMethod):
+class MSVAG(HyperparameterMethod):
     """M-SVAG optimizer, with decoupled weight decay.
 
     Args:
@@ -159,16 +154,7 @@ class MSVAG(optimizer.GradientMethod):
         eta=_default_hyperparam.eta,
         weight_decay_rate=_default_hyperparam.weight_decay_rate,
     ):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.beta = beta
-        self.hyperparam.eta = eta
-        self.hyperparam.weight_decay_rate = weight_decay_rate
-
-    lr = optimizer.HyperparameterProxy("lr")
-    beta = optimizer.HyperparameterProxy("beta")
-    eta = optimizer.HyperparameterProxy("eta")
-    weight_decay_rate = optimizer.HyperparameterProxy("weight_decay_rate")
+        super().__init__(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
 
     def create_update_rule(self):
         """Return an :class:`MSVAGRule` reading this optimizer's hyperparameters."""

@@ -1,7 +1,7 @@
 """Nesterov's accelerated gradient (Chainer's ``chainer.optimizers.NesterovAG``)."""
 
 from dbr.training import optimizer
-from dbr.training.optimizers.momentum_sgd import _VelocityRule
+from dbr.training.optimizers.momentum_sgd import _VelocityMethod, _VelocityRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -67,21 +67,13 @@ class NesterovAGRule(_VelocityRule):
         )
 
 
-class NesterovAG(optimizer.GradientMethod):
+class NesterovAG(_VelocityMethod):
     """Nesterov's accelerated gradient.
 
     Args:
         lr (float): learning rate (default 0.01).
         momentum (float): momentum coefficient (default 0.9).
     """
-
-    def __init__(self, lr=_default_hyperparam.lr, momentum=_default_hyperparam.momentum):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.momentum = momentum
-
-    lr = optimizer.HyperparameterProxy("lr")
-    momentum = optimizer.HyperparameterProxy("momentum")
 
     def create_update_rule(self):
         """Return a :class:`NesterovAGRule` reading this optimizer's hyperparameters."""

@@ -1,6 +1,7 @@
 """RMSprop (Chainer's ``chainer.optimizers.RMSprop``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -102,7 +103,7 @@ class RMSpropRule(optimizer.UpdateRule):
         )
 
 
-class RMSprop(optimizer.GradientMethod):
+class RMSprop(HyperparameterMethod):
     """RMSprop (Tieleman and Hinton, 2012).
 
     Args:
@@ -120,16 +121,7 @@ class RMSprop(optimizer.GradientMethod):
         eps=_default_hyperparam.eps,
         eps_inside_sqrt=_default_hyperparam.eps_inside_sqrt,
     ):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.alpha = alpha
-        self.hyperparam.eps = eps
-        self.hyperparam.eps_inside_sqrt = eps_inside_sqrt
-
-    lr = optimizer.HyperparameterProxy("lr")
-    alpha = optimizer.HyperparameterProxy("alpha")
-    eps = optimizer.HyperparameterProxy("eps")
-    eps_inside_sqrt = optimizer.HyperparameterProxy("eps_inside_sqrt")
+        super().__init__(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def create_update_rule(self):
         """Return an :class:`RMSpropRule` reading this optimizer's hyperparameters."""

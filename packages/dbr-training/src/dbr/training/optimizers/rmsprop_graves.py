@@ -1,6 +1,7 @@
 """Graves's RMSprop (Chainer's ``chainer.optimizers.RMSpropGraves``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 1e-4
@@ -96,7 +97,7 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         )
 
 
-class RMSpropGraves(optimizer.GradientMethod):
+class RMSpropGraves(HyperparameterMethod):
     """Alex Graves's RMSprop (arXiv:1308.0850).
 
     Args:
@@ -113,16 +114,7 @@ class RMSpropGraves(optimizer.GradientMethod):
         momentum=_default_hyperparam.momentum,
         eps=_default_hyperparam.eps,
     ):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.alpha = alpha
-        self.hyperparam.momentum = momentum
-        self.hyperparam.eps = eps
-
-    lr = optimizer.HyperparameterProxy("lr")
-    alpha = optimizer.HyperparameterProxy("alpha")
-    momentum = optimizer.HyperparameterProxy("momentum")
-    eps = optimizer.HyperparameterProxy("eps")
+        super().__init__(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def create_update_rule(self):
         """Return an :class:`RMSpropGravesRule` reading this optimizer's hyperparameters."""

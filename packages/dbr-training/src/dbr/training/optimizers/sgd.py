@@ -1,6 +1,7 @@
 """Stochastic gradient descent (Chainer's ``chainer.optimizers.SGD``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -41,7 +42,7 @@ class SGDRule(optimizer.UpdateRule):
         optimizer.gpu_elementwise(_SGD_ELEMENTWISE)(grad, self.hyperparam.lr, param.array)
 
 
-class SGD(optimizer.GradientMethod):
+class SGD(HyperparameterMethod):
     """Vanilla stochastic gradient descent.
 
     Args:
@@ -49,10 +50,7 @@ class SGD(optimizer.GradientMethod):
     """
 
     def __init__(self, lr=_default_hyperparam.lr):
-        super().__init__()
-        self.hyperparam.lr = lr
-
-    lr = optimizer.HyperparameterProxy("lr")
+        super().__init__(lr=lr)
 
     def create_update_rule(self):
         """Return an :class:`SGDRule` reading this optimizer's hyperparameters."""

@@ -1,6 +1,7 @@
 """SMORMS3 (Chainer's ``chainer.optimizers.SMORMS3``)."""
 
 from dbr.training import optimizer
+from dbr.training.optimizers._method import HyperparameterMethod
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
@@ -91,7 +92,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
         )
 
 
-class SMORMS3(optimizer.GradientMethod):
+class SMORMS3(HyperparameterMethod):
     """Simon Funk's SMORMS3.
 
     Args:
@@ -100,12 +101,7 @@ class SMORMS3(optimizer.GradientMethod):
     """
 
     def __init__(self, lr=_default_hyperparam.lr, eps=_default_hyperparam.eps):
-        super().__init__()
-        self.hyperparam.lr = lr
-        self.hyperparam.eps = eps
-
-    lr = optimizer.HyperparameterProxy("lr")
-    eps = optimizer.HyperparameterProxy("eps")
+        super().__init__(lr=lr, eps=eps)
 
     def create_update_rule(self):
         """Return an :class:`SMORMS3Rule` reading this optimizer's hyperparameters."""

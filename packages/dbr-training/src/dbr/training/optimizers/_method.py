@@ -1,0 +1,45 @@
+"""The base of the optimizers whose constructor arguments are their hyperparameters."""
+
+import inspect
+
+from dbr.training import optimizer
+
+
+class HyperparameterMethod(optimizer.GradientMethod):
+    """A :class:`~dbr.training.optimizer.GradientMethod` built from its hyperparameters.
+
+    A subclass's ``__init__`` names the hyperparameters and their defaults and
+    passes them on as keywords, which are set on :attr:`hyperparam`; each
+    parameter of that ``__init__`` also becomes a
+    :class:`~dbr.training.optimizer.HyperparameterProxy` attribute of the class
+    (``optimizer.lr`` reads and writes ``optimizer.hyperparam.lr``).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        names = list(inspect.signature(cls.__init__).parameters)[1:]
+        for name in names:
+            current = inspect.getattr_static(cls, name, None)
+            if not isinstance(current, optimizer.HyperparameterProxy):
+                setattr(cls, name, optimizer.HyperparameterProxy(name))
+
+    def __init__(self, **hyperparameters):
+        super().__init__()
+        for name, value in hyperparameters.items():
+            setattr(self.hyperparam, name, value)
+
+
+def update_moments(xp, grad, m, v, beta1, beta2):
+    """Update Adam's moment estimates in place; return a scratch array like ``grad``.
+
+    ``m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad**2 - v)``, with no
+    temporary beyond the returned one (the CPU path of Adam and M-SVAG).
+    """
+    tmp = grad - m
+    tmp *= 1 - beta1
+    m += tmp
+    xp.multiply(grad, grad, out=tmp)
+    tmp -= v
+    tmp *= 1 - beta2
+    v += tmp
+    return tmp
