@@ -654,6 +654,45 @@ class ROIFunction(FunctionNode):
         return tuple(ret)
 
 
+class IndexedROIFunction(ROIFunction):
+    """Base of the ROI functions of ``(x, rois, roi_indices)`` over whole-pixel bins.
+
+    Subclasses name themselves in ``who`` (for error messages) and implement
+    ``_pool(x, rois, batch)``, returning ``(y, taps)``.
+    """
+
+    who = None
+
+    def __init__(self, outsize, spatial_scale):
+        self.outsize = outsize_pair(self.who, outsize)
+        self.spatial_scale = check_spatial_scale(self.who, spatial_scale)
+
+    def check_type_forward(self, in_types):
+        check_roi_types(in_types)
+
+    def forward(self, inputs):
+        x, rois, roi_indices = inputs
+        check_batch_indices(self.who, "roi_indices", roi_indices, x.shape[0])
+        y, self._taps = self._pool(x, rois, roi_indices.astype(numpy.int64))
+        return (y,)
+
+    def _bins(self, x, rois):
+        """The rows and columns of every bin, by :func:`pooling_windows`."""
+        return pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
+
+
+class ROIAlignFunction(IndexedROIFunction):
+    """Base of the ROI align functions: bins sampled at ``sampling_ratio`` bilinear points."""
+
+    def __init__(self, outsize, spatial_scale, sampling_ratio=None):
+        super().__init__(outsize, spatial_scale)
+        self.sampling_ratio = sampling_ratio_pair(self.who, sampling_ratio)
+
+    def _bins(self, x, rois):
+        """The sample points of every bin along each axis, by :func:`align_axes`."""
+        return align_axes(rois, self.spatial_scale, self.outsize, x.shape[2:], self.sampling_ratio)
+
+
 class ROIGather(FunctionNode):
     """``y = A x`` for the fixed sparse map ``A`` of an applied ROI function."""
 

@@ -4,8 +4,6 @@ import numpy
 
 from dbr.functions.pooling import _roi
 
-_WHO = "roi_average_align_2d"
-
 
 def _mean_weights(axis, length):
     """An :func:`_roi.align_samples` axis as taps weighted by ``1 / g``, each pixel once."""
@@ -16,29 +14,18 @@ def _mean_weights(axis, length):
     return _roi.merge_taps(index.reshape(shape), weight.reshape(shape), length)
 
 
-class ROIAverageAlign2D(_roi.ROIFunction):
+class ROIAverageAlign2D(_roi.ROIAlignFunction):
     """ROI average align over ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale, sampling_ratio=None):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
-        self.sampling_ratio = _roi.sampling_ratio_pair(_WHO, sampling_ratio)
+    who = "roi_average_align_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        y_axis, x_axis = _roi.align_axes(
-            rois, self.spatial_scale, self.outsize, x.shape[2:], self.sampling_ratio
-        )
-        batch = roi_indices.astype(numpy.int64)
+    def _pool(self, x, rois, batch):
+        y_axis, x_axis = self._bins(x, rois)
         height, width = x.shape[2:]
-        self._taps = _roi.separable_taps(
+        taps = _roi.separable_taps(
             x.shape, x.dtype, batch, _mean_weights(y_axis, height), _mean_weights(x_axis, width)
         )
-        return (self._taps.gather(x),)
+        return taps.gather(x), taps
 
 
 def roi_average_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio=None):

@@ -5,8 +5,6 @@ import numpy
 from dbr.core import backend
 from dbr.functions.pooling import _roi
 
-_WHO = "roi_average_pooling_2d"
-
 
 def _mean_weights(axis):
     """``(index, valid)`` taps of one axis as ``(index, valid / count)``, 0 for an empty bin."""
@@ -16,25 +14,17 @@ def _mean_weights(axis):
     return index, valid / xp.maximum(count, 1).astype(numpy.float64)
 
 
-class ROIAveragePooling2D(_roi.ROIFunction):
+class ROIAveragePooling2D(_roi.IndexedROIFunction):
     """ROI average pooling over whole-pixel bins of ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
+    who = "roi_average_pooling_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        rows, cols = _roi.pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
-        batch = roi_indices.astype(numpy.int64)
-        self._taps = _roi.separable_taps(
+    def _pool(self, x, rois, batch):
+        rows, cols = self._bins(x, rois)
+        taps = _roi.separable_taps(
             x.shape, x.dtype, batch, _mean_weights(rows), _mean_weights(cols)
         )
-        return (self._taps.gather(x),)
+        return taps.gather(x), taps
 
 
 def roi_average_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):

@@ -1,32 +1,16 @@
 """roi_max_align_2d: ROI align taking the largest bilinear sample of each bin."""
 
-import numpy
-
 from dbr.functions.pooling import _roi
 
-_WHO = "roi_max_align_2d"
 
-
-class ROIMaxAlign2D(_roi.ROIFunction):
+class ROIMaxAlign2D(_roi.ROIAlignFunction):
     """ROI max align over ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale, sampling_ratio=None):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
-        self.sampling_ratio = _roi.sampling_ratio_pair(_WHO, sampling_ratio)
+    who = "roi_max_align_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        y_axis, x_axis = _roi.align_axes(
-            rois, self.spatial_scale, self.outsize, x.shape[2:], self.sampling_ratio
-        )
-        batch = roi_indices.astype(numpy.int64)
-        y, self._taps = _roi.max_over_samples(x, batch, y_axis, x_axis)
-        return (y,)
+    def _pool(self, x, rois, batch):
+        y_axis, x_axis = self._bins(x, rois)
+        return _roi.max_over_samples(x, batch, y_axis, x_axis)
 
 
 def roi_max_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio=None):

@@ -4,26 +4,15 @@ import numpy
 
 from dbr.functions.pooling import _roi
 
-_WHO = "roi_max_pooling_2d"
 
-
-class ROIMaxPooling2D(_roi.ROIFunction):
+class ROIMaxPooling2D(_roi.IndexedROIFunction):
     """ROI max pooling over whole-pixel bins of ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
+    who = "roi_max_pooling_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        rows, cols = _roi.pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
-        batch = roi_indices.astype(numpy.int64)
-        y, self._taps = _roi.max_over_windows(x, batch, rows, cols, -numpy.inf)
-        return (y,)
+    def _pool(self, x, rois, batch):
+        rows, cols = self._bins(x, rois)
+        return _roi.max_over_windows(x, batch, rows, cols, -numpy.inf)
 
 
 def roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
