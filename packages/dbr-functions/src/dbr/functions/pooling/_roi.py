@@ -123,6 +123,50 @@ def check_batch_indices(who, name, indices, n_images):
         )
 
 
+# -- documentation ------------------------------------------------------------------
+# Passages of the ROI functions' docstrings, filled in by dbr.functions._docs.fill at
+# the indentation of a section header.
+
+_BOXES = """\
+    rois (Variable or array): regions of shape ``(R, 4)``, each row
+        ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
+        any floating dtype.
+    roi_indices (Variable or array): the image of each region, a signed
+        integer array of shape ``(R,)`` with values in ``[0, N)``.
+    outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``."""
+_SCALE = """\
+    spatial_scale (float): the ratio of the feature map's size to the
+        image's (e.g. ``1 / 16``), positive."""
+_SAMPLING = """\
+    sampling_ratio (None, int or (int, int)): ``(gh, gw)``, the sample
+        points per bin along each axis (``s`` means ``(s, s)``), each an
+        int >= 1 or None; None takes ``ceil`` of the bin's size along that
+        axis, region by region."""
+_RETURNS = """\
+Returns:
+    Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
+
+Raises:
+    InvalidType: an input has the wrong dtype, ndim or shape."""
+_ALIGN_ERRORS = """\
+    TypeError: ``outsize``, ``spatial_scale`` or ``sampling_ratio`` has the
+        wrong type.
+    ValueError: one of them is out of range, or an index is.
+
+See `Mask R-CNN <https://arxiv.org/abs/1703.06870>`_."""
+_POOLING_ERRORS = """\
+    TypeError: ``outsize`` or ``spatial_scale`` has the wrong type.
+    ValueError: ``outsize`` or ``spatial_scale`` is not positive, or an
+        index is out of range.
+
+See `Fast R-CNN <https://arxiv.org/abs/1504.08083>`_."""
+DOCS = {
+    "align_args": "\n".join([_BOXES, _SCALE, _SAMPLING, "", _RETURNS, _ALIGN_ERRORS]),
+    "pooling_args": "\n".join([_BOXES, _SCALE, "", _RETURNS, _POOLING_ERRORS]),
+    "scale_and_returns": "\n".join([_SCALE, "", _RETURNS]),
+}
+
+
 # -- geometry -----------------------------------------------------------------------
 
 

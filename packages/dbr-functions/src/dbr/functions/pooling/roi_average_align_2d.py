@@ -2,6 +2,7 @@
 
 import numpy
 
+from dbr.functions._docs import fill
 from dbr.functions.pooling import _roi
 
 
@@ -28,6 +29,7 @@ class ROIAverageAlign2D(_roi.ROIAlignFunction):
         return taps.gather(x), taps
 
 
+@fill(**_roi.DOCS)
 def roi_average_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio=None):
     """Spatial region of interest (ROI) average align, as in Mask R-CNN.
 
@@ -49,29 +51,7 @@ def roi_average_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
             float32 or float64 (float16 is interpolated and summed in float32).
-        rois (Variable or array): regions of shape ``(R, 4)``, each row
-            ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
-            any floating dtype.
-        roi_indices (Variable or array): the image of each region, a signed
-            integer array of shape ``(R,)`` with values in ``[0, N)``.
-        outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``.
-        spatial_scale (float): the ratio of the feature map's size to the
-            image's (e.g. ``1 / 16``), positive.
-        sampling_ratio (None, int or (int, int)): ``(gh, gw)``, the sample
-            points per bin along each axis (``s`` means ``(s, s)``), each an
-            int >= 1 or None; None takes ``ceil`` of the bin's size along that
-            axis, region by region.
-
-    Returns:
-        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
-
-    Raises:
-        InvalidType: an input has the wrong dtype, ndim or shape.
-        TypeError: ``outsize``, ``spatial_scale`` or ``sampling_ratio`` has the
-            wrong type.
-        ValueError: one of them is out of range, or an index is.
-
-    See `Mask R-CNN <https://arxiv.org/abs/1703.06870>`_.
+    {align_args}
 
     >>> import numpy as np
     >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)

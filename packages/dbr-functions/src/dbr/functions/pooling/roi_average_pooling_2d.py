@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import backend
+from dbr.functions._docs import fill
 from dbr.functions.pooling import _roi
 
 
@@ -27,6 +28,7 @@ class ROIAveragePooling2D(_roi.IndexedROIFunction):
         return taps.gather(x), taps
 
 
+@fill(**_roi.DOCS)
 def roi_average_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
     """Spatial region of interest (ROI) average pooling.
 
@@ -44,25 +46,7 @@ def roi_average_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
             float32 or float64 (float16 sums accumulate in float32).
-        rois (Variable or array): regions of shape ``(R, 4)``, each row
-            ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
-            any floating dtype.
-        roi_indices (Variable or array): the image of each region, a signed
-            integer array of shape ``(R,)`` with values in ``[0, N)``.
-        outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``.
-        spatial_scale (float): the ratio of the feature map's size to the
-            image's (e.g. ``1 / 16``), positive.
-
-    Returns:
-        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
-
-    Raises:
-        InvalidType: an input has the wrong dtype, ndim or shape.
-        TypeError: ``outsize`` or ``spatial_scale`` has the wrong type.
-        ValueError: ``outsize`` or ``spatial_scale`` is not positive, or an
-            index is out of range.
-
-    See `Fast R-CNN <https://arxiv.org/abs/1504.08083>`_.
+    {pooling_args}
 
     >>> import numpy as np
     >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
