@@ -3,6 +3,7 @@
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
 from dbr.links._checks import check_size
+from dbr.links.connection import _conv_args
 
 
 def add_linear_params(link, initialW, nobias, initial_bias, in_size, out_size):
@@ -16,12 +17,7 @@ def add_linear_params(link, initialW, nobias, initial_bias, in_size, out_size):
         link.W = Parameter(initializers.get_initializer(initialW))
         if in_size is not None:
             link._initialize_params(in_size)
-        if nobias:
-            link.b = None
-        else:
-            if initial_bias is None:
-                initial_bias = 0
-            link.b = Parameter(initializers.get_initializer(initial_bias), out_size)
+        _conv_args.add_bias(link, nobias, initial_bias, out_size)
 
 
 class Linear(Link):
