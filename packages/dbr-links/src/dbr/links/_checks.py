@@ -2,6 +2,8 @@
 
 import numbers
 
+import numpy
+
 
 def is_int(value):
     """Return whether ``value`` is an integer: a Python or NumPy integer, not a bool."""
@@ -20,3 +22,15 @@ def check_size(who, name, value, allow_none=False):
     if not is_int(value) or value <= 0:
         expected = "a positive int or None" if allow_none else "a positive int"
         raise ValueError(f"{who}: {name} must be {expected}, got {value!r}")
+
+
+def check_int_at_least(who, name, value, low):
+    """Raise TypeError unless ``value`` is an int (Python or NumPy, not a bool), else ValueError
+    unless ``value >= low``.
+
+    The messages read ``'{who}: expected {name} ...'``.
+    """
+    if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
+        raise TypeError(f"{who}: expected {name} to be an int, got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{who}: expected {name} >= {low}, got {value}")

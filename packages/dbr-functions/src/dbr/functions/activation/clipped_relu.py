@@ -4,9 +4,10 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core import as_variable, backend
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import ElementwiseGrad
+from dbr.functions.math._elementwise import FloatInput
 
 _CLIPPED_RELU_GRAD_ELEMENTWISE = {
     "in_params": "T y, T gy, float64 cap",
@@ -16,7 +17,7 @@ _CLIPPED_RELU_GRAD_ELEMENTWISE = {
 }
 
 
-class ClippedReLU(FunctionNode):
+class ClippedReLU(FloatInput):
     """Elementwise ``min(max(x, 0), z)``; backward needs only the output."""
 
     def __init__(self, z=20.0):
@@ -25,10 +26,6 @@ class ClippedReLU(FunctionNode):
         if not z > 0:
             raise ValueError(f"clipped_relu: expected z > 0, got {z!r}")
         self.cap = float(z)
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         x = inputs[0]

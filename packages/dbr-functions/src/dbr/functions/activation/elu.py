@@ -4,9 +4,10 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core import FunctionNode, as_variable, backend
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
+from dbr.functions.math._elementwise import FloatInput
 
 _ELU_ELEMENTWISE = {
     "in_params": "T x, float64 alpha",
@@ -35,15 +36,11 @@ def check_alpha(alpha, who):
     return float(alpha)
 
 
-class ELU(FunctionNode):
+class ELU(FloatInput):
     """Elementwise ``x`` where ``x > 0`` and ``alpha * (exp(x) - 1)`` elsewhere."""
 
     def __init__(self, alpha=1.0):
         self.alpha = check_alpha(alpha, "elu")
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         x = inputs[0]

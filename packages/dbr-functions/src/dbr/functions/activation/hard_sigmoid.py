@@ -2,9 +2,10 @@
 
 import numpy
 
-from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core import as_variable, backend
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import ACC_PREAMBLE, ElementwiseGrad, kernel
+from dbr.functions.math._elementwise import FloatInput
 
 _HARD_SIGMOID_ELEMENTWISE = {
     "in_params": "T x",
@@ -27,12 +28,8 @@ _HARD_SIGMOID_GRAD_ELEMENTWISE = {
 }
 
 
-class HardSigmoid(FunctionNode):
+class HardSigmoid(FloatInput):
     """Elementwise ``clip(0.2 * x + 0.5, 0, 1)``."""
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         x = inputs[0]

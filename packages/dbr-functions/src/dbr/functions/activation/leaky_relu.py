@@ -4,9 +4,10 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, as_variable, backend, type_check
+from dbr.core import as_variable, backend
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import ACC_PREAMBLE, ElementwiseGrad, kernel
+from dbr.functions.math._elementwise import FloatInput
 
 _LEAKY_RELU_ELEMENTWISE = {
     "in_params": "T x, float64 slope",
@@ -38,17 +39,13 @@ def negative_part_coefficient(cond, slope, dtype):
     return coef
 
 
-class LeakyReLU(FunctionNode):
+class LeakyReLU(FloatInput):
     """Elementwise ``x`` where ``x >= 0`` and ``slope * x`` elsewhere."""
 
     def __init__(self, slope=0.2):
         if isinstance(slope, bool) or not isinstance(slope, numbers.Real):
             raise TypeError(f"leaky_relu: expected slope to be a real number, got {slope!r}")
         self.slope = float(slope)
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         # The sign of y tells the branch only when slope > 0; otherwise keep x.

@@ -3,39 +3,9 @@
 import numpy
 
 from dbr.core import FunctionNode, backend, ops
-from dbr.functions.activation.softmax import check_axis, check_float_input_with_axis
+from dbr.functions._docs import fill
+from dbr.functions.activation.softmax import DOCS, NormalizedAlongAxis
 from dbr.functions.math.exponential import exp
-
-
-class LogSoftmax(FunctionNode):
-    """``x - logsumexp(x, axis)``, with the maximum along ``axis`` taken out first."""
-
-    def __init__(self, axis=1):
-        self.axis = check_axis(axis, "log_softmax")
-
-    def check_type_forward(self, in_types):
-        check_float_input_with_axis(in_types, self.axis, nonempty=True)
-
-    def forward(self, inputs):
-        x = inputs[0]
-        xp = backend.get_array_module(x)
-        axis = self.axis
-        if x.dtype == numpy.float16:
-            y = x.astype(numpy.float32)
-            y -= y.max(axis=axis, keepdims=True)
-        else:
-            y = x - x.max(axis=axis, keepdims=True)
-        e = xp.exp(y)
-        y -= xp.log(e.sum(axis=axis, keepdims=True))
-        del e
-        if x.dtype == numpy.float16:
-            y = y.astype(numpy.float16)
-        self.retain_outputs((0,))
-        return (y,)
-
-    def backward(self, indexes, grad_outputs):
-        y = self.get_retained_outputs()[0]
-        return LogSoftmaxGrad(self.axis).apply((y, grad_outputs[0]))
 
 
 class LogSoftmaxGrad(FunctionNode):
@@ -71,6 +41,19 @@ class LogSoftmaxGrad(FunctionNode):
         return tuple(ret)
 
 
+class LogSoftmax(NormalizedAlongAxis):
+    """``x - logsumexp(x, axis)``, with the maximum along ``axis`` taken out first."""
+
+    grad = LogSoftmaxGrad
+    who = "log_softmax"
+
+    @staticmethod
+    def normalize(xp, y, axis):
+        """``y -= log(sum(exp(y), axis))``, in place."""
+        y -= xp.log(xp.exp(y).sum(axis=axis, keepdims=True))
+
+
+@fill(**DOCS)
 def log_softmax(x, axis=1):
     """Logarithm of the softmax along ``axis``.
 
@@ -81,18 +64,12 @@ def log_softmax(x, axis=1):
     ``-inf``; float16 inputs are computed in float32.
 
     Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64) with at least one axis, e.g. ``(batch, classes)``.
-        axis (int): the axis along which to normalize (negative counts from
-            the last axis).
+        {x_and_axis}
 
     Returns:
         Variable: of ``x``'s shape and dtype.
 
-    Raises:
-        TypeError: ``axis`` is not an int.
-        InvalidType: ``x`` is not floating, or ``axis`` is not one of its
-            axes or has length 0.
+    {axis_raises}
 
     >>> import numpy as np
     >>> log_softmax(np.array([[0.0, 1.0, 2.0]], np.float32)).array.round(4)

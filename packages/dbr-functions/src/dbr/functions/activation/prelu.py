@@ -5,28 +5,37 @@ from dbr.core.utils import force_array
 from dbr.functions.activation.leaky_relu import negative_part_coefficient
 
 
-def _extended_shape(w_shape, x_ndim):
-    """The shape ``(1, *w_shape, 1, ..., 1)`` that broadcasts ``W`` against ``x``."""
-    return (1,) + tuple(w_shape) + (1,) * (x_ndim - len(w_shape) - 1)
+def extended_shape(param_shape, x_ndim):
+    """The shape ``(1, *param_shape, 1, ..., 1)`` that broadcasts a parameter against ``x``."""
+    return (1,) + tuple(param_shape) + (1,) * (x_ndim - len(param_shape) - 1)
+
+
+def check_x_and_param(in_types, name):
+    """Type-check ``(x, <name>)``, the parameter broadcast from axis 1 of ``x``.
+
+    ``x`` is floating; the parameter (PReLU's ``W``, Swish's ``beta``) has
+    ``x``'s dtype and the shape ``x.shape[1:1 + ndim]``.
+    """
+    type_check.argname(in_types, ("x", name))
+    x_type, param_type = in_types
+    type_check.expect(
+        x_type.dtype.kind == "f",
+        param_type.dtype == x_type.dtype,
+        x_type.ndim >= param_type.ndim + 1,
+        x_type.shape[1 : 1 + param_type.ndim] == param_type.shape,
+    )
 
 
 class PReLU(FunctionNode):
     """Elementwise ``x`` where ``x >= 0`` and ``W * x`` elsewhere, ``W`` broadcast from axis 1."""
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x", "W"))
-        x_type, w_type = in_types
-        type_check.expect(
-            x_type.dtype.kind == "f",
-            w_type.dtype == x_type.dtype,
-            x_type.ndim >= w_type.ndim + 1,
-            x_type.shape[1 : 1 + w_type.ndim] == w_type.shape,
-        )
+        check_x_and_param(in_types, "W")
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, W = inputs
-        w = W.reshape(_extended_shape(W.shape, x.ndim))
+        w = W.reshape(extended_shape(W.shape, x.ndim))
         y = negative_part_coefficient(x, w, x.dtype)
         y *= x
         return (y,)
@@ -34,7 +43,7 @@ class PReLU(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         gy = grad_outputs[0]
-        shape = _extended_shape(W.shape, x.ndim)
+        shape = extended_shape(W.shape, x.ndim)
         negative = force_array((x.array < 0).astype(x.dtype))
         gy_negative = gy * as_variable(negative)
         ret = []

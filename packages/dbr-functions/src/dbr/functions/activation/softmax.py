@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import FunctionNode, backend, ops, type_check
+from dbr.functions._docs import fill
 
 
 def check_axis(axis, who):
@@ -25,11 +26,34 @@ def check_float_input_with_axis(in_types, axis, nonempty=False):
         type_check.expect(x_type.shape[axis] > 0)
 
 
-class Softmax(FunctionNode):
-    """``exp(x) / sum(exp(x), axis)``, computed after subtracting the maximum along ``axis``."""
+# Passages of softmax's and log_softmax's docstrings (see dbr.functions._docs.fill).
+DOCS = {
+    "x_and_axis": """\
+x (Variable or array): input of a floating dtype (float16, float32 or
+    float64) with at least one axis, e.g. ``(batch, classes)``.
+axis (int): the axis along which to normalize (negative counts from
+    the last axis).""",
+    "axis_raises": """\
+Raises:
+    TypeError: ``axis`` is not an int.
+    InvalidType: ``x`` is not floating, or ``axis`` is not one of its
+        axes or has length 0.""",
+}
+
+
+class NormalizedAlongAxis(FunctionNode):
+    """Base of softmax and log_softmax: ``x`` less its maximum along ``axis``, then normalized.
+
+    A subclass names itself in ``who``, normalizes the shifted array in place
+    in ``normalize(xp, y, axis)`` (float32 for a float16 ``x``) and names in
+    ``grad`` its gradient node, applied to the retained output and ``gy``.
+    """
+
+    who = None
+    grad = None
 
     def __init__(self, axis=1):
-        self.axis = check_axis(axis, "softmax")
+        self.axis = check_axis(axis, self.who)
 
     def check_type_forward(self, in_types):
         check_float_input_with_axis(in_types, self.axis, nonempty=True)
@@ -43,8 +67,7 @@ class Softmax(FunctionNode):
             y -= y.max(axis=axis, keepdims=True)
         else:
             y = x - x.max(axis=axis, keepdims=True)
-        xp.exp(y, out=y)
-        y /= y.sum(axis=axis, keepdims=True)
+        self.normalize(xp, y, axis)
         if x.dtype == numpy.float16:
             y = y.astype(numpy.float16)
         self.retain_outputs((0,))
@@ -52,7 +75,7 @@ class Softmax(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         y = self.get_retained_outputs()[0]
-        return SoftmaxGrad(self.axis).apply((y, grad_outputs[0]))
+        return self.grad(self.axis).apply((y, grad_outputs[0]))
 
 
 class SoftmaxGrad(FunctionNode):
@@ -92,6 +115,20 @@ class SoftmaxGrad(FunctionNode):
         return tuple(ret)
 
 
+class Softmax(NormalizedAlongAxis):
+    """``exp(x) / sum(exp(x), axis)``, computed after subtracting the maximum along ``axis``."""
+
+    grad = SoftmaxGrad
+    who = "softmax"
+
+    @staticmethod
+    def normalize(xp, y, axis):
+        """``y = exp(y) / sum(exp(y), axis)``, in place."""
+        xp.exp(y, out=y)
+        y /= y.sum(axis=axis, keepdims=True)
+
+
+@fill(**DOCS)
 def softmax(x, axis=1):
     """Softmax along ``axis``: :math:`y_i = \\exp(x_i) / \\sum_j \\exp(x_j)`.
 
@@ -99,18 +136,12 @@ def softmax(x, axis=1):
     inputs do not overflow; float16 inputs are computed in float32.
 
     Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64) with at least one axis, e.g. ``(batch, classes)``.
-        axis (int): the axis along which to normalize (negative counts from
-            the last axis).
+        {x_and_axis}
 
     Returns:
         Variable: of ``x``'s shape and dtype; it sums to 1 along ``axis``.
 
-    Raises:
-        TypeError: ``axis`` is not an int.
-        InvalidType: ``x`` is not floating, or ``axis`` is not one of its
-            axes or has length 0.
+    {axis_raises}
 
     >>> import numpy as np
     >>> softmax(np.array([[0.0, 1.0, 2.0]], np.float32)).array.round(4)

@@ -4,10 +4,11 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import backend
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions.activation.sigmoid import sigmoid
+from dbr.functions.math._elementwise import FloatInput
 
 # log(1 + exp(t)) == max(t, 0) + log1p(exp(-|t|)), which never overflows.
 _SOFTPLUS_ELEMENTWISE = {
@@ -22,7 +23,7 @@ _SOFTPLUS_ELEMENTWISE = {
 }
 
 
-class Softplus(FunctionNode):
+class Softplus(FloatInput):
     """Elementwise ``log(1 + exp(beta * x)) / beta``."""
 
     def __init__(self, beta=1.0):
@@ -31,10 +32,6 @@ class Softplus(FunctionNode):
         if beta == 0:
             raise ValueError("softplus: expected beta to be nonzero, got 0")
         self.beta = float(beta)
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         self.retain_inputs((0,))

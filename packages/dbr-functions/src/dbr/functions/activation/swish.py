@@ -2,8 +2,9 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, ops, type_check
+from dbr.core import FunctionNode, backend, ops
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
+from dbr.functions.activation.prelu import check_x_and_param, extended_shape
 from dbr.functions.activation.sigmoid import sigmoid
 
 # sigmoid(t) == tanh(t / 2) / 2 + 1/2, as in sigmoid.
@@ -19,29 +20,17 @@ _SWISH_ELEMENTWISE = {
 }
 
 
-def _extended_shape(beta_shape, x_ndim):
-    """The shape ``(1, *beta_shape, 1, ..., 1)`` that broadcasts ``beta`` against ``x``."""
-    return (1,) + tuple(beta_shape) + (1,) * (x_ndim - len(beta_shape) - 1)
-
-
 class Swish(FunctionNode):
     """Elementwise ``x * sigmoid(beta * x)``, ``beta`` broadcast from axis 1 of ``x``."""
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x", "beta"))
-        x_type, beta_type = in_types
-        type_check.expect(
-            x_type.dtype.kind == "f",
-            beta_type.dtype == x_type.dtype,
-            x_type.ndim >= beta_type.ndim + 1,
-            x_type.shape[1 : 1 + beta_type.ndim] == beta_type.shape,
-        )
+        check_x_and_param(in_types, "beta")
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, beta = inputs
         xp = backend.get_array_module(x)
-        beta = beta.reshape(_extended_shape(beta.shape, x.ndim))
+        beta = beta.reshape(extended_shape(beta.shape, x.ndim))
         if xp is not numpy:
             return (kernel(_SWISH_ELEMENTWISE)(x, beta),)
         half = x.dtype.type(0.5)
@@ -57,7 +46,7 @@ class Swish(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, beta = self.get_retained_inputs()
         gy = grad_outputs[0]
-        shape = _extended_shape(beta.shape, x.ndim)
+        shape = extended_shape(beta.shape, x.ndim)
         beta_b = ops.reshape(beta, shape)
         s = sigmoid(x * beta_b)
         # d/dt sigmoid(t) == s * (1 - s), times the chain factors of t = beta * x.

@@ -1,28 +1,21 @@
 """absolute_error: the elementwise absolute difference ``|x0 - x1|``."""
 
-from dbr.core import FunctionNode, backend, type_check
-from dbr.core.utils import force_array
+from dbr.core import backend
+from dbr.functions.loss._difference import DifferenceLoss
 
 
-class AbsoluteError(FunctionNode):
+class AbsoluteError(DifferenceLoss):
     """Elementwise ``|x0 - x1|``; the gradient where ``x0 == x1`` is 0."""
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x0", "x1"))
-        x0, x1 = in_types
-        type_check.expect(x0.dtype.kind == "f", x0.dtype == x1.dtype, x0.shape == x1.shape)
+    @staticmethod
+    def loss(diff, x0):
+        """``|diff|``, in place."""
+        return backend.get_array_module(diff).abs(diff, out=diff)
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x0, x1 = inputs
-        diff = force_array(x0 - x1)
-        return (backend.get_array_module(diff).abs(diff, out=diff),)
-
-    def backward(self, indexes, grad_outputs):
-        x0, x1 = self.get_retained_inputs()
-        sign = x0.xp.sign(x0.array - x1.array)
-        gx0 = grad_outputs[0] * sign
-        return tuple([gx0 if i == 0 else -gx0 for i in indexes])
+    @staticmethod
+    def grad_x0(x0, x1, gy):
+        """``gy * sign(x0 - x1)``."""
+        return gy * x0.xp.sign(x0.array - x1.array)
 
 
 def absolute_error(x0, x1):

@@ -1,30 +1,23 @@
 """squared_error and squared_difference: the elementwise squared difference ``(x0 - x1) ** 2``."""
 
-from dbr.core import FunctionNode, type_check
+from dbr.core import FunctionNode
 from dbr.core.utils import force_array
+from dbr.functions.loss._difference import DifferenceLoss
 
 
-class SquaredError(FunctionNode):
+class SquaredError(DifferenceLoss):
     """Elementwise ``(x0 - x1) ** 2``."""
 
-    _argnames = ("x0", "x1")
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, self._argnames)
-        x0, x1 = in_types
-        type_check.expect(x0.dtype.kind == "f", x0.dtype == x1.dtype, x0.shape == x1.shape)
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x0, x1 = inputs
-        diff = force_array(x0 - x1)
+    @staticmethod
+    def loss(diff, x0):
+        """``diff ** 2``, in place."""
         diff *= diff
-        return (diff,)
+        return diff
 
-    def backward(self, indexes, grad_outputs):
-        x0, x1 = self.get_retained_inputs()
-        gx0 = SquaredErrorGrad().apply((x0, x1, grad_outputs[0]))[0]
-        return tuple([gx0 if i == 0 else -gx0 for i in indexes])
+    @staticmethod
+    def grad_x0(x0, x1, gy):
+        """``2 * gy * (x0 - x1)``, by :class:`SquaredErrorGrad`."""
+        return SquaredErrorGrad().apply((x0, x1, gy))[0]
 
 
 class SquaredDifference(SquaredError):

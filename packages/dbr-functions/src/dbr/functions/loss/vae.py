@@ -12,6 +12,7 @@ import numpy
 
 from dbr.core import FunctionNode, backend, ops, type_check
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
 from dbr.functions.activation.sigmoid import sigmoid
 from dbr.functions.math.exponential import exp
 
@@ -47,114 +48,115 @@ def _reduced(loss, reduce, dtype):
 
 
 class _VAELoss(FunctionNode):
-    """Common backward plumbing: the output gradient broadcast to the loss's shape."""
+    """Common plumbing: the type check, the reduction, and the output gradient broadcast back.
+
+    A subclass names its inputs in ``names`` and writes ``loss(xp, dtype,
+    *inputs)``, the elementwise loss as an array of the computation dtype
+    ``dtype``, and ``grads(indexes, g, *inputs)``, the list of the gradients
+    of the inputs (those in ``indexes`` at least) given ``g``, the output
+    gradient broadcast to the loss's shape.
+    """
+
+    names = ()
 
     def __init__(self, reduce):
         self.reduce = reduce
         self._shape = None
         self._in_shapes = None
 
-    def _record_shapes(self, inputs, loss):
+    def check_type_forward(self, in_types):
+        _check_inputs(in_types, self.names)
+
+    def forward(self, inputs):
+        self.retain_inputs(tuple(range(len(inputs))))
+        first = inputs[0]
+        loss = self.loss(backend.get_array_module(first), _acc_dtype(first.dtype), *inputs)
         self._in_shapes = tuple([x.shape for x in inputs])
         self._shape = loss.shape
+        return (_reduced(loss, self.reduce, first.dtype),)
 
-    def _loss_shaped(self, g):
+    def backward(self, indexes, grad_outputs):
+        g = grad_outputs[0]
         if self.reduce == "sum":
-            return ops.broadcast_to(g, self._shape)
-        if self.reduce == "mean":
-            return ops.broadcast_to(g * (1.0 / max(math.prod(self._shape), 1)), self._shape)
-        return g
-
-    def _to_inputs(self, indexes, grads):
-        """Each requested gradient summed down to its input's shape."""
+            g = ops.broadcast_to(g, self._shape)
+        elif self.reduce == "mean":
+            g = ops.broadcast_to(g * (1.0 / max(math.prod(self._shape), 1)), self._shape)
+        grads = self.grads(indexes, g, *self.get_retained_inputs())
         return tuple([ops.sum_to(grads[i], self._in_shapes[i]) for i in indexes])
 
 
 class BernoulliNLL(_VAELoss):
     """``softplus(y) - x * y``: -log of the Bernoulli(sigmoid(y)) likelihood of ``x``."""
 
-    def check_type_forward(self, in_types):
-        _check_inputs(in_types, ("x", "y"))
+    names = ("x", "y")
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        x, y = inputs
-        xp = backend.get_array_module(x)
-        dtype = _acc_dtype(x.dtype)
+    @staticmethod
+    def loss(xp, dtype, x, y):
+        """The elementwise loss."""
         # softplus(y) == log1p(exp(-|y|)) + max(y, 0), which cannot overflow.
         loss = force_array(xp.abs(y, dtype=dtype))
         xp.negative(loss, out=loss)
         xp.exp(loss, out=loss)
         xp.log1p(loss, out=loss)
         loss += xp.maximum(y, 0, dtype=dtype)
-        loss = loss - xp.multiply(x, y, dtype=dtype)
-        self._record_shapes(inputs, loss)
-        return (_reduced(loss, self.reduce, x.dtype),)
+        return loss - xp.multiply(x, y, dtype=dtype)
 
-    def backward(self, indexes, grad_outputs):
-        x, y = self.get_retained_inputs()
-        g = self._loss_shaped(grad_outputs[0])
+    @staticmethod
+    def grads(indexes, g, x, y):
+        """The requested input gradients."""
         grads = [None, None]
         if 0 in indexes:
             grads[0] = -g * y
         if 1 in indexes:
             grads[1] = g * (sigmoid(y) - x)
-        return self._to_inputs(indexes, grads)
+        return grads
 
 
 class GaussianKLDivergence(_VAELoss):
     """``(mean**2 + exp(ln_var) - ln_var - 1) / 2``: KL(N(mean, exp(ln_var)) || N(0, 1))."""
 
-    def check_type_forward(self, in_types):
-        _check_inputs(in_types, ("mean", "ln_var"))
+    names = ("mean", "ln_var")
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        mean, ln_var = inputs
-        xp = backend.get_array_module(mean)
-        dtype = _acc_dtype(mean.dtype)
+    @staticmethod
+    def loss(xp, dtype, mean, ln_var):
+        """The elementwise divergence."""
         loss = force_array(xp.exp(ln_var, dtype=dtype))
         loss -= ln_var
         loss = loss + xp.square(mean, dtype=dtype)
         loss -= 1
         loss *= dtype.type(0.5)
-        self._record_shapes(inputs, loss)
-        return (_reduced(loss, self.reduce, mean.dtype),)
+        return loss
 
-    def backward(self, indexes, grad_outputs):
-        mean, ln_var = self.get_retained_inputs()
-        g = self._loss_shaped(grad_outputs[0])
+    @staticmethod
+    def grads(indexes, g, mean, ln_var):
+        """The requested input gradients."""
         grads = [None, None]
         if 0 in indexes:
             grads[0] = g * mean
         if 1 in indexes:
             grads[1] = (g * 0.5) * (exp(ln_var) - 1.0)
-        return self._to_inputs(indexes, grads)
+        return grads
 
 
 class GaussianNLL(_VAELoss):
     """``(log(2 pi) + ln_var + (x - mean)**2 exp(-ln_var)) / 2``: -log N(x; mean, exp(ln_var))."""
 
-    def check_type_forward(self, in_types):
-        _check_inputs(in_types, ("x", "mean", "ln_var"))
+    names = ("x", "mean", "ln_var")
 
-    def forward(self, inputs):
-        self.retain_inputs((0, 1, 2))
-        x, mean, ln_var = inputs
-        xp = backend.get_array_module(x)
-        dtype = _acc_dtype(x.dtype)
+    @staticmethod
+    def loss(xp, dtype, x, mean, ln_var):
+        """The elementwise loss."""
         loss = force_array(xp.subtract(x, mean, dtype=dtype))
         loss *= loss
         loss = loss * xp.exp(xp.negative(ln_var, dtype=dtype))
         loss += ln_var
         loss += dtype.type(_LOG_2PI)
         loss *= dtype.type(0.5)
-        self._record_shapes(inputs, loss)
-        return (_reduced(loss, self.reduce, x.dtype),)
+        return loss
 
-    def backward(self, indexes, grad_outputs):
-        x, mean, ln_var = self.get_retained_inputs()
-        g = self._loss_shaped(grad_outputs[0])
+    @staticmethod
+    def grads(indexes, g, x, mean, ln_var):
+        """The requested input gradients."""
         diff = x - mean
         precision = exp(-ln_var)
         grads = [None, None, None]
@@ -164,9 +166,20 @@ class GaussianNLL(_VAELoss):
             grads[1] = -g_x
         if 2 in indexes:
             grads[2] = (g * 0.5) * (1.0 - diff * diff * precision)
-        return self._to_inputs(indexes, grads)
+        return grads
 
 
+# The reduce argument and the result of bernoulli_nll and gaussian_nll (see _docs.fill).
+_REDUCE_AND_RETURNS = """\
+    reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
+        mean over the broadcast shape (a 0-d array); ``'no'`` the
+        elementwise loss, of the broadcast shape.
+
+Returns:
+    Variable: the loss, of ``x``'s dtype."""
+
+
+@fill(reduce_and_returns=_REDUCE_AND_RETURNS)
 def bernoulli_nll(x, y, reduce="sum"):
     """Negative log-likelihood of ``x`` under a Bernoulli distribution of logits ``y``.
 
@@ -182,12 +195,7 @@ def bernoulli_nll(x, y, reduce="sum"):
             or float64.
         y (Variable or array): the logits, of ``x``'s dtype and a shape that
             broadcasts with ``x``'s.
-        reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
-            mean over the broadcast shape (a 0-d array); ``'no'`` the
-            elementwise loss, of the broadcast shape.
-
-    Returns:
-        Variable: the loss, of ``x``'s dtype.
+    {reduce_and_returns}
 
     >>> import numpy as np
     >>> x = np.array([1.0, 0.0], np.float32)
@@ -229,6 +237,7 @@ def gaussian_kl_divergence(mean, ln_var, reduce="sum"):
     return GaussianKLDivergence(reduce).apply((mean, ln_var))[0]
 
 
+@fill(reduce_and_returns=_REDUCE_AND_RETURNS)
 def gaussian_nll(x, mean, ln_var, reduce="sum"):
     """Negative log-likelihood of ``x`` under a diagonal Gaussian.
 
@@ -244,12 +253,7 @@ def gaussian_nll(x, mean, ln_var, reduce="sum"):
         mean (Variable or array): :math:`\\mu`, of ``x``'s dtype.
         ln_var (Variable or array): :math:`\\log \\sigma^2`, of ``x``'s dtype.
             The three shapes must broadcast together.
-        reduce (str): ``'sum'`` returns the sum and ``'mean'`` the
-            mean over the broadcast shape (a 0-d array); ``'no'`` the
-            elementwise loss, of the broadcast shape.
-
-    Returns:
-        Variable: the loss, of ``x``'s dtype.
+    {reduce_and_returns}
 
     >>> import numpy as np
     >>> x = np.array([0.0, 1.0], np.float32)

@@ -6,7 +6,7 @@ built), and an axis outside ``[-x.ndim, x.ndim)`` an InvalidType from the type
 check, which names the function.
 """
 
-from dbr.core import type_check
+from dbr.core import FunctionNode, type_check
 
 
 def normalize_axis(axis, who):
@@ -71,3 +71,49 @@ def reduced_size(shape, axes):
     for a in positive_axes(axes, len(shape)):
         n *= shape[a]
     return n
+
+
+def check_float_input_axes(in_types, axes):
+    """Type-check exactly one floating input ``x`` and ``axes`` (None: all) against it."""
+    type_check.argname(in_types, ("x",))
+    type_check.expect(in_types[0].dtype.kind == "f")
+    check_axes(in_types[0], axes)
+
+
+def flip(x, axis):
+    """``x`` reversed along ``axis``, a view."""
+    return x[(slice(None),) * axis + (slice(None, None, -1),)]
+
+
+class Reduction(FunctionNode):
+    """Base of the reductions of one floating ``x`` over ``axis`` (None: all axes).
+
+    A subclass names itself in ``who`` (in argument errors) and sets
+    ``nonempty`` when each reduced axis must have elements.
+    """
+
+    who = None
+    nonempty = False
+
+    def __init__(self, axis=None, keepdims=False):
+        self.axis = normalize_axis(axis, self.who)
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types):
+        check_float_input_axes(in_types, self.axis)
+        if self.nonempty:
+            check_nonempty_reduction(in_types[0], self.axis)
+
+
+class Scan(FunctionNode):
+    """Base of the cumulative functions along one ``axis`` of a floating ``x``.
+
+    With ``reverse`` the scan runs from the end of the axis.
+    """
+
+    def __init__(self, axis, reverse=False):
+        self.axis = axis
+        self.reverse = reverse
+
+    def check_type_forward(self, in_types):
+        check_float_input_axes(in_types, (self.axis,))

@@ -15,7 +15,14 @@ def check_float_input(in_types):
     type_check.expect(in_types[0].dtype.kind == "f")
 
 
-class UnaryElementwise(FunctionNode):
+class FloatInput(FunctionNode):
+    """Base of the nodes of exactly one input, ``x``, of a floating dtype: their type check."""
+
+    def check_type_forward(self, in_types):
+        check_float_input(in_types)
+
+
+class UnaryElementwise(FloatInput):
     """Elementwise ``y = xp.<ufunc>(x)`` of one floating input ``x``.
 
     A subclass sets ``ufunc`` (the name of the NumPy/CuPy ufunc), sets
@@ -39,9 +46,6 @@ class UnaryElementwise(FunctionNode):
             if cls.retains_output
             else FunctionNode.get_retained_inputs
         )
-
-    def check_type_forward(self, in_types):
-        check_float_input(in_types)
 
     def forward(self, inputs):
         self._retain((0,))

@@ -6,6 +6,7 @@ from dbr.core import FunctionNode, ops, type_check
 from dbr.core.backend import get_array_module
 from dbr.core.utils import force_array
 from dbr.functions.math._axes import (
+    Reduction,
     check_axes,
     kept_shape,
     normalize_axis,
@@ -16,17 +17,10 @@ _float16 = numpy.dtype(numpy.float16)
 _float32 = numpy.float32
 
 
-class Mean(FunctionNode):
+class Mean(Reduction):
     """The arithmetic mean over some axes (all by default)."""
 
-    def __init__(self, axis=None, keepdims=False):
-        self.axis = normalize_axis(axis, "average")
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
+    who = "average"
 
     def forward(self, inputs):
         x = inputs[0]

@@ -2,8 +2,9 @@
 
 import numbers
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import backend
 from dbr.core.utils import force_array, force_type
+from dbr.functions.math._elementwise import FloatInput
 from dbr.functions.math.maximum import MaskGrad
 
 
@@ -15,7 +16,7 @@ def _check_bound(value, name):
     return float(value)
 
 
-class Clip(FunctionNode):
+class Clip(FloatInput):
     """Elementwise ``min(max(x, x_min), x_max)``; either bound may be None (no limit)."""
 
     def __init__(self, x_min, x_max):
@@ -27,10 +28,6 @@ class Clip(FunctionNode):
             raise ValueError(f"clip: expected x_min < x_max, got x_min={x_min}, x_max={x_max}")
         self.x_min = x_min
         self.x_max = x_max
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         self.retain_inputs((0,))

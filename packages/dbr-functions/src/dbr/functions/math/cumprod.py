@@ -8,32 +8,19 @@ every order of derivative is exact wherever the input has zeros.
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import FunctionNode, ops
 from dbr.core.backend import get_array_module
-from dbr.functions.math._axes import check_axes, normalize_single_axis
+from dbr.functions.math._axes import Scan, flip, normalize_single_axis
 
 _float16 = numpy.dtype(numpy.float16)
-
-
-def _flip(x, axis):
-    return x[(slice(None),) * axis + (slice(None, None, -1),)]
 
 
 def _accumulation_dtype(dtype):
     return numpy.dtype(numpy.float32) if dtype == _float16 else dtype
 
 
-class Cumprod(FunctionNode):
+class Cumprod(Scan):
     """Cumulative products along one axis; with ``reverse``, from the end of the axis."""
-
-    def __init__(self, axis, reverse=False):
-        self.axis = axis
-        self.reverse = reverse
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], (self.axis,))
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -41,12 +28,12 @@ class Cumprod(FunctionNode):
         x = inputs[0]
         axis = self.axis % x.ndim
         if self.reverse:
-            x = _flip(x, axis)
+            x = flip(x, axis)
         xp = get_array_module(x)
         y = xp.cumprod(x, axis=axis, dtype=_accumulation_dtype(x.dtype)).astype(
             x.dtype, copy=False
         )
-        return (_flip(y, axis) if self.reverse else y,)
+        return (flip(y, axis) if self.reverse else y,)
 
     def backward(self, indexes, grad_outputs):
         x = self.get_retained_inputs()[0]

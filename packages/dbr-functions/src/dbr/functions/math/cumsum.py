@@ -2,40 +2,27 @@
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import ops
 from dbr.core.backend import get_array_module
-from dbr.functions.math._axes import check_axes, normalize_single_axis
+from dbr.functions.math._axes import Scan, flip, normalize_single_axis
 
 _float16 = numpy.dtype(numpy.float16)
 
 
-def _flip(x, axis):
-    return x[(slice(None),) * axis + (slice(None, None, -1),)]
-
-
-class Cumsum(FunctionNode):
+class Cumsum(Scan):
     """Cumulative sums along one axis; with ``reverse``, summed from the end of the axis."""
-
-    def __init__(self, axis, reverse=False):
-        self.axis = axis
-        self.reverse = reverse
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], (self.axis,))
 
     def forward(self, inputs):
         x = inputs[0]
         axis = self.axis % x.ndim
         if self.reverse:
-            x = _flip(x, axis)
+            x = flip(x, axis)
         xp = get_array_module(x)
         if x.dtype == _float16:
             y = xp.cumsum(x, axis=axis, dtype=numpy.float32).astype(_float16)
         else:
             y = xp.cumsum(x, axis=axis)
-        return (_flip(y, axis) if self.reverse else y,)
+        return (flip(y, axis) if self.reverse else y,)
 
     def backward(self, indexes, grad_outputs):
         return Cumsum(self.axis, not self.reverse).apply(grad_outputs)

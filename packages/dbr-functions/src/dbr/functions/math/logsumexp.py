@@ -2,21 +2,19 @@
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import ops
 from dbr.core.backend import get_array_module
 from dbr.core.utils import force_array
 from dbr.functions.math._axes import (
-    check_axes,
-    check_nonempty_reduction,
+    Reduction,
     kept_shape,
-    normalize_axis,
 )
 
 _float16 = numpy.dtype(numpy.float16)
 _float32 = numpy.dtype(numpy.float32)
 
 
-class LogSumExp(FunctionNode):
+class LogSumExp(Reduction):
     """``log(sum(exp(x)))`` over some axes (all by default), shifted by the maximum.
 
     A second output holds the softmax ``exp(x - y)`` over the same axes: it
@@ -24,15 +22,8 @@ class LogSumExp(FunctionNode):
     output it stays differentiable (its own gradient reaches ``x``).
     """
 
-    def __init__(self, axis=None, keepdims=False):
-        self.axis = normalize_axis(axis, "logsumexp")
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
-        check_nonempty_reduction(in_types[0], self.axis)
+    who = "logsumexp"
+    nonempty = True
 
     def forward(self, inputs):
         self.retain_outputs((1,))

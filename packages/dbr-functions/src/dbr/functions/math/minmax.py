@@ -2,34 +2,23 @@
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import FunctionNode, ops
 from dbr.core.backend import get_array_module
 from dbr.core.utils import force_array
 from dbr.functions.math._axes import (
-    check_axes,
+    Reduction,
+    check_float_input_axes,
     check_nonempty_reduction,
     kept_shape,
-    normalize_axis,
     normalize_single_axis,
 )
 
 
-class _Selector(FunctionNode):
+class _Selector(Reduction):
     """Base of Max and Min: one element selected over some axes."""
 
     _reduce = None
-    _name = None
-
-    def __init__(self, axis=None, keepdims=False):
-        self.axis = normalize_axis(axis, self._name)
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        x_type = in_types[0]
-        type_check.expect(x_type.dtype.kind == "f")
-        check_axes(x_type, self.axis)
-        check_nonempty_reduction(x_type, self.axis)
+    nonempty = True
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -52,14 +41,14 @@ class Max(_Selector):
     """The maximum over some axes (all by default)."""
 
     _reduce = "amax"
-    _name = "max"
+    who = "max"
 
 
 class Min(_Selector):
     """The minimum over some axes (all by default)."""
 
     _reduce = "amin"
-    _name = "min"
+    who = "min"
 
 
 class _IndexSelector(FunctionNode):
@@ -72,12 +61,9 @@ class _IndexSelector(FunctionNode):
         self.axis = normalize_single_axis(axis, self._name)
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        x_type = in_types[0]
-        type_check.expect(x_type.dtype.kind == "f")
         axes = None if self.axis is None else (self.axis,)
-        check_axes(x_type, axes)
-        check_nonempty_reduction(x_type, axes)
+        check_float_input_axes(in_types, axes)
+        check_nonempty_reduction(in_types[0], axes)
 
     def forward(self, inputs):
         x = inputs[0]

@@ -2,25 +2,22 @@
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import ops
 from dbr.core.utils import force_array
-from dbr.functions.math._axes import check_axes, kept_shape, normalize_axis, positive_axes
+from dbr.functions.math._axes import (
+    Reduction,
+    kept_shape,
+    positive_axes,
+)
 from dbr.functions.math.cumprod import exclusive_cumprod
 
 _float16 = numpy.dtype(numpy.float16)
 
 
-class Prod(FunctionNode):
+class Prod(Reduction):
     """The product of the elements over some axes (all by default)."""
 
-    def __init__(self, axis=None, keepdims=False):
-        self.axis = normalize_axis(axis, "prod")
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
+    who = "prod"
 
     def forward(self, inputs):
         self.retain_inputs((0,))

@@ -1,8 +1,8 @@
 """normalize: L2 normalization of vectors along axes."""
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import FunctionNode, ops
 from dbr.core.backend import get_array_module
-from dbr.functions.math._axes import check_axes, normalize_axis
+from dbr.functions.math._axes import check_float_input_axes, normalize_axis
 from dbr.functions.math.sqrt import sqrt
 from dbr.functions.normalization._statistics import compute_dtype
 from dbr.functions.normalization.batch_normalization import check_real
@@ -18,9 +18,7 @@ class NormalizeL2(FunctionNode):
             raise TypeError("normalize: expected axis to be an int or a tuple of ints, got None")
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
+        check_float_input_axes(in_types, self.axis)
 
     def forward(self, inputs):
         self.retain_inputs((0,))

@@ -177,6 +177,28 @@ class Windows:
                 f"stride={self.stride}, pad={self.pad}, cover_all={self.cover_all}",
             )
 
+    def check_spread_input(self, x_type, out_size):
+        """Type-check the spatial shape of ``x`` spread back onto images of ``out_size``.
+
+        With ``out_size`` given, pooling an image of that size must give ``x``'s
+        spatial shape; with None, the smallest image that does must be non-empty.
+
+        Raises:
+            dbr.core.type_check.InvalidType: naming the function and the sizes.
+        """
+        shape = type_check.eval(x_type.shape)
+        if out_size is not None:
+            outs = self.out_size(out_size)
+            for i in range(self.ndim):
+                type_check.expect(x_type.shape[2 + i] == outs[i])
+        elif any(o <= 0 for o in self.in_size(shape[2:])):
+            raise type_check.InvalidType(
+                "a positive output size on every spatial axis",
+                f"output size {self.in_size(shape[2:])} from x.shape == {shape} with "
+                f"ksize={self.ksize}, stride={self.stride}, pad={self.pad}, "
+                f"cover_all={self.cover_all}",
+            )
+
     def columns(self, x, pad_value=0):
         """The windows of ``x`` as a ``(N, C, K, out_1, ..., out_d)`` array (a copy)."""
         col = im2col_nd(x, self.ksize, self.stride, self.pad, 1, self.cover_all, pad_value)
@@ -294,6 +316,15 @@ class WindowSpread(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         return WindowSum(self.windows, self.coeff).apply(grad_outputs)
+
+
+class SpreadToOutsize:
+    """Mixin of the spreading functions: without ``outsize``, the smallest image pooling to x."""
+
+    def forward(self, inputs):
+        if self.outsize is None:
+            self.in_size = self.windows.in_size(inputs[0].shape[2:])
+        return super().forward(inputs)
 
 
 class WindowGather(FunctionNode):

@@ -123,6 +123,50 @@ def check_batch_indices(who, name, indices, n_images):
         )
 
 
+# -- documentation ------------------------------------------------------------------
+# Passages of the ROI functions' docstrings, filled in by dbr.functions._docs.fill at
+# the indentation of a section header.
+
+_BOXES = """\
+    rois (Variable or array): regions of shape ``(R, 4)``, each row
+        ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
+        any floating dtype.
+    roi_indices (Variable or array): the image of each region, a signed
+        integer array of shape ``(R,)`` with values in ``[0, N)``.
+    outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``."""
+_SCALE = """\
+    spatial_scale (float): the ratio of the feature map's size to the
+        image's (e.g. ``1 / 16``), positive."""
+_SAMPLING = """\
+    sampling_ratio (None, int or (int, int)): ``(gh, gw)``, the sample
+        points per bin along each axis (``s`` means ``(s, s)``), each an
+        int >= 1 or None; None takes ``ceil`` of the bin's size along that
+        axis, region by region."""
+_RETURNS = """\
+Returns:
+    Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
+
+Raises:
+    InvalidType: an input has the wrong dtype, ndim or shape."""
+_ALIGN_ERRORS = """\
+    TypeError: ``outsize``, ``spatial_scale`` or ``sampling_ratio`` has the
+        wrong type.
+    ValueError: one of them is out of range, or an index is.
+
+See `Mask R-CNN <https://arxiv.org/abs/1703.06870>`_."""
+_POOLING_ERRORS = """\
+    TypeError: ``outsize`` or ``spatial_scale`` has the wrong type.
+    ValueError: ``outsize`` or ``spatial_scale`` is not positive, or an
+        index is out of range.
+
+See `Fast R-CNN <https://arxiv.org/abs/1504.08083>`_."""
+DOCS = {
+    "align_args": "\n".join([_BOXES, _SCALE, _SAMPLING, "", _RETURNS, _ALIGN_ERRORS]),
+    "pooling_args": "\n".join([_BOXES, _SCALE, "", _RETURNS, _POOLING_ERRORS]),
+    "scale_and_returns": "\n".join([_SCALE, "", _RETURNS]),
+}
+
+
 # -- geometry -----------------------------------------------------------------------
 
 
@@ -652,6 +696,45 @@ class ROIFunction(FunctionNode):
         if 0 in indexes and gy is not None:
             ret[0] = ROIScatter(self._taps).apply((gy,))[0]
         return tuple(ret)
+
+
+class IndexedROIFunction(ROIFunction):
+    """Base of the ROI functions of ``(x, rois, roi_indices)`` over whole-pixel bins.
+
+    Subclasses name themselves in ``who`` (for error messages) and implement
+    ``_pool(x, rois, batch)``, returning ``(y, taps)``.
+    """
+
+    who = None
+
+    def __init__(self, outsize, spatial_scale):
+        self.outsize = outsize_pair(self.who, outsize)
+        self.spatial_scale = check_spatial_scale(self.who, spatial_scale)
+
+    def check_type_forward(self, in_types):
+        check_roi_types(in_types)
+
+    def forward(self, inputs):
+        x, rois, roi_indices = inputs
+        check_batch_indices(self.who, "roi_indices", roi_indices, x.shape[0])
+        y, self._taps = self._pool(x, rois, roi_indices.astype(numpy.int64))
+        return (y,)
+
+    def _bins(self, x, rois):
+        """The rows and columns of every bin, by :func:`pooling_windows`."""
+        return pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
+
+
+class ROIAlignFunction(IndexedROIFunction):
+    """Base of the ROI align functions: bins sampled at ``sampling_ratio`` bilinear points."""
+
+    def __init__(self, outsize, spatial_scale, sampling_ratio=None):
+        super().__init__(outsize, spatial_scale)
+        self.sampling_ratio = sampling_ratio_pair(self.who, sampling_ratio)
+
+    def _bins(self, x, rois):
+        """The sample points of every bin along each axis, by :func:`align_axes`."""
+        return align_axes(rois, self.spatial_scale, self.outsize, x.shape[2:], self.sampling_ratio)
 
 
 class ROIGather(FunctionNode):

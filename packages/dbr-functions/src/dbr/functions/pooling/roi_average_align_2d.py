@@ -2,9 +2,8 @@
 
 import numpy
 
+from dbr.functions._docs import fill
 from dbr.functions.pooling import _roi
-
-_WHO = "roi_average_align_2d"
 
 
 def _mean_weights(axis, length):
@@ -16,31 +15,21 @@ def _mean_weights(axis, length):
     return _roi.merge_taps(index.reshape(shape), weight.reshape(shape), length)
 
 
-class ROIAverageAlign2D(_roi.ROIFunction):
+class ROIAverageAlign2D(_roi.ROIAlignFunction):
     """ROI average align over ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale, sampling_ratio=None):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
-        self.sampling_ratio = _roi.sampling_ratio_pair(_WHO, sampling_ratio)
+    who = "roi_average_align_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        y_axis, x_axis = _roi.align_axes(
-            rois, self.spatial_scale, self.outsize, x.shape[2:], self.sampling_ratio
-        )
-        batch = roi_indices.astype(numpy.int64)
+    def _pool(self, x, rois, batch):
+        y_axis, x_axis = self._bins(x, rois)
         height, width = x.shape[2:]
-        self._taps = _roi.separable_taps(
+        taps = _roi.separable_taps(
             x.shape, x.dtype, batch, _mean_weights(y_axis, height), _mean_weights(x_axis, width)
         )
-        return (self._taps.gather(x),)
+        return taps.gather(x), taps
 
 
+@fill(**_roi.DOCS)
 def roi_average_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_ratio=None):
     """Spatial region of interest (ROI) average align, as in Mask R-CNN.
 
@@ -62,29 +51,7 @@ def roi_average_align_2d(x, rois, roi_indices, outsize, spatial_scale, sampling_
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
             float32 or float64 (float16 is interpolated and summed in float32).
-        rois (Variable or array): regions of shape ``(R, 4)``, each row
-            ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
-            any floating dtype.
-        roi_indices (Variable or array): the image of each region, a signed
-            integer array of shape ``(R,)`` with values in ``[0, N)``.
-        outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``.
-        spatial_scale (float): the ratio of the feature map's size to the
-            image's (e.g. ``1 / 16``), positive.
-        sampling_ratio (None, int or (int, int)): ``(gh, gw)``, the sample
-            points per bin along each axis (``s`` means ``(s, s)``), each an
-            int >= 1 or None; None takes ``ceil`` of the bin's size along that
-            axis, region by region.
-
-    Returns:
-        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
-
-    Raises:
-        InvalidType: an input has the wrong dtype, ndim or shape.
-        TypeError: ``outsize``, ``spatial_scale`` or ``sampling_ratio`` has the
-            wrong type.
-        ValueError: one of them is out of range, or an index is.
-
-    See `Mask R-CNN <https://arxiv.org/abs/1703.06870>`_.
+    {align_args}
 
     >>> import numpy as np
     >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)

@@ -2,30 +2,21 @@
 
 import numpy
 
+from dbr.functions._docs import fill
 from dbr.functions.pooling import _roi
 
-_WHO = "roi_max_pooling_2d"
 
-
-class ROIMaxPooling2D(_roi.ROIFunction):
+class ROIMaxPooling2D(_roi.IndexedROIFunction):
     """ROI max pooling over whole-pixel bins of ``(y_min, x_min, y_max, x_max)`` regions."""
 
-    def __init__(self, outsize, spatial_scale):
-        self.outsize = _roi.outsize_pair(_WHO, outsize)
-        self.spatial_scale = _roi.check_spatial_scale(_WHO, spatial_scale)
+    who = "roi_max_pooling_2d"
 
-    def check_type_forward(self, in_types):
-        _roi.check_roi_types(in_types)
-
-    def forward(self, inputs):
-        x, rois, roi_indices = inputs
-        _roi.check_batch_indices(_WHO, "roi_indices", roi_indices, x.shape[0])
-        rows, cols = _roi.pooling_windows(rois, self.spatial_scale, self.outsize, x.shape[2:], 0)
-        batch = roi_indices.astype(numpy.int64)
-        y, self._taps = _roi.max_over_windows(x, batch, rows, cols, -numpy.inf)
-        return (y,)
+    def _pool(self, x, rois, batch):
+        rows, cols = self._bins(x, rois)
+        return _roi.max_over_windows(x, batch, rows, cols, -numpy.inf)
 
 
+@fill(**_roi.DOCS)
 def roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
     """Spatial region of interest (ROI) max pooling.
 
@@ -45,25 +36,7 @@ def roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale):
     Args:
         x (Variable or array): feature maps of shape ``(N, C, H, W)``, float16,
             float32 or float64.
-        rois (Variable or array): regions of shape ``(R, 4)``, each row
-            ``(y_min, x_min, y_max, x_max)`` in the input image's coordinates;
-            any floating dtype.
-        roi_indices (Variable or array): the image of each region, a signed
-            integer array of shape ``(R,)`` with values in ``[0, N)``.
-        outsize (int or (int, int)): ``(outh, outw)``; ``o`` means ``(o, o)``.
-        spatial_scale (float): the ratio of the feature map's size to the
-            image's (e.g. ``1 / 16``), positive.
-
-    Returns:
-        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
-
-    Raises:
-        InvalidType: an input has the wrong dtype, ndim or shape.
-        TypeError: ``outsize`` or ``spatial_scale`` has the wrong type.
-        ValueError: ``outsize`` or ``spatial_scale`` is not positive, or an
-            index is out of range.
-
-    See `Fast R-CNN <https://arxiv.org/abs/1504.08083>`_.
+    {pooling_args}
 
     >>> import numpy as np
     >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)

@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import backend
+from dbr.functions._docs import fill
 from dbr.functions.pooling import _roi
 
 _WHO = "roi_pooling_2d"
@@ -32,6 +33,7 @@ class ROIPooling2D(_roi.ROIFunction):
         return (y,)
 
 
+@fill(**_roi.DOCS)
 def roi_pooling_2d(x, rois, outh, outw, spatial_scale):
     """Spatial region of interest (ROI) pooling, as in Fast R-CNN.
 
@@ -57,14 +59,7 @@ def roi_pooling_2d(x, rois, outh, outw, spatial_scale):
             image's coordinates; any floating dtype.
         outh (int): the height of the output, positive.
         outw (int): the width of the output, positive.
-        spatial_scale (float): the ratio of the feature map's size to the
-            image's (e.g. ``1 / 16``), positive.
-
-    Returns:
-        Variable: of shape ``(R, C, outh, outw)`` and ``x``'s dtype.
-
-    Raises:
-        InvalidType: an input has the wrong dtype, ndim or shape.
+    {scale_and_returns}
         TypeError: ``outh``, ``outw`` or ``spatial_scale`` has the wrong type.
         ValueError: ``outh``, ``outw`` or ``spatial_scale`` is not positive, or
             a batch index is out of range.

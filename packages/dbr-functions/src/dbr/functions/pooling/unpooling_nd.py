@@ -1,11 +1,11 @@
 """unpooling_nd, unpooling_1d, unpooling_3d: spread each element over a window of the output."""
 
 from dbr.core import type_check
-from dbr.functions.connection._im2col import as_tuple, get_conv_outsize
-from dbr.functions.pooling._pooling import Windows, WindowSpread, spatial_ndim
+from dbr.functions.connection._im2col import as_tuple
+from dbr.functions.pooling._pooling import SpreadToOutsize, Windows, WindowSpread, spatial_ndim
 
 
-class UnpoolingND(WindowSpread):
+class UnpoolingND(SpreadToOutsize, WindowSpread):
     """Copies each element of ``x`` to every element of its window; overlaps add up.
 
     The transpose of summing over windows (:class:`WindowSum` with
@@ -46,25 +46,7 @@ class UnpoolingND(WindowSpread):
         x_type = in_types[0]
         w = self.windows
         type_check.expect(x_type.dtype.kind == "f", x_type.ndim == w.ndim + 2)
-        shape = type_check.eval(x_type.shape)
-        if self.outsize is not None:
-            for i in range(w.ndim):
-                expected = get_conv_outsize(
-                    self.outsize[i], w.ksize[i], w.stride[i], w.pad[i], w.cover_all
-                )
-                type_check.expect(x_type.shape[2 + i] == expected)
-        elif any(o <= 0 for o in w.in_size(shape[2:])):
-            raise type_check.InvalidType(
-                "a positive output size on every spatial axis",
-                f"output size {w.in_size(shape[2:])} from x.shape == {shape} with "
-                f"ksize={w.ksize}, stride={w.stride}, pad={w.pad}, cover_all={w.cover_all}",
-            )
-
-    def forward(self, inputs):
-        x = inputs[0]
-        if self.outsize is None:
-            self.in_size = self.windows.in_size(x.shape[2:])
-        return super().forward(inputs)
+        w.check_spread_input(x_type, self.outsize)
 
 
 def apply_unpooling(x, ndim, ksize, stride, pad, outsize, cover_all, label, who):

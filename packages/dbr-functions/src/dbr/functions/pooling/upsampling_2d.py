@@ -1,11 +1,11 @@
 """upsampling_2d: put each element back where max pooling found it."""
 
 from dbr.core import Variable, type_check
-from dbr.functions.connection._im2col import as_tuple, get_conv_outsize
-from dbr.functions.pooling._pooling import Windows, WindowScatter
+from dbr.functions.connection._im2col import as_tuple
+from dbr.functions.pooling._pooling import SpreadToOutsize, Windows, WindowScatter
 
 
-class Upsampling2D(WindowScatter):
+class Upsampling2D(SpreadToOutsize, WindowScatter):
     """Adds each element of ``x`` at the window position ``indexes`` gives; zeros elsewhere.
 
     The transpose of gathering those positions (:class:`WindowGather`),
@@ -46,25 +46,7 @@ class Upsampling2D(WindowScatter):
             x_type.ndim == 4,
             x_type.shape == self.indexes.shape,
         )
-        shape = type_check.eval(x_type.shape)
-        if self.outsize is not None:
-            for i in range(2):
-                expected = get_conv_outsize(
-                    self.outsize[i], w.ksize[i], w.stride[i], w.pad[i], w.cover_all
-                )
-                type_check.expect(x_type.shape[2 + i] == expected)
-        elif any(o <= 0 for o in w.in_size(shape[2:])):
-            raise type_check.InvalidType(
-                "a positive output size on every spatial axis",
-                f"output size {w.in_size(shape[2:])} from x.shape == {shape} with "
-                f"ksize={w.ksize}, stride={w.stride}, pad={w.pad}, cover_all={w.cover_all}",
-            )
-
-    def forward(self, inputs):
-        x = inputs[0]
-        if self.outsize is None:
-            self.in_size = self.windows.in_size(x.shape[2:])
-        return super().forward(inputs)
+        w.check_spread_input(x_type, self.outsize)
 
 
 def upsampling_2d(x, indexes, ksize, stride=None, pad=0, outsize=None, cover_all=True):

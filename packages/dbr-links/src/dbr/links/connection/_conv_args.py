@@ -124,11 +124,19 @@ def add_weight_and_bias(link, initialW, nobias, initial_bias, bias_size, in_chan
     """
     with link.init_scope():
         link.W = Parameter(initializers.get_initializer(initialW))
-        if nobias:
-            link.b = None
-        else:
-            if initial_bias is None:
-                initial_bias = 0
-            link.b = Parameter(initializers.get_initializer(initial_bias), bias_size)
+        add_bias(link, nobias, initial_bias, bias_size)
     if in_channels is not None:
         link._initialize_params(in_channels)
+
+
+def add_bias(link, nobias, initial_bias, size):
+    """Register ``link.b``: None with ``nobias``, else of ``size`` (``initial_bias`` None: zeros).
+
+    Called inside ``link.init_scope()``.
+    """
+    if nobias:
+        link.b = None
+    else:
+        if initial_bias is None:
+            initial_bias = 0
+        link.b = Parameter(initializers.get_initializer(initial_bias), size)

@@ -3,6 +3,21 @@
 import dbr.functions as F
 from dbr.core import Link, Parameter, initializers
 from dbr.links._checks import check_size
+from dbr.links.connection import _conv_args
+
+
+def add_linear_params(link, initialW, nobias, initial_bias, in_size, out_size):
+    """Register ``link.W`` and ``link.b`` (None when ``nobias``) of a fully connected layer.
+
+    ``W`` is shaped by ``link._initialize_params(in_size)`` at once when
+    ``in_size`` is known (drawn before ``b``, as in Chainer), else at the
+    first call; ``initial_bias`` None means zeros.
+    """
+    with link.init_scope():
+        link.W = Parameter(initializers.get_initializer(initialW))
+        if in_size is not None:
+            link._initialize_params(in_size)
+        _conv_args.add_bias(link, nobias, initial_bias, out_size)
 
 
 class Linear(Link):
@@ -40,16 +55,7 @@ class Linear(Link):
         check_size("Linear", "out_size", out_size, False)
         self.in_size = in_size
         self.out_size = out_size
-        with self.init_scope():
-            self.W = Parameter(initializers.get_initializer(initialW))
-            if in_size is not None:
-                self._initialize_params(in_size)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = Parameter(initializers.get_initializer(initial_bias), out_size)
+        add_linear_params(self, initialW, nobias, initial_bias, in_size, out_size)
 
     @classmethod
     def from_params(cls, W, b=None, nobias=False):

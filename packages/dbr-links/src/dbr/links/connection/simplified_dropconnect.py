@@ -3,8 +3,9 @@
 import numpy
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, initializers
+from dbr.core import Link, initializers
 from dbr.links._checks import check_size
+from dbr.links.connection.linear import add_linear_params
 
 
 class SimplifiedDropconnect(Link):
@@ -49,16 +50,7 @@ class SimplifiedDropconnect(Link):
         self.ratio = ratio
         if initialW is None:
             initialW = initializers.HeNormal(1.0 / numpy.sqrt(2))
-        with self.init_scope():
-            self.W = Parameter(initializers.get_initializer(initialW))
-            if in_size is not None:
-                self._initialize_params(in_size)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = Parameter(initializers.get_initializer(initial_bias), out_size)
+        add_linear_params(self, initialW, nobias, initial_bias, in_size, out_size)
 
     def _initialize_params(self, in_size):
         self.W.initialize((self.out_size, in_size))

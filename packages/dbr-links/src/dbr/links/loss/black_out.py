@@ -1,9 +1,8 @@
 """BlackOut: the BlackOut loss with its output embedding and sampler."""
 
-import numpy
-
 import dbr.functions as F
 from dbr.core import Link, Parameter, config, initializers
+from dbr.links._checks import check_int_at_least
 from dbr.links.loss.walker_alias import WalkerAlias
 
 
@@ -40,13 +39,8 @@ class BlackOut(Link):
 
     def __init__(self, in_size, counts, sample_size):
         super().__init__()
-        for name, value, low in (("in_size", in_size, 1), ("sample_size", sample_size, 1)):
-            if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
-                raise TypeError(
-                    f"BlackOut: expected {name} to be an int, got {type(value).__name__}"
-                )
-            if value < low:
-                raise ValueError(f"BlackOut: expected {name} >= {low}, got {value}")
+        check_int_at_least("BlackOut", "in_size", in_size, 1)
+        check_int_at_least("BlackOut", "sample_size", sample_size, 1)
         self.sampler = WalkerAlias(counts)
         self.sample_size = int(sample_size)
         with self.init_scope():

@@ -4,6 +4,7 @@ import numpy
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, config, initializers
+from dbr.links._checks import check_int_at_least
 from dbr.links.loss.walker_alias import WalkerAlias
 
 
@@ -37,13 +38,8 @@ class NegativeSampling(Link):
 
     def __init__(self, in_size, counts, sample_size, power=0.75, dtype=None):
         super().__init__()
-        for name, value, low in (("in_size", in_size, 1), ("sample_size", sample_size, 0)):
-            if not isinstance(value, (int, numpy.integer)) or isinstance(value, bool):
-                raise TypeError(
-                    f"NegativeSampling: expected {name} to be an int, got {type(value).__name__}"
-                )
-            if value < low:
-                raise ValueError(f"NegativeSampling: expected {name} >= {low}, got {value}")
+        check_int_at_least("NegativeSampling", "in_size", in_size, 1)
+        check_int_at_least("NegativeSampling", "sample_size", sample_size, 0)
         dtype = numpy.dtype(config.dtype if dtype is None else dtype)
         counts = numpy.asarray(counts, numpy.float64)
         self.sampler = WalkerAlias(counts**power)

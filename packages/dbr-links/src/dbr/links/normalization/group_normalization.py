@@ -1,11 +1,11 @@
 """GroupNormalization: normalization over groups of channels of each sample."""
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, initializers
 from dbr.links._checks import check_size
+from dbr.links.normalization._scale_shift import ScaleShift
 
 
-class GroupNormalization(Link):
+class GroupNormalization(ScaleShift):
     """Group normalization layer (Wu and He, 2018).
 
     Computes :func:`dbr.functions.group_normalization`: the channels of each
@@ -39,19 +39,7 @@ class GroupNormalization(Link):
         check_size("GroupNormalization", "groups", groups)
         self.groups = groups
         self.eps = eps
-        with self.init_scope():
-            self.gamma = Parameter(
-                initializers.get_initializer(1 if initial_gamma is None else initial_gamma)
-            )
-            self.beta = Parameter(
-                initializers.get_initializer(0 if initial_beta is None else initial_beta)
-            )
-        if size is not None:
-            self._initialize_params(size)
-
-    def _initialize_params(self, size):
-        self.gamma.initialize(size)
-        self.beta.initialize(size)
+        self._add_scale_shift(size, initial_gamma, initial_beta)
 
     def forward(self, x):
         """Normalize ``x`` of shape ``(N, C, ...)`` (at least two axes); same shape and dtype."""

@@ -1,10 +1,10 @@
 """LayerNormalization: normalization of each sample by its own statistics."""
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, initializers
+from dbr.links.normalization._scale_shift import ScaleShift
 
 
-class LayerNormalization(Link):
+class LayerNormalization(ScaleShift):
     """Layer normalization layer (Ba et al., 2016).
 
     Computes :func:`dbr.functions.layer_normalization`: each row of ``x``
@@ -32,19 +32,7 @@ class LayerNormalization(Link):
     def __init__(self, size=None, eps=1e-6, initial_gamma=None, initial_beta=None):
         super().__init__()
         self.eps = eps
-        with self.init_scope():
-            self.gamma = Parameter(
-                initializers.get_initializer(1 if initial_gamma is None else initial_gamma)
-            )
-            self.beta = Parameter(
-                initializers.get_initializer(0 if initial_beta is None else initial_beta)
-            )
-        if size is not None:
-            self._initialize_params(size)
-
-    def _initialize_params(self, size):
-        self.gamma.initialize(size)
-        self.beta.initialize(size)
+        self._add_scale_shift(size, initial_gamma, initial_beta)
 
     def forward(self, x):
         """Normalize ``x`` of shape ``(N, size)``; same shape and dtype."""
