@@ -1,4 +1,3 @@
-import itertools
 import re
 
 import numpy
@@ -12,52 +11,6 @@ from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionND
 from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _n_windows(size, k, s, p, d, cover_all):
-    # Windows wholly inside the padded input; with cover_all, one more when the
-    # last of them stops short of its end.
-    length = size + 2 * p
-    extent = (k - 1) * d + 1
-    count = 0
-    while count * s + extent <= length:
-        count += 1
-    if cover_all and (count - 1) * s + extent < length:
-        count += 1
-    return count
-
-
-def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
-    """Direct convolution by loops over output positions and filter taps, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    c_out = W.shape[0]
-    ksize = W.shape[2:]
-    spatial = x.shape[2:]
-    nd = len(spatial)
-    outs = tuple(
-        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
-        for i in range(nd)
-    )
-    y = numpy.zeros((n, c_out) + outs)
-    cg = c_in // groups
-    og = c_out // groups
-    for o in range(c_out):
-        g = o // og
-        for out in itertools.product(*[range(v) for v in outs]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
-                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
-                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
-    return y
-
-
-def _pair(v):
-    return v if isinstance(v, tuple) else (v, v)
 
 
 @testing.parameterize(
@@ -105,12 +58,13 @@ class TestConvolution2D(FunctionTestCase):
     groups = 1
     cover_all = False
 
+    @pytest.fixture(autouse=True)
+    def _loops(self, convolution_loops):
+        self.loops = convolution_loops
+
     def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
-        return x, W, numpy.random.uniform(-1, 1, self.w_shape[0]).astype(self.dtype)
+        bias_size = None if self.nobias else self.w_shape[0]
+        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
 
     def forward(self, inputs, device):
         x, W = inputs[:2]
@@ -131,15 +85,8 @@ class TestConvolution2D(FunctionTestCase):
     def forward_expected(self, inputs):
         x, W = inputs[:2]
         b = inputs[2] if len(inputs) == 3 else None
-        y = _convolution_loop(
-            x,
-            W,
-            b,
-            _pair(self.stride),
-            _pair(self.pad),
-            _pair(self.dilate),
-            self.groups,
-            self.cover_all,
+        y = self.loops.convolution(
+            x, W, b, self.stride, self.pad, self.dilate, self.groups, self.cover_all
         )
         return (y.astype(self.dtype),)
 
@@ -148,6 +95,10 @@ class TestConvolution2D(FunctionTestCase):
     *testing.product({"x_dtype,w_dtype": [("float32", "float16"), ("float16", "float64")]})
 )
 class TestConvolution2DMixedDtypes(FunctionTestCase):
+    @pytest.fixture(autouse=True)
+    def _loops(self, convolution_loops):
+        self.loops = convolution_loops
+
     def generate_inputs(self):
         x = numpy.random.uniform(-1, 1, (2, 3, 4, 4)).astype(self.x_dtype)
         W = numpy.random.uniform(-1, 1, (2, 3, 2, 2)).astype(self.w_dtype)
@@ -158,7 +109,7 @@ class TestConvolution2DMixedDtypes(FunctionTestCase):
 
     def forward_expected(self, inputs):
         x, W = inputs
-        y = _convolution_loop(x, W, None, (1, 1), (1, 1), (1, 1), 1, False)
+        y = self.loops.convolution(x, W, None, stride=1, pad=1, dilate=1)
         return (y.astype(self.x_dtype),)
 
 

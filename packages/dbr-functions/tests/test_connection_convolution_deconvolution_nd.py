@@ -1,12 +1,12 @@
 """convolution_nd and deconvolution_nd (and their 1-d and 3-d forms) as one family.
 
-Each is checked against its own float64 loop (a convolution gathers each output
-from filter taps, a deconvolution scatters each input through them); the
-shapes, options, bad input and the harness are shared.
+Each is checked against its own float64 loop (``convolution_loops`` in
+conftest.py: a convolution gathers each output from filter taps, a
+deconvolution scatters each input through them); the shapes, options, bad
+input and the harness are shared.
 """
 
 import contextlib
-import itertools
 import re
 
 import numpy
@@ -27,79 +27,6 @@ from dbr.functions.connection.deconvolution_nd import (
 )
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _n_windows(size, k, s, p, d, cover_all):
-    length = size + 2 * p
-    extent = (k - 1) * d + 1
-    count = 0
-    while count * s + extent <= length:
-        count += 1
-    if cover_all and (count - 1) * s + extent < length:
-        count += 1
-    return count
-
-
-def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
-    """Direct N-d convolution by loops over output positions and filter taps, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    c_out = W.shape[0]
-    ksize = W.shape[2:]
-    spatial = x.shape[2:]
-    nd = len(spatial)
-    outs = tuple(
-        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
-        for i in range(nd)
-    )
-    y = numpy.zeros((n, c_out) + outs)
-    cg = c_in // groups
-    og = c_out // groups
-    for o in range(c_out):
-        g = o // og
-        for out in itertools.product(*[range(v) for v in outs]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
-                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
-                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
-    return y
-
-
-def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
-    """Deconvolution by scattering every input element through every filter tap, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    og = W.shape[1]
-    ksize = W.shape[2:]
-    in_size = x.shape[2:]
-    nd = len(in_size)
-    if outsize is None:
-        outsize = tuple(
-            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
-            for i in range(nd)
-        )
-    y = numpy.zeros((n, og * groups) + tuple(outsize))
-    cg = c_in // groups
-    for c in range(c_in):
-        g = c // cg
-        for pos in itertools.product(*[range(v) for v in in_size]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= out[i] < outsize[i] for i in range(nd)):
-                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
-                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
-    return y
-
-
-def _tuple(v, nd):
-    return tuple(v) if isinstance(v, tuple) else (v,) * nd
 
 
 CONVOLUTION_CASES = [
@@ -160,13 +87,14 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
     cover_all = False
     outsize = None
 
+    @pytest.fixture(autouse=True)
+    def _loops(self, convolution_loops):
+        self.loops = convolution_loops
+
     def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
         c_out = self.w_shape[0] if self.kind == "convolution" else self.w_shape[1] * self.groups
-        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
+        bias_size = None if self.nobias else c_out
+        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
 
     def _function_options(self):
         extra = KINDS[self.kind][2]
@@ -198,13 +126,11 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
     def forward_expected(self, inputs):
         x, W = inputs[:2]
         b = inputs[2] if len(inputs) == 3 else None
-        nd = x.ndim - 2
-        geometry = [_tuple(v, nd) for v in (self.stride, self.pad, self.dilate)]
+        geometry = (self.stride, self.pad, self.dilate, self.groups)
         if self.kind == "convolution":
-            y = _convolution_loop(x, W, b, *geometry, self.groups, self.cover_all)
+            y = self.loops.convolution(x, W, b, *geometry, self.cover_all)
         else:
-            outsize = None if self.outsize is None else _tuple(self.outsize, nd)
-            y = _deconvolution_loop(x, W, b, *geometry, self.groups, outsize)
+            y = self.loops.deconvolution(x, W, b, *geometry, self.outsize)
         return (y.astype(self.dtype),)
 
 

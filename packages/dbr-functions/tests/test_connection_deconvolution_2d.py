@@ -1,4 +1,3 @@
-import itertools
 import re
 
 import numpy
@@ -13,39 +12,6 @@ from dbr.functions.connection.deconvolution_2d import deconvolution_2d
 from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
-    """Deconvolution by scattering every input element through every filter tap, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    og = W.shape[1]
-    ksize = W.shape[2:]
-    in_size = x.shape[2:]
-    nd = len(in_size)
-    if outsize is None:
-        outsize = tuple(
-            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
-            for i in range(nd)
-        )
-    y = numpy.zeros((n, og * groups) + tuple(outsize))
-    cg = c_in // groups
-    for c in range(c_in):
-        g = c // cg
-        for pos in itertools.product(*[range(v) for v in in_size]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= out[i] < outsize[i] for i in range(nd)):
-                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
-                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
-    return y
-
-
-def _pair(v):
-    return v if isinstance(v, tuple) else (v, v)
 
 
 @testing.parameterize(
@@ -84,13 +50,13 @@ class TestDeconvolution2D(FunctionTestCase):
     groups = 1
     outsize = None
 
+    @pytest.fixture(autouse=True)
+    def _loops(self, convolution_loops):
+        self.loops = convolution_loops
+
     def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
-        c_out = self.w_shape[1] * self.groups
-        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
+        bias_size = None if self.nobias else self.w_shape[1] * self.groups
+        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
 
     def forward(self, inputs, device):
         x, W = inputs[:2]
@@ -110,15 +76,8 @@ class TestDeconvolution2D(FunctionTestCase):
     def forward_expected(self, inputs):
         x, W = inputs[:2]
         b = inputs[2] if len(inputs) == 3 else None
-        y = _deconvolution_loop(
-            x,
-            W,
-            b,
-            _pair(self.stride),
-            _pair(self.pad),
-            _pair(self.dilate),
-            self.groups,
-            self.outsize,
+        y = self.loops.deconvolution(
+            x, W, b, self.stride, self.pad, self.dilate, self.groups, self.outsize
         )
         return (y.astype(self.dtype),)
 
