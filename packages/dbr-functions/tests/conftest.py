@@ -8,6 +8,9 @@ deconvolution tests (any number of spatial axes, groups, dilation), the
 number of windows along an axis (also for the im2col tests) and the inputs
 those tests draw.
 
+``pooling_checks``: runs a pooling function over a whole batch and in blocks
+of one image, and over an empty batch.
+
 ``roi_boxes``: the regions of interest and the bin edges that the ROI pooling
 and ROI align tests share, from ``fixtures/roi_boxes.py`` (which
 ``fixtures/make_roi_functions.py`` also reads).
@@ -20,6 +23,9 @@ import types
 
 import numpy
 import pytest
+
+from dbr.core import Variable
+from dbr.functions.connection import _im2col
 
 
 def _axes(value, nd):
@@ -143,3 +149,45 @@ def _load_fixture_module(name):
 def roi_boxes():
     """The module ``fixtures/roi_boxes.py``: shared regions and ROI pooling bin edges."""
     return _load_fixture_module("roi_boxes")
+
+
+class PoolingChecks:
+    """Batch checks that the n-d pooling and unpooling tests share."""
+
+    def __init__(self, monkeypatch):
+        self._monkeypatch = monkeypatch
+
+    def whole_and_blocked(self, function, x, gy):
+        """Run ``function`` on the whole batch ``x``, then in blocks of one image.
+
+        ``function(x)`` returns a tuple whose first item is the output, which
+        gets the gradient ``gy``. Returns both runs' arrays: the outputs
+        followed by ``x``'s gradient.
+        """
+
+        def run():
+            xv = Variable(x)
+            outputs = function(xv)
+            outputs[0].grad = gy
+            outputs[0].backward()
+            return [getattr(o, "array", o) for o in outputs] + [xv.grad]
+
+        whole = run()
+        self._monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
+        return whole, run()
+
+    @staticmethod
+    def empty_batch(function, x_shape, y_shape, dtype=numpy.float32):
+        """``function`` maps an empty batch of ``x_shape`` to ``y_shape`` and back."""
+        x = Variable(numpy.zeros(x_shape, dtype))
+        y = function(x)
+        assert y.shape == y_shape
+        y.grad = numpy.zeros(y.shape, dtype)
+        y.backward()
+        assert x.grad.shape == x_shape
+
+
+@pytest.fixture
+def pooling_checks(monkeypatch):
+    """A :class:`PoolingChecks` whose block-size change ``monkeypatch`` undoes."""
+    return PoolingChecks(monkeypatch)
