@@ -1,3 +1,6 @@
+import importlib.util
+import pathlib
+
 import numpy
 
 from dbr.core import Variable, grad, testing
@@ -7,6 +10,13 @@ from dbr.functions.math.cumprod import Cumprod, LinearScan, cumprod, exclusive_c
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
+# Shared families, loaded by path: no test folder is on sys.path (--import-mode=importlib).
+_spec = importlib.util.spec_from_file_location(
+    "dbr_functions_test_families", pathlib.Path(__file__).parent / "fixtures" / "families.py"
+)
+families = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(families)
+
 
 def uniform(shape, dtype, low=0.5, high=1.5):
     """Factors with random signs and magnitudes in [low, high), so products stay moderate."""
@@ -14,37 +24,11 @@ def uniform(shape, dtype, low=0.5, high=1.5):
     return numpy.asarray(sign * numpy.random.uniform(low, high, shape)).astype(dtype)
 
 
-@testing.parameterize(
-    *testing.product(
-        {
-            "x_shape,axis": [
-                ((5,), None),
-                ((5,), 0),
-                ((3, 4), None),
-                ((3, 4), 0),
-                ((3, 4), 1),
-                ((2, 3, 4), -1),
-                ((2, 3, 4), -3),
-                ((), None),
-                ((0, 3), 0),
-                ((0, 3), 1),
-            ],
-            "dtype": FLOATS,
-        }
-    )
-)
-class TestCumprod(FunctionTestCase):
-    def generate_inputs(self):
-        return (uniform(self.x_shape, self.dtype),)
-
-    def forward(self, inputs, device):
-        return (cumprod(inputs[0], axis=self.axis),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0].astype(numpy.float64)
-        return (numpy.cumprod(x, axis=self.axis).astype(self.dtype),)
-
+@testing.parameterize(*testing.product({"x_shape,axis": families.SCAN_CASES, "dtype": FLOATS}))
+class TestCumprod(families.ScanCase):
     function = staticmethod(cumprod)
+    reference = staticmethod(numpy.cumprod)
+    draw = staticmethod(uniform)
 
     def bad_inputs(self):
         return [
