@@ -8,7 +8,9 @@ import numpy
 import pytest
 
 from dbr.core import Link
+from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import load_npz, save_npz
+from dbr.core.testing import assert_allclose, tolerances
 
 
 def _persistent_values(link):
@@ -21,7 +23,7 @@ def _persistent_values(link):
 
 
 class LinkChecks:
-    """Assertions about a link's parameters, saved files and copies."""
+    """Assertions about a link's parameters, saved files, copies, gradients and steps."""
 
     def __init__(self, tmp_path):
         self._tmp_path = tmp_path
@@ -97,6 +99,68 @@ class LinkChecks:
             assert fresh[name].dtype == param.dtype, name
             changed |= not numpy.array_equal(fresh[name].array, param.array)
         assert changed, "copy('init') refilled no parameter"
+
+    @staticmethod
+    def backward(function, inputs, grad_outputs, link, dtype, params=None):
+        """``check_backward`` of ``function`` in float64 with ``dtype``'s backward tolerances.
+
+        The gradients of ``params`` (default: every parameter of ``link``) are
+        checked too.
+        """
+        check_backward(
+            function,
+            inputs,
+            grad_outputs,
+            params=tuple(link.params()) if params is None else params,
+            dtype=numpy.float64,
+            **tolerances(dtype, "backward"),
+        )
+
+    @staticmethod
+    def stateless_step(link, step, dtype, in_size, out_size):
+        """One step ``link(h, x)`` of a stateless GRU-like link on a batch of 4 gives ``step``.
+
+        ``step(link, h, x)`` is the float64 reference of the new state.
+        """
+        h = numpy.random.uniform(-1, 1, (4, out_size)).astype(dtype)
+        x = numpy.random.uniform(-1, 1, (4, in_size)).astype(dtype)
+        y = link(h, x)
+        assert y.dtype == dtype and y.shape == (4, out_size)
+        assert_allclose(y.array, step(link, h, x), **tolerances(dtype))
+
+    def stateless_backward(self, link, dtype, in_size, out_size):
+        """:meth:`backward` of one step ``link(h, x)`` of a stateless GRU-like link."""
+        h = numpy.random.uniform(-1, 1, (2, out_size)).astype(dtype)
+        x = numpy.random.uniform(-1, 1, (2, in_size)).astype(dtype)
+        gy = numpy.random.uniform(-1, 1, (2, out_size)).astype(dtype)
+        self.backward(link, (h, x), gy, link, dtype)
+
+    def two_steps_backward(self, link, xs, gy, dtype, params=None):
+        """:meth:`backward` through two steps of the stateful ``link`` from a reset state."""
+
+        def two_steps(x1, x2):
+            link.reset_state()
+            link(x1)
+            return link(x2)
+
+        self.backward(two_steps, tuple(xs), gy, link, dtype, params)
+
+    @staticmethod
+    def stateful_steps(link, xs, step, dtype):
+        """Each step of the stateful ``link`` over ``xs`` gives ``step(link, h, x)``, its state.
+
+        ``h`` is None at the first step. Checked twice: from a fresh link and
+        after ``reset_state``.
+        """
+        for _ in range(2):
+            h = None
+            for x in xs:
+                y = link(x)
+                h = step(link, h, x)
+                assert y.dtype == dtype and link.h is y
+                assert_allclose(y.array, h, **tolerances(dtype))
+            link.reset_state()
+            assert link.h is None
 
 
 @pytest.fixture
