@@ -7,7 +7,7 @@ It is a fixture rather than a helper module because the tests run with
 import numpy
 import pytest
 
-from dbr.core import Link
+from dbr.core import Link, initializers
 from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import load_npz, save_npz
 from dbr.core.testing import assert_allclose, tolerances
@@ -67,6 +67,16 @@ class LinkChecks:
                 numpy.asarray(loaded_persistent[name]), numpy.asarray(value), err_msg=name
             )
         return fresh
+
+    def round_trip_same_output(self, link, fresh, x_shape):
+        """:meth:`round_trip` of ``link`` into ``fresh``, then the same output from both.
+
+        The input is float32 of ``x_shape`` from U(0, 1); the outputs must be
+        equal to the bit.
+        """
+        self.round_trip(link, fresh)
+        x = numpy.random.rand(*x_shape).astype(numpy.float32)
+        numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
 
     @staticmethod
     def copy_modes(link):
@@ -161,6 +171,41 @@ class LinkChecks:
                 assert_allclose(y.array, h, **tolerances(dtype))
             link.reset_state()
             assert link.h is None
+
+    def in_out_ksize_link(self, cls, check):
+        """One of the saving and copying checks of a ``cls(in, out, ksize)`` link of W and b.
+
+        ``check`` names it: ``param_names``, ``round_trip_into_lazy_link``
+        (into ``cls(out, ksize)``, then the same output on a 3-channel 4x4
+        image), ``round_trip_uninitialized`` or ``copy_modes``.
+        """
+        if check == "param_names":
+            assert self.param_names(cls(3, 2, 3)) == ["/W", "/b"]
+            assert self.param_names(cls(2, 3, nobias=True)) == ["/W"]
+            assert self.persistent_names(cls(3, 2, 3)) == []
+        elif check == "round_trip_into_lazy_link":
+            link = cls(3, 2, 3, initial_bias=initializers.Normal(1.0))
+            self.round_trip_same_output(link, cls(2, 3), (1, 3, 4, 4))
+        elif check == "round_trip_uninitialized":
+            self.round_trip(cls(2, 3), cls(2, 3))
+        elif check == "copy_modes":
+            self.copy_modes(cls(3, 2, 3))
+        else:
+            raise ValueError(f"in_out_ksize_link: unknown check {check!r}")
+
+
+IN_OUT_KSIZE_CHECKS = (
+    "param_names",
+    "round_trip_into_lazy_link",
+    "round_trip_uninitialized",
+    "copy_modes",
+)
+
+
+@pytest.fixture(params=IN_OUT_KSIZE_CHECKS)
+def in_out_ksize_check(request):
+    """The name of each check of :meth:`LinkChecks.in_out_ksize_link`, one per test."""
+    return request.param
 
 
 @pytest.fixture
