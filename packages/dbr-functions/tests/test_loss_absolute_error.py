@@ -1,5 +1,6 @@
-import importlib.util
 import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
@@ -11,12 +12,9 @@ from dbr.functions.loss.absolute_error import absolute_error
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
 
-# Shared families, loaded by path: no test folder is on sys.path (--import-mode=importlib).
-_spec = importlib.util.spec_from_file_location(
-    "dbr_functions_test_families", pathlib.Path(__file__).parent / "fixtures" / "families.py"
-)
-families = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(families)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(*testing.product({"shape": [(4, 3), (), (2, 3, 2)], "dtype": FLOATS}))
