@@ -157,12 +157,12 @@ class PoolingChecks:
     def __init__(self, monkeypatch):
         self._monkeypatch = monkeypatch
 
-    def whole_and_blocked(self, function, x, gy):
-        """Run ``function`` on the whole batch ``x``, then in blocks of one image.
+    def blocked_like_whole(self, function, x, gy, rtol):
+        """``function`` gives the same results on the whole batch ``x`` and in blocks of one image.
 
         ``function(x)`` returns a tuple whose first item is the output, which
-        gets the gradient ``gy``. Returns both runs' arrays: the outputs
-        followed by ``x``'s gradient.
+        gets the gradient ``gy``; its items and ``x``'s gradient are compared,
+        within ``rtol`` (0: exactly).
         """
 
         def run():
@@ -174,7 +174,11 @@ class PoolingChecks:
 
         whole = run()
         self._monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
-        return whole, run()
+        for a, b in zip(whole, run(), strict=True):
+            if rtol:
+                numpy.testing.assert_allclose(a, b, rtol=rtol, atol=0)
+            else:
+                numpy.testing.assert_array_equal(a, b)
 
     @staticmethod
     def empty_batch(function, x_shape, y_shape, dtype=numpy.float32):

@@ -12,16 +12,9 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
     """Loop-based ROI average pooling: each bin's mean, 0 for an empty bin.
 
-    ``boxes`` is the ``roi_boxes`` fixture, whose ``pooling_bins`` gives the bins.
+    ``boxes`` is the ``roi_boxes`` fixture.
     """
-    x = x.astype(numpy.float64)
-    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
-    _, channels, height, width = x.shape
-    y = numpy.zeros((len(rois), channels, outh, outw))
-    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        for p, q, rows, cols in boxes.pooling_bins(roi, spatial_scale, outh, outw, height, width):
-            y[r, :, p, q] = x[n, :, rows, cols].mean(axis=(1, 2))
-    return y
+    return boxes.pooling_reference(x, rois, roi_indices, outsize, spatial_scale, numpy.mean)
 
 
 @testing.parameterize(

@@ -25,16 +25,11 @@ def finite(y):
 def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
     """Loop-based ROI max pooling: each bin's maximum, -inf for an empty bin (as Chainer).
 
-    ``boxes`` is the ``roi_boxes`` fixture, whose ``pooling_bins`` gives the bins.
+    ``boxes`` is the ``roi_boxes`` fixture.
     """
-    x = x.astype(numpy.float64)
-    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
-    _, channels, height, width = x.shape
-    y = numpy.full((len(rois), channels, outh, outw), -numpy.inf)
-    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        for p, q, rows, cols in boxes.pooling_bins(roi, spatial_scale, outh, outw, height, width):
-            y[r, :, p, q] = x[n, :, rows, cols].max(axis=(1, 2))
-    return y
+    return boxes.pooling_reference(
+        x, rois, roi_indices, outsize, spatial_scale, numpy.max, empty=-numpy.inf
+    )
 
 
 @testing.parameterize(

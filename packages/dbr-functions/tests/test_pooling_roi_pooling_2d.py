@@ -31,18 +31,13 @@ def distinct(shape, dtype):
 def reference(x, rois, outh, outw, spatial_scale, boxes):
     """Loop-based Fast R-CNN ROI pooling: inclusive ends, each bin's maximum, 0 when empty.
 
-    ``boxes`` is the ``roi_boxes`` fixture, whose ``pooling_bins`` gives the bins.
+    ``rois`` rows are ``(batch_index, x_min, y_min, x_max, y_max)``; ``boxes``
+    is the ``roi_boxes`` fixture.
     """
-    x = x.astype(numpy.float64)
-    _, channels, height, width = x.shape
-    y = numpy.zeros((len(rois), channels, outh, outw))
-    for r, roi in enumerate(rois):
-        corners = roi[[2, 1, 4, 3]]
-        for p, q, rows, cols in boxes.pooling_bins(
-            corners, spatial_scale, outh, outw, height, width, inclusive=True
-        ):
-            y[r, :, p, q] = x[int(roi[0]), :, rows, cols].max(axis=(1, 2))
-    return y
+    corners, indices = rois[:, [2, 1, 4, 3]], rois[:, 0].astype(int)
+    return boxes.pooling_reference(
+        x, corners, indices, (outh, outw), spatial_scale, numpy.max, inclusive=True
+    )
 
 
 @testing.parameterize(
