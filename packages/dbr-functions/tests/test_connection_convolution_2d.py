@@ -1,4 +1,7 @@
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
@@ -11,6 +14,10 @@ from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionND
 from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -51,44 +58,18 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
         [{"dtype": d} for d in FLOATS],
     )
 )
-class TestConvolution2D(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    cover_all = False
-
-    @pytest.fixture(autouse=True)
-    def _loops(self, convolution_loops):
-        self.loops = convolution_loops
-
-    def generate_inputs(self):
-        bias_size = None if self.nobias else self.w_shape[0]
-        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        return (
-            convolution_2d(
-                x,
-                W,
-                b,
-                stride=self.stride,
-                pad=self.pad,
-                cover_all=self.cover_all,
-                dilate=self.dilate,
-                groups=self.groups,
-            ),
+class TestConvolution2D(families.ConvolutionCase):
+    def apply(self, x, W, b):
+        return convolution_2d(
+            x,
+            W,
+            b,
+            stride=self.stride,
+            pad=self.pad,
+            cover_all=self.cover_all,
+            dilate=self.dilate,
+            groups=self.groups,
         )
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = self.loops.convolution(
-            x, W, b, self.stride, self.pad, self.dilate, self.groups, self.cover_all
-        )
-        return (y.astype(self.dtype),)
 
 
 @testing.parameterize(

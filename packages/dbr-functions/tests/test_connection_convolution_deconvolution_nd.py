@@ -1,19 +1,21 @@
 """convolution_nd and deconvolution_nd (and their 1-d and 3-d forms) as one family.
 
-Each is checked against its own float64 loop (``convolution_loops`` in
-conftest.py: a convolution gathers each output from filter taps, a
+Each is checked against its own float64 loop (``ConvolutionCase`` in
+fixtures/families.py: a convolution gathers each output from filter taps, a
 deconvolution scatters each input through them); the shapes, options, bad
 input and the harness are shared.
 """
 
 import contextlib
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import testing, using_config
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.convolution_nd import (
     convolution_1d,
@@ -27,6 +29,10 @@ from dbr.functions.connection.deconvolution_nd import (
 )
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 CONVOLUTION_CASES = [
@@ -79,23 +85,7 @@ def _cases(kind, cases):
 @testing.parameterize(
     *_cases("convolution", CONVOLUTION_CASES), *_cases("deconvolution", DECONVOLUTION_CASES)
 )
-class TestConvolutionDeconvolutionND(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    cover_all = False
-    outsize = None
-
-    @pytest.fixture(autouse=True)
-    def _loops(self, convolution_loops):
-        self.loops = convolution_loops
-
-    def generate_inputs(self):
-        c_out = self.w_shape[0] if self.kind == "convolution" else self.w_shape[1] * self.groups
-        bias_size = None if self.nobias else c_out
-        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
-
+class TestConvolutionDeconvolutionND(families.ConvolutionCase):
     def _function_options(self):
         extra = KINDS[self.kind][2]
         return {
@@ -106,9 +96,7 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
             "groups": self.groups,
         }
 
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
+    def apply(self, x, W, b):
         by_ndim, general, _ = KINDS[self.kind]
         function = by_ndim.get(len(self.x_shape) - 2, general)
         options = self._function_options()
@@ -121,17 +109,7 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
         ):
             y = function(x, W, b, **options)
             testing.assert_allclose(y, general(x, W, b, **options), atol=0, rtol=0)
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        geometry = (self.stride, self.pad, self.dilate, self.groups)
-        if self.kind == "convolution":
-            y = self.loops.convolution(x, W, b, *geometry, self.cover_all)
-        else:
-            y = self.loops.deconvolution(x, W, b, *geometry, self.outsize)
-        return (y.astype(self.dtype),)
+        return y
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.convolution_2d import convolution_2d
 from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
@@ -12,6 +14,10 @@ from dbr.functions.connection.deconvolution_2d import deconvolution_2d
 from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -43,25 +49,11 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
         [{"dtype": d} for d in FLOATS],
     )
 )
-class TestDeconvolution2D(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    outsize = None
+class TestDeconvolution2D(families.ConvolutionCase):
+    kind = "deconvolution"
 
-    @pytest.fixture(autouse=True)
-    def _loops(self, convolution_loops):
-        self.loops = convolution_loops
-
-    def generate_inputs(self):
-        bias_size = None if self.nobias else self.w_shape[1] * self.groups
-        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = deconvolution_2d(
+    def apply(self, x, W, b):
+        return deconvolution_2d(
             x,
             W,
             b,
@@ -71,15 +63,6 @@ class TestDeconvolution2D(FunctionTestCase):
             dilate=self.dilate,
             groups=self.groups,
         )
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = self.loops.deconvolution(
-            x, W, b, self.stride, self.pad, self.dilate, self.groups, self.outsize
-        )
-        return (y.astype(self.dtype),)
 
 
 @pytest.mark.parametrize(

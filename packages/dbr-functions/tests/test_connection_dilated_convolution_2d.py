@@ -1,14 +1,20 @@
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -29,34 +35,11 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
         [{"dtype": d} for d in FLOATS],
     )
 )
-class TestDilatedConvolution2D(FunctionTestCase):
-    stride = 1
-    pad = 0
-    cover_all = False
-
-    @pytest.fixture(autouse=True)
-    def _loops(self, convolution_loops):
-        self.loops = convolution_loops
-
-    def generate_inputs(self):
-        bias_size = None if self.nobias else self.w_shape[0]
-        return self.loops.inputs(self.x_shape, self.w_shape, bias_size, self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = dilated_convolution_2d(
+class TestDilatedConvolution2D(families.ConvolutionCase):
+    def apply(self, x, W, b):
+        return dilated_convolution_2d(
             x, W, b, self.stride, self.pad, self.dilate, cover_all=self.cover_all
         )
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = self.loops.convolution(
-            x, W, b, self.stride, self.pad, self.dilate, cover_all=self.cover_all
-        )
-        return (y.astype(self.dtype),)
 
 
 def test_bad_input():
