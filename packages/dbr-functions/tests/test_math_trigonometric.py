@@ -9,15 +9,7 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.math.trigonometric import (
-    arccos,
-    arcsin,
-    arctan,
-    arctan2,
-    cos,
-    sin,
-    tan,
-)
+from dbr.functions.math.trigonometric import arccos, arcsin, arctan, arctan2, cos, sin, tan
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
