@@ -8,6 +8,9 @@ for the convolution and deconvolution tests (any number of spatial axes,
 groups, dilation), the number of windows along an axis (also for the im2col
 tests) and the inputs those tests draw.
 
+``keep_numpy_random_state``: restores NumPy's global random state after a
+test (the noise tests draw from it).
+
 ``pooling_checks``: runs a pooling function over a whole batch and in blocks
 of one image, and over an empty batch.
 
@@ -39,6 +42,14 @@ def convolution_loops():
         deconvolution=_FAMILIES["deconvolution_loop"],
         inputs=_FAMILIES["convolution_inputs"],
     )
+
+
+@pytest.fixture
+def keep_numpy_random_state():
+    """NumPy's global random state, restored after the test."""
+    state = numpy.random.get_state()
+    yield
+    numpy.random.set_state(state)
 
 
 def _load_fixture_module(name):
