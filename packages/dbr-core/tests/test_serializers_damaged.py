@@ -237,18 +237,24 @@ def test_hdf5_dataset_without_its_data_is_refused(tmp_path):
 # -- low-level failures name the file ------------------------------------------
 
 
-@pytest.mark.parametrize("keep", [0.0, 0.5, 0.9])
-def test_truncated_npz_names_the_file(tmp_path, keep):
-    path = tmp_path / "model.npz"
-    save_npz(path, Holder(1))
+@pytest.mark.parametrize(
+    ("fmt", "keep"),
+    [
+        *[("npz", keep) for keep in (0.0, 0.5, 0.9)],
+        *[pytest.param("hdf5", keep, marks=needs_h5py) for keep in (0.0, 0.5)],
+    ],
+)
+def test_truncated_file_is_named(tmp_path, fmt, keep):
+    save, load = {"npz": (save_npz, load_npz), "hdf5": (save_hdf5, load_hdf5)}[fmt]
+    path = tmp_path / f"model.{fmt}"
+    save(path, Holder(1))
     data = path.read_bytes()
     path.write_bytes(data[: int(len(data) * keep)])
     target = Holder(2)
     before = target.state()
     with pytest.raises(DeserializationError) as info:
-        load_npz(path, target)
-    assert str(path) in str(info.value)
-    assert "load_npz" in str(info.value)
+        load(path, target)
+    assert str(path) in str(info.value) and f"load_{fmt}" in str(info.value)
     assert info.value.unreadable
     assert_unchanged(target, before)
 
@@ -282,22 +288,6 @@ def test_hdf5_file_given_to_load_npz(tmp_path):
     message = str(info.value)
     assert str(path) in message and "HDF5" in message and "load_hdf5" in message
     assert "pickle" not in message
-
-
-@needs_h5py
-@pytest.mark.parametrize("keep", [0.0, 0.5])
-def test_truncated_hdf5_names_the_file(tmp_path, keep):
-    path = tmp_path / "model.h5"
-    save_hdf5(path, Holder(1))
-    data = path.read_bytes()
-    path.write_bytes(data[: int(len(data) * keep)])
-    target = Holder(2)
-    before = target.state()
-    with pytest.raises(DeserializationError) as info:
-        load_hdf5(path, target)
-    assert str(path) in str(info.value) and "load_hdf5" in str(info.value)
-    assert info.value.unreadable
-    assert_unchanged(target, before)
 
 
 @needs_h5py
