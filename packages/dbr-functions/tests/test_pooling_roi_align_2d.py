@@ -6,18 +6,24 @@ outside as 0, the max leaves them out (an empty bin is -inf).
 """
 
 import math
+import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, backend, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_average_align_2d import roi_average_align_2d
 from dbr.functions.pooling.roi_max_align_2d import roi_max_align_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def bilinear(image, y, x):
@@ -117,25 +123,12 @@ def align(kind, *args, **kwargs):
         }
     )
 )
-class TestROIAlign2D(FunctionTestCase):
-    check_backward_options = {"no_grads": [False, True, True]}
-    check_double_backward_options = {"no_grads": [False, True, True]}
+class TestROIAlign2D(families.ROIPoolingCase):
+    boxes_name = "ALIGN_ROIS"
 
     def before_test(self, test_name):
         # The max switches points where two are within rounding of each other.
         self.dodge_nondifferentiable = self.kind == "max"
-
-    @pytest.fixture(autouse=True)
-    def _boxes(self, roi_boxes):
-        self.boxes = roi_boxes
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
-        return x, self.boxes.ALIGN_ROIS.astype(self.dtype), self.boxes.ROI_INDICES
-
-    def generate_grad_grad_inputs(self, inputs_template):
-        x = inputs_template[0]
-        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
 
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs

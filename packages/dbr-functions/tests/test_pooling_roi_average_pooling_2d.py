@@ -1,12 +1,19 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
@@ -25,22 +32,7 @@ def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
         }
     )
 )
-class TestROIAveragePooling2D(FunctionTestCase):
-    check_backward_options = {"no_grads": [False, True, True]}
-    check_double_backward_options = {"no_grads": [False, True, True]}
-
-    @pytest.fixture(autouse=True)
-    def _boxes(self, roi_boxes):
-        self.boxes = roi_boxes
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
-        return x, self.boxes.ROIS.astype(self.dtype), self.boxes.ROI_INDICES
-
-    def generate_grad_grad_inputs(self, inputs_template):
-        x = inputs_template[0]
-        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
-
+class TestROIAveragePooling2D(families.ROIPoolingCase):
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
         return (roi_average_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale),)
