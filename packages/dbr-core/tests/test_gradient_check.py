@@ -9,13 +9,9 @@ from dbr.core.gradient_check import (
     numerical_grad,
 )
 
-
-@pytest.fixture(autouse=True)
-def seeded():
-    state = numpy.random.get_state()
-    numpy.random.seed(1)
-    yield
-    numpy.random.set_state(state)
+# Every test draws from NumPy's global generator seeded with 1 (conftest's seeded).
+NUMPY_SEED = 1
+pytestmark = pytest.mark.usefixtures("seeded")
 
 
 def uniform(shape, dtype=numpy.float64, low=-1, high=1):
@@ -48,18 +44,6 @@ class WrongSecondInputMul(FunctionNode):
         x0, x1 = self.get_retained_inputs()
         gy = grad_outputs[0]
         return tuple(gy * x1 for _ in indexes)
-
-
-class DetachedSquare(FunctionNode):
-    """``x ** 2`` whose backward is correct but built outside the graph."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        return (inputs[0] * inputs[0],)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (Variable(2 * x.array * grad_outputs[0].array),)
 
 
 class StepGradRelu(FunctionNode):
@@ -405,11 +389,11 @@ def test_check_double_backward_of_linear_and_two_input_functions():
     )
 
 
-def test_check_double_backward_fails_for_a_backward_outside_the_graph():
+def test_check_double_backward_fails_for_a_backward_outside_the_graph(detached_square):
     x = uniform((3,), low=0.5, high=1.0)
     with pytest.raises(AssertionError) as info:
         check_double_backward(
-            lambda x: DetachedSquare().apply((x,))[0], x, uniform((3,)), uniform((3,))
+            lambda x: detached_square().apply((x,))[0], x, uniform((3,)), uniform((3,))
         )
     message = str(info.value)
     assert message.startswith("check_double_backward failed")
@@ -419,7 +403,7 @@ def test_check_double_backward_fails_for_a_backward_outside_the_graph():
     assert any(line.strip().startswith("x_grad_grad[0] =") for line in lines)
 
 
-def test_check_double_backward_checks_parameters():
+def test_check_double_backward_checks_parameters(detached_square):
     w = Parameter(uniform((3,)))
     x = uniform((3,))
     check_double_backward(
@@ -432,7 +416,7 @@ def test_check_double_backward_checks_parameters():
     )
     with pytest.raises(AssertionError, match="param 0"):
         check_double_backward(
-            lambda x: x * DetachedSquare().apply((w,))[0],
+            lambda x: x * detached_square().apply((w,))[0],
             x,
             uniform((3,)),
             uniform((3,)),

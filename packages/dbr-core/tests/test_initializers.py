@@ -10,31 +10,32 @@ from dbr.core.configuration import using_config
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
-ALL_INITIALIZERS = [
-    lambda dtype=None: initializers.Constant(0.5, dtype),
-    initializers.Zero,
-    initializers.One,
-    initializers.NaN,
-    initializers.Normal,
-    initializers.Uniform,
+# The initializers scaled by the fans of the array they fill.
+FAN_BASED_INITIALIZERS = [
     initializers.LeCunNormal,
     initializers.LeCunUniform,
     initializers.GlorotNormal,
     initializers.GlorotUniform,
     initializers.HeNormal,
     initializers.HeUniform,
+]
+
+RANDOM_INITIALIZERS = [
+    initializers.Normal,
+    initializers.Uniform,
+    *FAN_BASED_INITIALIZERS,
     initializers.Orthogonal,
 ]
 
+ALL_INITIALIZERS = [
+    lambda dtype=None: initializers.Constant(0.5, dtype),
+    initializers.Zero,
+    initializers.One,
+    initializers.NaN,
+    *RANDOM_INITIALIZERS,
+]
+
 MATRIX_SHAPES = [(30, 40), (8, 4, 3, 3)]
-
-
-@pytest.fixture
-def seeded():
-    state = numpy.random.get_state()
-    numpy.random.seed(0)
-    yield
-    numpy.random.set_state(state)
 
 
 def _float64(array):
@@ -114,17 +115,7 @@ def test_get_fans_needs_two_axes(shape):
         initializers.get_fans(shape)
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        initializers.LeCunNormal,
-        initializers.LeCunUniform,
-        initializers.GlorotNormal,
-        initializers.GlorotUniform,
-        initializers.HeNormal,
-        initializers.HeUniform,
-    ],
-)
+@pytest.mark.parametrize("make", FAN_BASED_INITIALIZERS)
 def test_fan_based_initializers_reject_vectors(make):
     with pytest.raises(ValueError, match="2 or more axes"):
         make()(numpy.empty(5, dtype=numpy.float32))
@@ -133,25 +124,27 @@ def test_fan_based_initializers_reject_vectors(make):
 # Statistics of large draws. The seed makes them deterministic; the
 # tolerances are several standard errors wide so that any seed passes.
 
-NORMAL_CASES = [
-    (initializers.Normal(), (400, 500), 0.05),
-    (initializers.Normal(scale=2.0), (400, 500), 2.0),
-    (initializers.LeCunNormal(), (400, 500), math.sqrt(1 / 500)),
-    (initializers.LeCunNormal(scale=3.0), (64, 32, 3, 3), 3.0 * math.sqrt(1 / 288)),
-    (initializers.GlorotNormal(), (400, 500), math.sqrt(2 / 900)),
-    (initializers.GlorotNormal(scale=0.5), (64, 32, 3, 3), 0.5 * math.sqrt(2 / (288 + 576))),
-    (initializers.HeNormal(), (400, 500), math.sqrt(2 / 500)),
-    (initializers.HeNormal(fan_option="fan_out"), (400, 500), math.sqrt(2 / 400)),
-    (initializers.HeNormal(scale=2.0), (64, 32, 3, 3), 2.0 * math.sqrt(2 / 288)),
-    (initializers.HeNormal(fan_option="fan_out"), (64, 32, 3, 3), math.sqrt(2 / 576)),
+# (family, options, shape, std of the family's Normal form). Its Uniform form has the
+# same variance, so a bound of sqrt(3) * std, except plain Uniform, whose bound is its scale.
+SPREAD_CASES = [
+    ("", {}, (400, 500), 0.05),
+    ("", {"scale": 2.0}, (400, 500), 2.0),
+    ("LeCun", {}, (400, 500), math.sqrt(1 / 500)),
+    ("LeCun", {"scale": 3.0}, (64, 32, 3, 3), 3.0 * math.sqrt(1 / 288)),
+    ("Glorot", {}, (400, 500), math.sqrt(2 / 900)),
+    ("Glorot", {"scale": 0.5}, (64, 32, 3, 3), 0.5 * math.sqrt(2 / (288 + 576))),
+    ("He", {}, (400, 500), math.sqrt(2 / 500)),
+    ("He", {"fan_option": "fan_out"}, (400, 500), math.sqrt(2 / 400)),
+    ("He", {"scale": 2.0}, (64, 32, 3, 3), 2.0 * math.sqrt(2 / 288)),
+    ("He", {"fan_option": "fan_out"}, (64, 32, 3, 3), math.sqrt(2 / 576)),
 ]
 
 
-@pytest.mark.parametrize(("initializer", "shape", "std"), NORMAL_CASES)
+@pytest.mark.parametrize(("family", "options", "shape", "std"), SPREAD_CASES)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_normal_statistics(initializer, shape, std, dtype, seeded):
+def test_normal_statistics(family, options, shape, std, dtype, seeded):
     array = numpy.empty(shape, dtype=dtype)
-    initializer(array)
+    getattr(initializers, f"{family}Normal")(**options)(array)
     values = _float64(array)
     n = values.size
     assert abs(values.mean()) < 5 * std / math.sqrt(n)
@@ -160,24 +153,12 @@ def test_normal_statistics(initializer, shape, std, dtype, seeded):
     assert within_one_std == pytest.approx(0.6827, abs=0.01)
 
 
-UNIFORM_CASES = [
-    (initializers.Uniform(), (400, 500), 0.05),
-    (initializers.Uniform(scale=3.0), (400, 500), 3.0),
-    (initializers.LeCunUniform(), (400, 500), math.sqrt(3 / 500)),
-    (initializers.LeCunUniform(scale=2.0), (64, 32, 3, 3), 2.0 * math.sqrt(3 / 288)),
-    (initializers.GlorotUniform(), (400, 500), math.sqrt(6 / 900)),
-    (initializers.GlorotUniform(scale=0.5), (64, 32, 3, 3), 0.5 * math.sqrt(6 / (288 + 576))),
-    (initializers.HeUniform(), (400, 500), math.sqrt(6 / 500)),
-    (initializers.HeUniform(fan_option="fan_out"), (400, 500), math.sqrt(6 / 400)),
-    (initializers.HeUniform(scale=2.0), (64, 32, 3, 3), 2.0 * math.sqrt(6 / 288)),
-]
-
-
-@pytest.mark.parametrize(("initializer", "shape", "bound"), UNIFORM_CASES)
+@pytest.mark.parametrize(("family", "options", "shape", "std"), SPREAD_CASES)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_uniform_statistics(initializer, shape, bound, dtype, seeded):
+def test_uniform_statistics(family, options, shape, std, dtype, seeded):
+    bound = std * math.sqrt(3) if family else std
     array = numpy.empty(shape, dtype=dtype)
-    initializer(array)
+    getattr(initializers, f"{family}Uniform")(**options)(array)
     values = _float64(array)
     n = values.size
     rounding = 1e-3 * bound if dtype == numpy.float16 else 0.0
@@ -378,19 +359,6 @@ def test_orthogonal_rejects_scalar_array():
 
 
 # Seeding
-
-
-RANDOM_INITIALIZERS = [
-    initializers.Normal,
-    initializers.Uniform,
-    initializers.LeCunNormal,
-    initializers.LeCunUniform,
-    initializers.GlorotNormal,
-    initializers.GlorotUniform,
-    initializers.HeNormal,
-    initializers.HeUniform,
-    initializers.Orthogonal,
-]
 
 
 @pytest.mark.parametrize("make", RANDOM_INITIALIZERS)

@@ -299,16 +299,16 @@ def test_pow_var_const_second_order_gradient_at_exponent_one_is_zero():
 # -- type checks and bad operands ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("op", "label"),
-    [
-        (operator.add, "Add"),
-        (operator.sub, "Sub"),
-        (operator.mul, "Mul"),
-        (operator.truediv, "Div"),
-        (operator.pow, "PowVarVar"),
-    ],
-)
+# The broadcasting binary operators and the nodes they name.
+BINARY_OPS = [
+    (operator.add, "Add"),
+    (operator.sub, "Sub"),
+    (operator.mul, "Mul"),
+    (operator.truediv, "Div"),
+]
+
+
+@pytest.mark.parametrize(("op", "label"), [*BINARY_OPS, (operator.pow, "PowVarVar")])
 def test_mismatched_dtypes_raise_invalid_type_naming_the_function(op, label):
     x = Variable(numpy.ones((2, 3), numpy.float32))
     y = Variable(numpy.ones((2, 3), numpy.float64))
@@ -320,15 +320,7 @@ def test_mismatched_dtypes_raise_invalid_type_naming_the_function(op, label):
     assert "float32 != float64" in message
 
 
-@pytest.mark.parametrize(
-    ("op", "label"),
-    [
-        (operator.add, "Add"),
-        (operator.sub, "Sub"),
-        (operator.mul, "Mul"),
-        (operator.truediv, "Div"),
-    ],
-)
+@pytest.mark.parametrize(("op", "label"), BINARY_OPS)
 def test_incompatible_shapes_raise_invalid_type(op, label):
     x = Variable(numpy.ones((3, 2), numpy.float32))
     y = Variable(numpy.ones((4,), numpy.float32))

@@ -115,6 +115,21 @@ def assert_same_state(a, b):
             assert type(x) is type(y) and x == y, key
 
 
+def loads_keeping_target_param(tmp_path, source, name, **load_options):
+    """Save ``source`` (model 0, altered), load it into model 1 with ``load_options``.
+
+    The target must end as model 0 except ``predictor/l1/<name>``, which keeps
+    model 1's value.
+    """
+    file = saved(tmp_path, source)
+    target = make_model(1)
+    kept = target.children["predictor"].children["l1"].params[name].copy()
+    load_npz(file, target, **load_options)
+    expected = make_model(0).state()
+    expected[f"predictor/l1/{name}"] = kept
+    assert_same_state(target.state(), expected)
+
+
 def npz_bytes(members):
     """An NPZ archive of raw members {name: (header dict, payload bytes)}."""
     buf = io.BytesIO()
@@ -391,13 +406,7 @@ class TestStrict:
         source = make_model(0)
         del source.children["predictor"].children["l1"].params["b"]
         source.children["predictor"].children["l3"] = FakeLink({"W": numpy.zeros(4)})
-        file = saved(tmp_path, source)
-        target = make_model(1)
-        old_b = target.children["predictor"].children["l1"].params["b"].copy()
-        load_npz(file, target, strict=False)
-        expected = make_model(0).state()
-        expected["predictor/l1/b"] = old_b
-        assert_same_state(target.state(), expected)
+        loads_keeping_target_param(tmp_path, source, "b", strict=False)
 
     def test_not_strict_still_refuses_shape_mismatches(self, tmp_path):
         file = self.mismatched_file(tmp_path)
@@ -465,13 +474,7 @@ class TestIgnoreNames:
     def test_ignored_keys_are_skipped_both_ways(self, tmp_path, ignore):
         source = make_model(0)
         source.children["predictor"].children["l1"].params["W"] = numpy.zeros(5, "f")
-        file = saved(tmp_path, source)
-        target = make_model(1)
-        old_w = target.children["predictor"].children["l1"].params["W"].copy()
-        load_npz(file, target, ignore_names=ignore)
-        expected = make_model(0).state()
-        expected["predictor/l1/W"] = old_w
-        assert_same_state(target.state(), expected)
+        loads_keeping_target_param(tmp_path, source, "W", ignore_names=ignore)
 
     def test_ignored_file_key_is_not_unexpected(self, tmp_path):
         source = make_model(0)

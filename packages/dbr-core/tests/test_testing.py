@@ -14,12 +14,8 @@ from dbr.core.testing import FunctionTestCase, LinkTestCase
 SRC = pathlib.Path(dbr.core.__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def seeded():
-    state = numpy.random.get_state()
-    numpy.random.seed(2)
-    yield
-    numpy.random.set_state(state)
+# The seed of conftest's seeded fixture here.
+NUMPY_SEED = 2
 
 
 # -- assert_allclose -------------------------------------------------------------------
@@ -254,18 +250,6 @@ class ScaledDouble(FunctionNode):
         return (grad_outputs[0] * (2.0 * self.grad_scale),)
 
 
-class DetachedSquare(FunctionNode):
-    """``x ** 2`` whose (first-order correct) backward is built outside the graph."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        return (inputs[0] * inputs[0],)
-
-    def backward(self, indexes, grad_outputs):
-        (x,) = self.get_retained_inputs()
-        return (Variable(2 * x.array * grad_outputs[0].array),)
-
-
 class _Case(FunctionTestCase):
     dtype = numpy.float32
     shape = (3, 2)
@@ -317,9 +301,9 @@ def test_function_test_case_catches_a_five_percent_error_in_backward(seeded, dty
     case.test_backward("@numpy")
 
 
-def test_function_test_case_catches_a_backward_that_is_not_differentiable(seeded):
+def test_function_test_case_catches_a_backward_that_is_not_differentiable(seeded, detached_square):
     case = _Case()
-    case.forward = lambda inputs, device: (DetachedSquare().apply(inputs)[0],)
+    case.forward = lambda inputs, device: (detached_square().apply(inputs)[0],)
     case.test_forward("@numpy")
     case.test_backward("@numpy")
     with pytest.raises(AssertionError, match="check_double_backward failed"):

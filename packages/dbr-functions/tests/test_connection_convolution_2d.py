@@ -1,5 +1,7 @@
-import itertools
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
@@ -13,51 +15,9 @@ from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-
-def _n_windows(size, k, s, p, d, cover_all):
-    # Windows wholly inside the padded input; with cover_all, one more when the
-    # last of them stops short of its end.
-    length = size + 2 * p
-    extent = (k - 1) * d + 1
-    count = 0
-    while count * s + extent <= length:
-        count += 1
-    if cover_all and (count - 1) * s + extent < length:
-        count += 1
-    return count
-
-
-def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
-    """Direct convolution by loops over output positions and filter taps, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    c_out = W.shape[0]
-    ksize = W.shape[2:]
-    spatial = x.shape[2:]
-    nd = len(spatial)
-    outs = tuple(
-        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
-        for i in range(nd)
-    )
-    y = numpy.zeros((n, c_out) + outs)
-    cg = c_in // groups
-    og = c_out // groups
-    for o in range(c_out):
-        g = o // og
-        for out in itertools.product(*[range(v) for v in outs]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
-                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
-                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
-    return y
-
-
-def _pair(v):
-    return v if isinstance(v, tuple) else (v, v)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -98,56 +58,28 @@ def _pair(v):
         [{"dtype": d} for d in FLOATS],
     )
 )
-class TestConvolution2D(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    cover_all = False
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
-        return x, W, numpy.random.uniform(-1, 1, self.w_shape[0]).astype(self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        return (
-            convolution_2d(
-                x,
-                W,
-                b,
-                stride=self.stride,
-                pad=self.pad,
-                cover_all=self.cover_all,
-                dilate=self.dilate,
-                groups=self.groups,
-            ),
-        )
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = _convolution_loop(
+class TestConvolution2D(families.ConvolutionCase):
+    def apply(self, x, W, b):
+        return convolution_2d(
             x,
             W,
             b,
-            _pair(self.stride),
-            _pair(self.pad),
-            _pair(self.dilate),
-            self.groups,
-            self.cover_all,
+            stride=self.stride,
+            pad=self.pad,
+            cover_all=self.cover_all,
+            dilate=self.dilate,
+            groups=self.groups,
         )
-        return (y.astype(self.dtype),)
 
 
 @testing.parameterize(
     *testing.product({"x_dtype,w_dtype": [("float32", "float16"), ("float16", "float64")]})
 )
 class TestConvolution2DMixedDtypes(FunctionTestCase):
+    @pytest.fixture(autouse=True)
+    def _loops(self, convolution_loops):
+        self.loops = convolution_loops
+
     def generate_inputs(self):
         x = numpy.random.uniform(-1, 1, (2, 3, 4, 4)).astype(self.x_dtype)
         W = numpy.random.uniform(-1, 1, (2, 3, 2, 2)).astype(self.w_dtype)
@@ -158,7 +90,7 @@ class TestConvolution2DMixedDtypes(FunctionTestCase):
 
     def forward_expected(self, inputs):
         x, W = inputs
-        y = _convolution_loop(x, W, None, (1, 1), (1, 1), (1, 1), 1, False)
+        y = self.loops.convolution(x, W, None, stride=1, pad=1, dilate=1)
         return (y.astype(self.x_dtype),)
 
 

@@ -1,25 +1,23 @@
 """convolution_nd and deconvolution_nd (and their 1-d and 3-d forms) as one family.
 
-Each is checked against its own float64 loop (a convolution gathers each output
-from filter taps, a deconvolution scatters each input through them); the
-shapes, options, bad input and the harness are shared.
+Each is checked against its own float64 loop (``ConvolutionCase`` in
+fixtures/families.py: a convolution gathers each output from filter taps, a
+deconvolution scatters each input through them); the shapes, options, bad
+input and the harness are shared.
 """
 
 import contextlib
-import itertools
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import testing, using_config
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection.convolution_nd import (
-    convolution_1d,
-    convolution_3d,
-    convolution_nd,
-)
+from dbr.functions.connection.convolution_nd import convolution_1d, convolution_3d, convolution_nd
 from dbr.functions.connection.deconvolution_nd import (
     deconvolution_1d,
     deconvolution_3d,
@@ -28,78 +26,9 @@ from dbr.functions.connection.deconvolution_nd import (
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-
-def _n_windows(size, k, s, p, d, cover_all):
-    length = size + 2 * p
-    extent = (k - 1) * d + 1
-    count = 0
-    while count * s + extent <= length:
-        count += 1
-    if cover_all and (count - 1) * s + extent < length:
-        count += 1
-    return count
-
-
-def _convolution_loop(x, W, b, stride, pad, dilate, groups, cover_all):
-    """Direct N-d convolution by loops over output positions and filter taps, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    c_out = W.shape[0]
-    ksize = W.shape[2:]
-    spatial = x.shape[2:]
-    nd = len(spatial)
-    outs = tuple(
-        _n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], cover_all)
-        for i in range(nd)
-    )
-    y = numpy.zeros((n, c_out) + outs)
-    cg = c_in // groups
-    og = c_out // groups
-    for o in range(c_out):
-        g = o // og
-        for out in itertools.product(*[range(v) for v in outs]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                pos = tuple(out[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= pos[i] < spatial[i] for i in range(nd)):
-                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos]
-                    y[(slice(None), o) + out] += patch @ W[(o, slice(None)) + tap]
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((c_out,) + (1,) * nd)
-    return y
-
-
-def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
-    """Deconvolution by scattering every input element through every filter tap, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    og = W.shape[1]
-    ksize = W.shape[2:]
-    in_size = x.shape[2:]
-    nd = len(in_size)
-    if outsize is None:
-        outsize = tuple(
-            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
-            for i in range(nd)
-        )
-    y = numpy.zeros((n, og * groups) + tuple(outsize))
-    cg = c_in // groups
-    for c in range(c_in):
-        g = c // cg
-        for pos in itertools.product(*[range(v) for v in in_size]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= out[i] < outsize[i] for i in range(nd)):
-                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
-                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
-    return y
-
-
-def _tuple(v, nd):
-    return tuple(v) if isinstance(v, tuple) else (v,) * nd
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 CONVOLUTION_CASES = [
@@ -152,22 +81,7 @@ def _cases(kind, cases):
 @testing.parameterize(
     *_cases("convolution", CONVOLUTION_CASES), *_cases("deconvolution", DECONVOLUTION_CASES)
 )
-class TestConvolutionDeconvolutionND(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    cover_all = False
-    outsize = None
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
-        c_out = self.w_shape[0] if self.kind == "convolution" else self.w_shape[1] * self.groups
-        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
-
+class TestConvolutionDeconvolutionND(families.ConvolutionCase):
     def _function_options(self):
         extra = KINDS[self.kind][2]
         return {
@@ -178,9 +92,7 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
             "groups": self.groups,
         }
 
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
+    def apply(self, x, W, b):
         by_ndim, general, _ = KINDS[self.kind]
         function = by_ndim.get(len(self.x_shape) - 2, general)
         options = self._function_options()
@@ -193,19 +105,7 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
         ):
             y = function(x, W, b, **options)
             testing.assert_allclose(y, general(x, W, b, **options), atol=0, rtol=0)
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        nd = x.ndim - 2
-        geometry = [_tuple(v, nd) for v in (self.stride, self.pad, self.dilate)]
-        if self.kind == "convolution":
-            y = _convolution_loop(x, W, b, *geometry, self.groups, self.cover_all)
-        else:
-            outsize = None if self.outsize is None else _tuple(self.outsize, nd)
-            y = _deconvolution_loop(x, W, b, *geometry, self.groups, outsize)
-        return (y.astype(self.dtype),)
+        return y
 
 
 @pytest.mark.parametrize(
@@ -217,14 +117,7 @@ class TestConvolutionDeconvolutionND(FunctionTestCase):
     ],
 )
 def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options):
-    rng = numpy.random.RandomState(0)
-    x = rng.uniform(-1, 1, x_shape)
-    W = rng.uniform(-1, 1, w_shape)
-    y = convolution_nd(x, W, **options).array
-    gy = rng.uniform(-1, 1, y.shape)
-    deconv_options = {k: v for k, v in options.items() if k != "cover_all"}
-    gx = deconvolution_nd(gy, W, outsize=x_shape[2:], **deconv_options).array
-    testing.assert_allclose((y * gy).sum(), (x * gx).sum(), atol=1e-12, rtol=1e-12)
+    families.check_transpose(convolution_nd, deconvolution_nd, x_shape, w_shape, options)
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
-import itertools
+import pathlib
 import re
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.convolution_2d import convolution_2d
 from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
@@ -14,38 +15,9 @@ from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-
-def _deconvolution_loop(x, W, b, stride, pad, dilate, groups, outsize):
-    """Deconvolution by scattering every input element through every filter tap, in float64."""
-    x = x.astype(numpy.float64)
-    W = W.astype(numpy.float64)
-    n, c_in = x.shape[:2]
-    og = W.shape[1]
-    ksize = W.shape[2:]
-    in_size = x.shape[2:]
-    nd = len(in_size)
-    if outsize is None:
-        outsize = tuple(
-            stride[i] * (in_size[i] - 1) + (ksize[i] - 1) * dilate[i] + 1 - 2 * pad[i]
-            for i in range(nd)
-        )
-    y = numpy.zeros((n, og * groups) + tuple(outsize))
-    cg = c_in // groups
-    for c in range(c_in):
-        g = c // cg
-        for pos in itertools.product(*[range(v) for v in in_size]):
-            for tap in itertools.product(*[range(v) for v in ksize]):
-                out = tuple(pos[i] * stride[i] + tap[i] * dilate[i] - pad[i] for i in range(nd))
-                if all(0 <= out[i] < outsize[i] for i in range(nd)):
-                    value = x[(slice(None), c) + pos][:, None] * W[(c, slice(None)) + tap]
-                    y[(slice(None), slice(g * og, (g + 1) * og)) + out] += value
-    if b is not None:
-        y += b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
-    return y
-
-
-def _pair(v):
-    return v if isinstance(v, tuple) else (v, v)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -77,25 +49,11 @@ def _pair(v):
         [{"dtype": d} for d in FLOATS],
     )
 )
-class TestDeconvolution2D(FunctionTestCase):
-    stride = 1
-    pad = 0
-    dilate = 1
-    groups = 1
-    outsize = None
+class TestDeconvolution2D(families.ConvolutionCase):
+    kind = "deconvolution"
 
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, self.x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, self.w_shape).astype(self.dtype)
-        if self.nobias:
-            return x, W
-        c_out = self.w_shape[1] * self.groups
-        return x, W, numpy.random.uniform(-1, 1, c_out).astype(self.dtype)
-
-    def forward(self, inputs, device):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = deconvolution_2d(
+    def apply(self, x, W, b):
+        return deconvolution_2d(
             x,
             W,
             b,
@@ -105,22 +63,6 @@ class TestDeconvolution2D(FunctionTestCase):
             dilate=self.dilate,
             groups=self.groups,
         )
-        return (y,)
-
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if len(inputs) == 3 else None
-        y = _deconvolution_loop(
-            x,
-            W,
-            b,
-            _pair(self.stride),
-            _pair(self.pad),
-            _pair(self.dilate),
-            self.groups,
-            self.outsize,
-        )
-        return (y.astype(self.dtype),)
 
 
 @pytest.mark.parametrize(
@@ -134,14 +76,7 @@ class TestDeconvolution2D(FunctionTestCase):
     ],
 )
 def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options):
-    rng = numpy.random.RandomState(0)
-    x = rng.uniform(-1, 1, x_shape)
-    W = rng.uniform(-1, 1, w_shape)
-    y = convolution_2d(x, W, **options).array
-    gy = rng.uniform(-1, 1, y.shape)
-    deconv_options = {k: v for k, v in options.items() if k != "cover_all"}
-    gx = deconvolution_2d(gy, W, outsize=x_shape[2:], **deconv_options).array
-    testing.assert_allclose((y * gy).sum(), (x * gx).sum(), atol=1e-12, rtol=1e-12)
+    families.check_transpose(convolution_2d, deconvolution_2d, x_shape, w_shape, options)
 
 
 def test_gradients_are_convolution_and_grad_w_nodes():

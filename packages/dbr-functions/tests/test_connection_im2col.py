@@ -11,26 +11,14 @@ from dbr.functions.connection._im2col import (
 )
 
 
-def _outsize(size, k, s, p, d, cover_all):
-    # Count the windows lying wholly inside the padded image; with cover_all,
-    # one more when the last of them stops short of its end.
-    length = size + 2 * p
-    dk = (k - 1) * d + 1
-    count = 0
-    while count * s + dk <= length:
-        count += 1
-    if cover_all and (count - 1) * s + dk < length:
-        count += 1
-    return count
-
-
-def _im2col_loop(x, ksize, stride, pad, dilate, cover_all, pad_value):
+def _im2col_loop(x, ksize, stride, pad, dilate, cover_all, pad_value, n_windows):
+    """im2col by loops; ``n_windows`` is ``convolution_loops.n_windows``."""
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     nd = len(spatial)
     covers = cover_all if isinstance(cover_all, tuple) else (cover_all,) * nd
     outs = [
-        _outsize(spatial[i], ksize[i], stride[i], pad[i], dilate[i], covers[i]) for i in range(nd)
+        n_windows(spatial[i], ksize[i], stride[i], pad[i], dilate[i], covers[i]) for i in range(nd)
     ]
     col = numpy.empty((n, c) + tuple(ksize) + tuple(outs), dtype=x.dtype)
     for k in itertools.product(*[range(v) for v in ksize]):
@@ -69,8 +57,9 @@ def _col2im_loop(col, stride, pad, in_size, dilate):
         if (k - 1) * d + 1 <= s + 2 * p
     ],
 )
-def test_get_conv_outsize(size, k, s, p, d, cover_all):
-    assert get_conv_outsize(size, k, s, p, cover_all, d) == _outsize(size, k, s, p, d, cover_all)
+def test_get_conv_outsize(size, k, s, p, d, cover_all, convolution_loops):
+    expected = convolution_loops.n_windows(size, k, s, p, d, cover_all)
+    assert get_conv_outsize(size, k, s, p, cover_all, d) == expected
 
 
 @pytest.mark.parametrize(
@@ -118,37 +107,45 @@ _CASES = [
 
 @pytest.mark.parametrize("case", _CASES)
 @pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64, numpy.int32])
-def test_im2col_nd_matches_loop(case, dtype):
+def test_im2col_nd_matches_loop(case, dtype, convolution_loops):
     spatial, ksize, stride, pad, dilate, cover_all = case
     x = (numpy.random.RandomState(0).uniform(-5, 5, (2, 3) + spatial)).astype(dtype)
     col = im2col_nd(x, ksize, stride, pad, dilate, cover_all)
-    expected = _im2col_loop(x, ksize, stride, pad, dilate, cover_all, 0)
+    expected = _im2col_loop(
+        x, ksize, stride, pad, dilate, cover_all, 0, convolution_loops.n_windows
+    )
     assert col.dtype == x.dtype
     assert col.flags.c_contiguous
     numpy.testing.assert_array_equal(col, expected)
 
 
 @pytest.mark.parametrize("case", _CASES)
-def test_im2col_nd_pad_value(case):
+def test_im2col_nd_pad_value(case, convolution_loops):
     spatial, ksize, stride, pad, dilate, cover_all = case
     x = numpy.random.RandomState(1).uniform(-1, 1, (1, 2) + spatial)
     col = im2col_nd(x, ksize, stride, pad, dilate, cover_all, pad_value=-numpy.inf)
-    expected = _im2col_loop(x, ksize, stride, pad, dilate, cover_all, -numpy.inf)
+    expected = _im2col_loop(
+        x, ksize, stride, pad, dilate, cover_all, -numpy.inf, convolution_loops.n_windows
+    )
     numpy.testing.assert_array_equal(col, expected)
 
 
-def test_im2col_nd_scalar_parameters_and_noncontiguous_input():
+def test_im2col_nd_scalar_parameters_and_noncontiguous_input(convolution_loops):
     x = numpy.random.RandomState(2).uniform(-1, 1, (2, 3, 6, 10))[..., ::2]
     col = im2col_nd(x, 2, 2, 1, 1, True)
-    expected = _im2col_loop(x, (2, 2), (2, 2), (1, 1), (1, 1), True, 0)
+    expected = _im2col_loop(
+        x, (2, 2), (2, 2), (1, 1), (1, 1), True, 0, convolution_loops.n_windows
+    )
     numpy.testing.assert_array_equal(col, expected)
 
 
-def test_im2col_nd_cover_all_per_axis():
+def test_im2col_nd_cover_all_per_axis(convolution_loops):
     x = numpy.random.RandomState(5).uniform(-1, 1, (2, 2, 7, 8))
     for cover_all in ((True, False), (False, True), [True, True]):
         col = im2col_nd(x, (2, 3), 2, 0, 1, cover_all)
-        expected = _im2col_loop(x, (2, 3), (2, 2), (0, 0), (1, 1), tuple(cover_all), 0)
+        expected = _im2col_loop(
+            x, (2, 3), (2, 2), (0, 0), (1, 1), tuple(cover_all), 0, convolution_loops.n_windows
+        )
         numpy.testing.assert_array_equal(col, expected)
     assert im2col_nd(x, 2, 2, 0, 1, (True, False)).shape[-2:] == (4, 4)
 

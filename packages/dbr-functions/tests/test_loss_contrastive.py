@@ -75,53 +75,23 @@ def test_bad_options():
 
 
 @pytest.mark.parametrize(
-    "x0, x1, y, condition",
+    ("change", "condition"),
     [
-        (
-            numpy.zeros((2, 3), numpy.int32),
-            numpy.zeros((2, 3), numpy.int32),
-            numpy.zeros(2, numpy.int32),
-            "x0.dtype.kind == 'f'",
-        ),
-        (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((2, 3), numpy.float64),
-            numpy.zeros(2, numpy.int32),
-            "x0.dtype == x1.dtype",
-        ),
-        (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros(2, numpy.float32),
-            "y.dtype.kind == 'i'",
-        ),
-        (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((2, 4), numpy.float32),
-            numpy.zeros(2, numpy.int32),
-            "x0.shape == x1.shape",
-        ),
-        (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros(3, numpy.int32),
-            "x1.shape[0] == y.shape[0]",
-        ),
-        (
-            numpy.zeros((0, 3), numpy.float32),
-            numpy.zeros((0, 3), numpy.float32),
-            numpy.zeros(0, numpy.int32),
-            "x1.shape[0] > 0",
-        ),
-        (
-            numpy.zeros(3, numpy.float32),
-            numpy.zeros(3, numpy.float32),
-            numpy.zeros(3, numpy.int32),
-            "x0.ndim == 2",
-        ),
+        ({"x0": numpy.int32, "x1": numpy.int32}, "x0.dtype.kind == 'f'"),
+        ({"x1": numpy.float64}, "x0.dtype == x1.dtype"),
+        ({"y": numpy.float32}, "y.dtype.kind == 'i'"),
+        ({"x1": (2, 4)}, "x0.shape == x1.shape"),
+        ({"y": (3,)}, "x1.shape[0] == y.shape[0]"),
+        ({"x0": (0, 3), "x1": (0, 3), "y": (0,)}, "x1.shape[0] > 0"),
+        ({"x0": (3,), "x1": (3,), "y": (3,)}, "x0.ndim == 2"),
     ],
 )
-def test_bad_input(x0, x1, y, condition):
+def test_bad_input(change, condition):
+    # Valid float32 x0, x1 of (2, 3) and int32 y of (2,), with the shapes and dtypes in change.
+    shapes = {"x0": (2, 3), "x1": (2, 3), "y": (2,)}
+    dtypes = {"x0": numpy.float32, "x1": numpy.float32, "y": numpy.int32}
+    for name, value in change.items():
+        (shapes if isinstance(value, tuple) else dtypes)[name] = value
     with pytest.raises(InvalidType) as e:
-        contrastive(x0, x1, y)
+        contrastive(*(numpy.zeros(shapes[name], dtypes[name]) for name in ("x0", "x1", "y")))
     assert "Contrastive" in str(e.value) and condition in str(e.value)

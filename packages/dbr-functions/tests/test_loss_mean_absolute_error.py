@@ -1,36 +1,29 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.mean_absolute_error import mean_absolute_error
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
 
-def _pair(shape, dtype):
-    """x0 and x1 whose difference stays at least 0.2 away from the kink at 0."""
-    x0 = numpy.random.uniform(-1, 1, shape)
-    offset = numpy.random.uniform(0.2, 1, shape) * numpy.where(
-        numpy.random.uniform(size=shape) < 0.5, -1, 1
-    )
-    return numpy.asarray(x0).astype(dtype), numpy.asarray(x0 + offset).astype(dtype)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(*testing.product({"shape": [(4, 3), (), (2, 3, 2)], "dtype": FLOATS}))
-class TestMeanAbsoluteError(FunctionTestCase):
-    def generate_inputs(self):
-        return _pair(self.shape, self.dtype)
-
-    def forward(self, inputs, device):
-        return (mean_absolute_error(*inputs),)
+class TestMeanAbsoluteError(families.KinkedPairCase):
+    function = staticmethod(mean_absolute_error)
 
     def forward_expected(self, inputs):
         x0, x1 = inputs
         diff = x0.astype(numpy.float64) - x1.astype(numpy.float64)
         return (numpy.asarray(numpy.mean(numpy.abs(diff))).astype(self.dtype),)
-
-    function = staticmethod(mean_absolute_error)
 
     def bad_inputs(self):
         return [

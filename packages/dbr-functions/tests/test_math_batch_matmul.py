@@ -1,3 +1,6 @@
+import pathlib
+import runpy
+import types
 import warnings
 
 import numpy
@@ -9,6 +12,10 @@ from dbr.core.type_check import InvalidType
 from dbr.functions.math.batch_matmul import BatchMatMul, batch_matmul
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def as_matrices(x, trans):
@@ -42,9 +49,7 @@ def quiet_batch_matmul(a, b, transa, transb):
 )
 class TestBatchMatMul(FunctionTestCase):
     def generate_inputs(self):
-        a = numpy.random.uniform(-1, 1, self.a_shape).astype(self.dtype)
-        b = numpy.random.uniform(-1, 1, self.b_shape).astype(self.dtype)
-        return a, b
+        return families.uniform_inputs(self.dtype, self.a_shape, self.b_shape)
 
     def forward(self, inputs, device):
         a, b = inputs

@@ -1,51 +1,19 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.bias import bias
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# (x.shape, y.shape, axis)
-CASES = [
-    ((3, 4, 2), (4,), 1),
-    ((3, 4, 2), (4, 2), 1),
-    ((3, 4, 2), (3,), 0),
-    ((3, 4, 2), (3, 4, 2), 0),
-    ((3, 4, 2), (2,), 2),
-    ((3, 4, 2), (2,), -1),
-    ((3, 4, 2), (4,), -2),
-    ((3, 4, 2), (), 1),
-    ((3, 4, 2), (), 3),
-    ((2, 5), (5,), 1),
-    ((0, 5), (5,), 1),
-]
-
-
-def expected_broadcast(y, x_ndim, axis):
-    """y reshaped for NumPy broadcasting against x: its axes placed at axis..axis + y.ndim."""
-    if axis < 0:
-        axis += x_ndim
-    return y.reshape((1,) * axis + y.shape + (1,) * (x_ndim - axis - y.ndim))
-
-
-@testing.parameterize(*testing.product({"case": CASES, "dtype": FLOATS}))
-class TestBias(FunctionTestCase):
-    def generate_inputs(self):
-        x_shape, y_shape, _ = self.case
-        x = numpy.random.uniform(-1, 1, x_shape)
-        y = numpy.random.uniform(-1, 1, y_shape)
-        return numpy.asarray(x).astype(self.dtype), numpy.asarray(y).astype(self.dtype)
-
-    def forward(self, inputs, device):
-        return (bias(*inputs, axis=self.case[2]),)
-
-    def forward_expected(self, inputs):
-        x, y = (a.astype(numpy.float64) for a in inputs)
-        z = x + expected_broadcast(y, x.ndim, self.case[2])
-        return (numpy.asarray(z).astype(self.dtype),)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def test_default_axis_is_one():
@@ -92,3 +60,9 @@ def test_bad_axis():
         bias(x, y, axis=1.0)
     with pytest.raises(TypeError, match="bias: expected x to be a Variable or an array, got list"):
         bias([1.0, 2.0], y)
+
+
+@testing.parameterize(*testing.product({"case": families.BROADCAST_CASES, "dtype": FLOATS}))
+class TestBias(families.BroadcastCase):
+    function = staticmethod(bias)
+    combine = staticmethod(numpy.add)

@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 
 from dbr.core import Variable, grad, testing
@@ -7,6 +11,10 @@ from dbr.functions.math.cumprod import Cumprod, LinearScan, cumprod, exclusive_c
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
+
 
 def uniform(shape, dtype, low=0.5, high=1.5):
     """Factors with random signs and magnitudes in [low, high), so products stay moderate."""
@@ -14,37 +22,11 @@ def uniform(shape, dtype, low=0.5, high=1.5):
     return numpy.asarray(sign * numpy.random.uniform(low, high, shape)).astype(dtype)
 
 
-@testing.parameterize(
-    *testing.product(
-        {
-            "x_shape,axis": [
-                ((5,), None),
-                ((5,), 0),
-                ((3, 4), None),
-                ((3, 4), 0),
-                ((3, 4), 1),
-                ((2, 3, 4), -1),
-                ((2, 3, 4), -3),
-                ((), None),
-                ((0, 3), 0),
-                ((0, 3), 1),
-            ],
-            "dtype": FLOATS,
-        }
-    )
-)
-class TestCumprod(FunctionTestCase):
-    def generate_inputs(self):
-        return (uniform(self.x_shape, self.dtype),)
-
-    def forward(self, inputs, device):
-        return (cumprod(inputs[0], axis=self.axis),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0].astype(numpy.float64)
-        return (numpy.cumprod(x, axis=self.axis).astype(self.dtype),)
-
+@testing.parameterize(*testing.product({"x_shape,axis": families.SCAN_CASES, "dtype": FLOATS}))
+class TestCumprod(families.ScanCase):
     function = staticmethod(cumprod)
+    reference = staticmethod(numpy.cumprod)
+    draw = staticmethod(uniform)
 
     def bad_inputs(self):
         return [

@@ -1,48 +1,29 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.cumsum import Cumsum, cumsum
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def uniform(shape, dtype):
     return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
-@testing.parameterize(
-    *testing.product(
-        {
-            "x_shape,axis": [
-                ((5,), None),
-                ((5,), 0),
-                ((3, 4), None),
-                ((3, 4), 0),
-                ((3, 4), 1),
-                ((2, 3, 4), -1),
-                ((2, 3, 4), -3),
-                ((), None),
-                ((0, 3), 0),
-                ((0, 3), 1),
-            ],
-            "dtype": FLOATS,
-        }
-    )
-)
-class TestCumsum(FunctionTestCase):
-    def generate_inputs(self):
-        return (uniform(self.x_shape, self.dtype),)
-
-    def forward(self, inputs, device):
-        return (cumsum(inputs[0], axis=self.axis),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0].astype(numpy.float64)
-        return (numpy.cumsum(x, axis=self.axis).astype(self.dtype),)
-
+@testing.parameterize(*testing.product({"x_shape,axis": families.SCAN_CASES, "dtype": FLOATS}))
+class TestCumsum(families.ScanCase):
     function = staticmethod(cumsum)
+    reference = staticmethod(numpy.cumsum)
+    draw = staticmethod(uniform)
 
     def bad_inputs(self):
         return [

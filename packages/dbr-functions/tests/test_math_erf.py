@@ -1,6 +1,9 @@
 import math
+import pathlib
 import re
+import runpy
 import sys
+import types
 
 import numpy
 import pytest
@@ -9,17 +12,14 @@ INSTALL_HINT = 'pip install "dbr-functions[special]"'
 pytest.importorskip("scipy.special", reason=f"the special functions need SciPy: {INSTALL_HINT}")
 
 from dbr.core import Variable, grad, testing  # noqa: E402
-from dbr.core.testing import FunctionTestCase  # noqa: E402
 from dbr.core.type_check import InvalidType  # noqa: E402
 from dbr.functions.math.erf import erf, erfc, erfcinv, erfcx, erfinv  # noqa: E402
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-
-def reference(f, x):
-    """``f`` (a float64 scalar function) applied elementwise, rounded to ``x``'s dtype."""
-    y = numpy.vectorize(f, otypes=[numpy.float64])(x.astype(numpy.float64))
-    return numpy.asarray(y).astype(x.dtype)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def invert_decreasing(f, target, low=-8.0, high=8.0):
@@ -69,16 +69,9 @@ FUNCTIONS = {
 @testing.parameterize(
     *testing.product({"function": list(FUNCTIONS), "shape": [(3, 2), ()], "dtype": FLOATS})
 )
-class TestErrorFunction(FunctionTestCase):
-    def generate_inputs(self):
-        low, high = FUNCTIONS[self.function][2]
-        return (numpy.asarray(numpy.random.uniform(low, high, self.shape)).astype(self.dtype),)
-
-    def forward(self, inputs, device):
-        return (FUNCTIONS[self.function][0](inputs[0]),)
-
-    def forward_expected(self, inputs):
-        return (reference(FUNCTIONS[self.function][1], inputs[0]),)
+class TestErrorFunction(families.UnaryTableCase):
+    table = FUNCTIONS
+    scalar_reference = True
 
 
 @pytest.mark.parametrize(

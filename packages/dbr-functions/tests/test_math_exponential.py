@@ -1,12 +1,19 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
-from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core import Variable, testing
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.exponential import exp, log2, log10
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 # name: (function, float64 reference, input range)
 FUNCTIONS = {
@@ -21,18 +28,8 @@ FUNCTIONS = {
         {"function": list(FUNCTIONS), "shape": [(3, 2), (), (2, 3, 4), (0, 2)], "dtype": FLOATS}
     )
 )
-class TestExponential(FunctionTestCase):
-    def generate_inputs(self):
-        low, high = FUNCTIONS[self.function][2]
-        return (numpy.asarray(numpy.random.uniform(low, high, self.shape)).astype(self.dtype),)
-
-    def forward(self, inputs, device):
-        return (FUNCTIONS[self.function][0](inputs[0]),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0]
-        y = FUNCTIONS[self.function][1](x.astype(numpy.float64))
-        return (numpy.asarray(y).astype(x.dtype),)
+class TestExponential(families.UnaryTableCase):
+    table = FUNCTIONS
 
 
 def test_known_values():
@@ -50,12 +47,7 @@ def test_known_values():
     ],
 )
 def test_first_and_second_derivatives_have_the_closed_form(function, first, second):
-    data = numpy.array([0.3, 1.0, 2.5])
-    x = Variable(data)
-    (gx,) = grad([function(x)], [x], [Variable(numpy.ones(3))], enable_double_backprop=True)
-    testing.assert_allclose(gx, first(data), atol=0, rtol=1e-12)
-    (ggx,) = grad([gx], [x], [Variable(numpy.ones(3))])
-    testing.assert_allclose(ggx, second(data), atol=0, rtol=1e-12)
+    families.check_closed_form_derivatives(function, numpy.array([0.3, 1.0, 2.5]), first, second)
 
 
 def test_exp_retains_its_output_not_its_input():

@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
@@ -9,6 +13,10 @@ from dbr.functions.math.minmax import ArgMax, ArgMin, Max, Min, argmax, argmin
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
+
 
 def distinct(shape, dtype):
     """Values without ties, at least 0.05 apart (so finite differences never swap them)."""
@@ -17,25 +25,11 @@ def distinct(shape, dtype):
     return values.reshape(shape).astype(dtype)
 
 
-SHAPES_AXES = [
-    ((3, 4), None),
-    ((3, 4), 0),
-    ((3, 4), 1),
-    ((3, 4), -1),
-    ((2, 3, 4), (0, 2)),
-    ((2, 3, 4), (-1, 0)),
-    ((2, 3, 4), ()),
-    ((), None),
-    ((5,), 0),
-    ((0, 4), 1),
-]
-
-
 @testing.parameterize(
     *testing.product(
         {
             "function": ["max", "min"],
-            "x_shape,axis": SHAPES_AXES,
+            "x_shape,axis": families.REDUCTION_AXES,
             "keepdims": [False, True],
             "dtype": FLOATS,
         }

@@ -1,6 +1,9 @@
 import math
+import pathlib
 import re
+import runpy
 import sys
+import types
 
 import numpy
 import pytest
@@ -9,11 +12,14 @@ INSTALL_HINT = 'pip install "dbr-functions[special]"'
 pytest.importorskip("scipy.special", reason=f"the special functions need SciPy: {INSTALL_HINT}")
 
 from dbr.core import Variable, grad, testing  # noqa: E402
-from dbr.core.testing import FunctionTestCase  # noqa: E402
 from dbr.core.type_check import InvalidType  # noqa: E402
 from dbr.functions.math.ndtr import log_ndtr, ndtr, ndtri  # noqa: E402
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 SQRT2 = math.sqrt(2.0)
 
 
@@ -76,20 +82,9 @@ FUNCTIONS = {
 @testing.parameterize(
     *testing.product({"function": list(FUNCTIONS), "shape": [(3, 2), ()], "dtype": FLOATS})
 )
-class TestNormalDistributionFunction(FunctionTestCase):
-    def generate_inputs(self):
-        low, high = FUNCTIONS[self.function][2]
-        return (numpy.asarray(numpy.random.uniform(low, high, self.shape)).astype(self.dtype),)
-
-    def forward(self, inputs, device):
-        return (FUNCTIONS[self.function][0](inputs[0]),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0]
-        y = numpy.vectorize(FUNCTIONS[self.function][1], otypes=[numpy.float64])(
-            x.astype(numpy.float64)
-        )
-        return (numpy.asarray(y).astype(x.dtype),)
+class TestNormalDistributionFunction(families.UnaryTableCase):
+    table = FUNCTIONS
+    scalar_reference = True
 
 
 def test_log_ndtr_deep_in_both_tails():

@@ -1,36 +1,35 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
 from dbr.core import Variable, grad, ops, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.rounding import ceil, fix, floor
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
+
+# name: (function, reference, input range)
 FUNCTIONS = {
-    "ceil": (ceil, numpy.ceil),
-    "floor": (floor, numpy.floor),
-    "fix": (fix, numpy.trunc),
+    "ceil": (ceil, numpy.ceil, (-4.0, 4.0)),
+    "floor": (floor, numpy.floor, (-4.0, 4.0)),
+    "fix": (fix, numpy.trunc, (-4.0, 4.0)),
 }
 
 
 @testing.parameterize(
     *testing.product({"function": list(FUNCTIONS), "shape": [(3, 4), (), (2, 0)], "dtype": FLOATS})
 )
-class TestRounding(FunctionTestCase):
+class TestRounding(families.UnaryTableCase):
+    table = FUNCTIONS
     skip_backward_test = True
     skip_double_backward_test = True
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-4.0, 4.0, self.shape)
-        return (numpy.asarray(x).astype(self.dtype),)
-
-    def forward(self, inputs, device):
-        return (FUNCTIONS[self.function][0](inputs[0]),)
-
-    def forward_expected(self, inputs):
-        return (numpy.asarray(FUNCTIONS[self.function][1](inputs[0])),)
 
 
 @pytest.mark.parametrize(

@@ -1,50 +1,24 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.scale import scale
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# (x.shape, y.shape, axis)
-CASES = [
-    ((3, 4, 2), (4,), 1),
-    ((3, 4, 2), (4, 2), 1),
-    ((3, 4, 2), (3,), 0),
-    ((3, 4, 2), (3, 4, 2), 0),
-    ((3, 4, 2), (2,), 2),
-    ((3, 4, 2), (2,), -1),
-    ((3, 4, 2), (), 1),
-    ((2, 5), (5,), 1),
-    ((0, 5), (5,), 1),
-]
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
-def expected_broadcast(y, x_ndim, axis):
-    """y reshaped for NumPy broadcasting against x: its axes placed at axis..axis + y.ndim."""
-    if axis < 0:
-        axis += x_ndim
-    return y.reshape((1,) * axis + y.shape + (1,) * (x_ndim - axis - y.ndim))
-
-
-@testing.parameterize(*testing.product({"case": CASES, "dtype": FLOATS}))
-class TestScale(FunctionTestCase):
-    def generate_inputs(self):
-        x_shape, y_shape, _ = self.case
-        x = numpy.random.uniform(-1, 1, x_shape)
-        y = numpy.random.uniform(-1, 1, y_shape)
-        return numpy.asarray(x).astype(self.dtype), numpy.asarray(y).astype(self.dtype)
-
-    def forward(self, inputs, device):
-        return (scale(*inputs, axis=self.case[2]),)
-
-    def forward_expected(self, inputs):
-        x, y = (a.astype(numpy.float64) for a in inputs)
-        z = x * expected_broadcast(y, x.ndim, self.case[2])
-        return (numpy.asarray(z).astype(self.dtype),)
-
+@testing.parameterize(*testing.product({"case": families.BROADCAST_CASES, "dtype": FLOATS}))
+class TestScale(families.BroadcastCase):
     function = staticmethod(scale)
+    combine = staticmethod(numpy.multiply)
 
     def bad_inputs(self):
         x = numpy.zeros((2, 3, 4), numpy.float32)

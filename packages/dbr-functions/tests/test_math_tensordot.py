@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
@@ -7,6 +11,10 @@ from dbr.core.type_check import InvalidType
 from dbr.functions.math.tensordot import TensorDot, tensordot
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 @testing.parameterize(
@@ -30,9 +38,7 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 )
 class TestTensorDot(FunctionTestCase):
     def generate_inputs(self):
-        a = numpy.random.uniform(-1, 1, self.a_shape).astype(self.dtype)
-        b = numpy.random.uniform(-1, 1, self.b_shape).astype(self.dtype)
-        return a, b
+        return families.uniform_inputs(self.dtype, self.a_shape, self.b_shape)
 
     def forward(self, inputs, device):
         a, b = inputs

@@ -1,4 +1,7 @@
 import math
+import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
@@ -6,21 +9,13 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.math.trigonometric import (
-    arccos,
-    arcsin,
-    arctan,
-    arctan2,
-    cos,
-    sin,
-    tan,
-)
+from dbr.functions.math.trigonometric import arccos, arcsin, arctan, arctan2, cos, sin, tan
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-
-def uniform(low, high, shape, dtype):
-    return numpy.asarray(numpy.random.uniform(low, high, shape)).astype(dtype)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 # name: (function, float64 reference, input range)
@@ -39,17 +34,8 @@ UNARY = {
         {"function": list(UNARY), "shape": [(3, 2), (), (2, 3, 4), (0, 3)], "dtype": FLOATS}
     )
 )
-class TestUnary(FunctionTestCase):
-    def generate_inputs(self):
-        low, high = UNARY[self.function][2]
-        return (uniform(low, high, self.shape, self.dtype),)
-
-    def forward(self, inputs, device):
-        return (UNARY[self.function][0](inputs[0]),)
-
-    def forward_expected(self, inputs):
-        x = inputs[0]
-        return (numpy.asarray(UNARY[self.function][1](x.astype(numpy.float64))).astype(x.dtype),)
+class TestUnary(families.UnaryTableCase):
+    table = UNARY
 
 
 @pytest.mark.parametrize(

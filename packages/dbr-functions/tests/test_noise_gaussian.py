@@ -9,11 +9,8 @@ from dbr.functions.noise.gaussian import gaussian
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
 
-@pytest.fixture(autouse=True)
-def _keep_numpy_random_state():
-    state = numpy.random.get_state()
-    yield
-    numpy.random.set_state(state)
+# Every test leaves NumPy's global random state as it found it (conftest.py).
+pytestmark = pytest.mark.usefixtures("keep_numpy_random_state")
 
 
 @testing.parameterize(*testing.product({"shape": [(3, 4), ()], "dtype": FLOATS}))

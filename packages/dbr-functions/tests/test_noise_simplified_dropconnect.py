@@ -10,11 +10,8 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 N, M, IN_SHAPE = 4, 3, (2, 3)  # batch, outputs, per-sample input shape (6 features)
 
 
-@pytest.fixture(autouse=True)
-def _keep_numpy_random_state():
-    state = numpy.random.get_state()
-    yield
-    numpy.random.set_state(state)
+# Every test leaves NumPy's global random state as it found it (conftest.py).
+pytestmark = pytest.mark.usefixtures("keep_numpy_random_state")
 
 
 def linear_ref(x, W, b, mask, scale):

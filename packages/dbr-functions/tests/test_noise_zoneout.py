@@ -10,11 +10,8 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 NOISE_SEED = 4321
 
 
-@pytest.fixture(autouse=True)
-def _keep_numpy_random_state():
-    state = numpy.random.get_state()
-    yield
-    numpy.random.set_state(state)
+# Every test leaves NumPy's global random state as it found it (conftest.py).
+pytestmark = pytest.mark.usefixtures("keep_numpy_random_state")
 
 
 @testing.parameterize(

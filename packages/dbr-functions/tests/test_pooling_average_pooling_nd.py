@@ -6,7 +6,6 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection import _im2col
 from dbr.functions.pooling.average_pooling_nd import (
     average_pooling_1d,
     average_pooling_3d,
@@ -133,31 +132,18 @@ def test_float16_sums_are_accumulated_in_float32():
     numpy.testing.assert_allclose(y.array.astype(numpy.float64), [[[1024.5]]], rtol=1e-3)
 
 
-def test_blocks_of_the_batch_give_the_same_result(monkeypatch):
+def test_blocks_of_the_batch_give_the_same_result(pooling_checks):
     x = numpy.random.uniform(-1, 1, (5, 2, 7, 6))
     gy = numpy.random.uniform(-1, 1, (5, 2, 4, 3))
-
-    def run():
-        xv = Variable(x)
-        y = average_pooling_nd(xv, 3, 2, 1, pad_value=None)
-        y.grad = gy
-        y.backward()
-        return y.array, xv.grad
-
-    whole = run()
-    monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
-    blocked = run()
-    for a, b in zip(whole, blocked):
-        numpy.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+    pooling_checks.blocked_like_whole(
+        lambda xv: (average_pooling_nd(xv, 3, 2, 1, pad_value=None),), x, gy, rtol=1e-12
+    )
 
 
-def test_empty_batch():
-    x = Variable(numpy.zeros((0, 3, 5, 5), numpy.float32))
-    y = average_pooling_nd(x, 2, pad_value=None)
-    assert y.shape == (0, 3, 2, 2)
-    y.grad = numpy.zeros(y.shape, numpy.float32)
-    y.backward()
-    assert x.grad.shape == (0, 3, 5, 5)
+def test_empty_batch(pooling_checks):
+    pooling_checks.empty_batch(
+        lambda x: average_pooling_nd(x, 2, pad_value=None), (0, 3, 5, 5), (0, 3, 2, 2)
+    )
 
 
 @pytest.mark.parametrize(

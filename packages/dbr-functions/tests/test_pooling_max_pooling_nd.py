@@ -6,7 +6,6 @@ import pytest
 from dbr.core import Variable, grad, no_backprop_mode, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection import _im2col
 from dbr.functions.pooling.max_pooling_nd import (
     MaxPoolingND,
     max_pooling_1d,
@@ -187,31 +186,16 @@ def test_indexes_are_kept_only_when_backprop_can_use_them():
         assert indexes.shape == (2, 3, 3, 3) and indexes.dtype == numpy.int64
 
 
-def test_blocks_of_the_batch_give_the_same_result(monkeypatch):
+def test_blocks_of_the_batch_give_the_same_result(pooling_checks):
     x = distinct((5, 2, 7, 6), numpy.float64)
     gy = numpy.random.uniform(-1, 1, (5, 2, 4, 4))
-
-    def run():
-        xv = Variable(x)
-        y, indexes = max_pooling_nd(xv, 3, 2, 1, return_indices=True)
-        y.grad = gy
-        y.backward()
-        return y.array, indexes, xv.grad
-
-    whole = run()
-    monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
-    blocked = run()
-    for a, b in zip(whole, blocked):
-        numpy.testing.assert_array_equal(a, b)
+    pooling_checks.blocked_like_whole(
+        lambda xv: max_pooling_nd(xv, 3, 2, 1, return_indices=True), x, gy, rtol=0
+    )
 
 
-def test_empty_batch():
-    x = Variable(numpy.zeros((0, 3, 5, 5), numpy.float32))
-    y = max_pooling_nd(x, 2)
-    assert y.shape == (0, 3, 3, 3)
-    y.grad = numpy.zeros(y.shape, numpy.float32)
-    y.backward()
-    assert x.grad.shape == (0, 3, 5, 5)
+def test_empty_batch(pooling_checks):
+    pooling_checks.empty_batch(lambda x: max_pooling_nd(x, 2), (0, 3, 5, 5), (0, 3, 3, 3))
 
 
 def test_nd_takes_the_number_of_axes_from_a_ksize_tuple():

@@ -6,12 +6,14 @@ outside as 0, the max leaves them out (an empty bin is -inf).
 """
 
 import math
+import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, backend, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_average_align_2d import roi_average_align_2d
@@ -19,34 +21,9 @@ from dbr.functions.pooling.roi_max_align_2d import roi_max_align_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# (y_min, x_min, y_max, x_max): inside, over the border (some points more than a
-# pixel out), wholly outside, smaller than a pixel, inverted, larger than the map.
-ROIS = numpy.array(
-    [
-        [1.2, 0.3, 9.7, 11.1],
-        [-5.1, 6.4, 4.2, 16.9],
-        [14.2, 15.3, 19.4, 22.1],
-        [3.1, 2.2, 3.3, 2.4],
-        [8.3, 9.1, 2.2, 1.4],
-        [-1.75, -2.3, 13.9, 15.3],
-    ]
-)
-ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
-
-# (y_min, x_min, y_max, x_max) on half pixels: across the border, wholly outside
-# below-right and above-left, a single point, inverted.
-HALF_ROIS = numpy.array(
-    [
-        [0.5, 1.5, 4.5, 5.5],
-        [2.5, -0.5, 5.5, 3.5],
-        [-1.5, 2.5, 3.5, 8.5],
-        [6.5, 7.5, 9.5, 10.5],
-        [-4.5, -3.5, -0.5, -1.5],
-        [1.5, 2.5, 1.5, 2.5],
-        [3.5, 4.5, 0.5, 1.5],
-    ]
-)
-HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def bilinear(image, y, x):
@@ -146,21 +123,12 @@ def align(kind, *args, **kwargs):
         }
     )
 )
-class TestROIAlign2D(FunctionTestCase):
-    check_backward_options = {"no_grads": [False, True, True]}
-    check_double_backward_options = {"no_grads": [False, True, True]}
+class TestROIAlign2D(families.ROIPoolingCase):
+    boxes_name = "ALIGN_ROIS"
 
     def before_test(self, test_name):
         # The max switches points where two are within rounding of each other.
         self.dodge_nondifferentiable = self.kind == "max"
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
-        return x, ROIS.astype(self.dtype), ROI_INDICES
-
-    def generate_grad_grad_inputs(self, inputs_template):
-        x = inputs_template[0]
-        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
 
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
@@ -280,11 +248,13 @@ def test_points_on_the_limits_read_the_edge_pixels(kind, outside):
 @pytest.mark.parametrize("outsize", [(2, 3), (3, 2)])
 @pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
 @pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
-def test_half_pixel_and_outside_regions(kind, outsize, spatial_scale, sampling_ratio):
+def test_half_pixel_and_outside_regions(kind, outsize, spatial_scale, sampling_ratio, roi_boxes):
+    # Across the border, wholly outside below-right and above-left, a point, inverted.
     x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
-    rois = HALF_ROIS / spatial_scale
-    y = align(kind, x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
-    expected = reference(kind, x, rois, HALF_INDICES, outsize, spatial_scale, sampling_ratio)
+    rois = roi_boxes.HALF_ROIS / spatial_scale
+    indices = roi_boxes.HALF_INDICES
+    y = align(kind, x, rois, indices, outsize, spatial_scale, sampling_ratio)
+    expected = reference(kind, x, rois, indices, outsize, spatial_scale, sampling_ratio)
     testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
 
 

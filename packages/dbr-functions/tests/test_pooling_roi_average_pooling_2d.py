@@ -1,67 +1,27 @@
-import math
+import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# (y_min, x_min, y_max, x_max): inside, over the border, wholly outside
-# (every bin empty), thinner than a pixel, inverted, the whole map.
-ROIS = numpy.array(
-    [
-        [1.2, 0.3, 9.7, 11.1],
-        [-3.1, 6.4, 4.2, 16.9],
-        [14.2, 15.3, 19.4, 22.1],
-        [3.1, 2.2, 3.3, 2.4],
-        [8.3, 9.1, 2.2, 1.4],
-        [0.0, 0.0, 12.0, 14.0],
-    ]
-)
-ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
-
-# Corners whose scaled values are halves (0.5, 1.5, 2.5, ...: Chainer rounds them to
-# even with Python's round), boxes across the border, wholly outside below-right and
-# above-left, a single point and an inverted box.
-HALF_ROIS = numpy.array(
-    [
-        [0.5, 1.5, 4.5, 5.5],
-        [2.5, -0.5, 5.5, 3.5],
-        [-1.5, 2.5, 3.5, 8.5],
-        [6.5, 7.5, 9.5, 10.5],
-        [-4.5, -3.5, -0.5, -1.5],
-        [1.5, 2.5, 1.5, 2.5],
-        [3.5, 4.5, 0.5, 1.5],
-    ]
-)
-HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
-def reference(x, rois, roi_indices, outsize, spatial_scale):
-    """Loop-based ROI average pooling: each bin's mean, 0 for an empty bin."""
-    x = x.astype(numpy.float64)
-    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
-    _, channels, height, width = x.shape
-    y = numpy.zeros((len(rois), channels, outh, outw))
-    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        y0, x0, y1, x1 = [round(float(v) * spatial_scale) for v in roi]
-        bin_h = max(y1 - y0, 1) / outh
-        bin_w = max(x1 - x0, 1) / outw
-        for p in range(outh):
-            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
-            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
-            for q in range(outw):
-                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
-                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
-                if h_hi <= h_lo or w_hi <= w_lo:
-                    continue
-                for c in range(channels):
-                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].mean()
-    return y
+def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
+    """Loop-based ROI average pooling: each bin's mean, 0 for an empty bin.
+
+    ``boxes`` is the ``roi_boxes`` fixture.
+    """
+    return boxes.pooling_reference(x, rois, roi_indices, outsize, spatial_scale, numpy.mean)
 
 
 @testing.parameterize(
@@ -72,25 +32,14 @@ def reference(x, rois, roi_indices, outsize, spatial_scale):
         }
     )
 )
-class TestROIAveragePooling2D(FunctionTestCase):
-    check_backward_options = {"no_grads": [False, True, True]}
-    check_double_backward_options = {"no_grads": [False, True, True]}
-
-    def generate_inputs(self):
-        x = numpy.random.uniform(-1, 1, (2, 3, 6, 7)).astype(self.dtype)
-        return x, ROIS.astype(self.dtype), ROI_INDICES
-
-    def generate_grad_grad_inputs(self, inputs_template):
-        x = inputs_template[0]
-        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
-
+class TestROIAveragePooling2D(families.ROIPoolingCase):
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
         return (roi_average_pooling_2d(x, rois, roi_indices, self.outsize, self.spatial_scale),)
 
     def forward_expected(self, inputs):
         x, rois, roi_indices = inputs
-        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale)
+        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale, self.boxes)
         return (y.astype(self.dtype),)
 
 
@@ -116,21 +65,23 @@ def test_corners_round_half_to_even():
 
 @pytest.mark.parametrize("outsize", [(2, 3), (3, 2), 4])
 @pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
-def test_half_pixel_and_outside_regions(outsize, spatial_scale):
+def test_half_pixel_and_outside_regions(outsize, spatial_scale, roi_boxes):
     x = numpy.random.uniform(-1, 1, (2, 3, 6, 7))
-    rois = HALF_ROIS / spatial_scale
-    y = roi_average_pooling_2d(x, rois, HALF_INDICES, outsize, spatial_scale)
-    expected = reference(x, rois, HALF_INDICES, outsize, spatial_scale)
+    rois = roi_boxes.HALF_ROIS / spatial_scale
+    indices = roi_boxes.HALF_INDICES
+    y = roi_average_pooling_2d(x, rois, indices, outsize, spatial_scale)
+    expected = reference(x, rois, indices, outsize, spatial_scale, roi_boxes)
     testing.assert_allclose(y.array, expected, atol=1e-15, rtol=1e-12)
 
 
-def test_bin_edges_are_float64_products_as_in_chainer():
+def test_bin_edges_are_float64_products_as_in_chainer(roi_boxes):
     # 7 pixels in 25 bins: the last bin ends at ceil(25 * (7 / 25)) == 8, not 7.
     x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
     rois = numpy.array([[0.0, 0.0, 7.0, 7.0]])
     y = roi_average_pooling_2d(x, rois, numpy.array([0], numpy.int32), 25, 1.0)
     assert y.array[0, 0, 24, 24] == x[0, 0, 6:8, 6:8].mean()
-    testing.assert_allclose(y.array, reference(x, rois, [0], 25, 1.0), atol=0, rtol=1e-14)
+    expected = reference(x, rois, [0], 25, 1.0, roi_boxes)
+    testing.assert_allclose(y.array, expected, atol=0, rtol=1e-14)
 
 
 def test_float16_accumulates_in_float32():

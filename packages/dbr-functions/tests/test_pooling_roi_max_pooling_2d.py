@@ -1,45 +1,20 @@
-import math
+import pathlib
+import runpy
+import types
 
 import numpy
 import pytest
 
 from dbr.core import Variable, backend, testing
-from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# (y_min, x_min, y_max, x_max) in image coordinates: inside, overlapping the
-# border, wholly outside (every bin empty), thinner than a pixel, inverted.
-ROIS = numpy.array(
-    [
-        [1.2, 0.3, 9.7, 11.1],
-        [-3.1, 6.4, 4.2, 16.9],
-        [14.2, 15.3, 19.4, 22.1],
-        [3.1, 2.2, 3.3, 2.4],
-        [8.3, 9.1, 2.2, 1.4],
-        [0.0, 0.0, 12.0, 14.0],
-    ]
-)
-ROI_INDICES = numpy.array([0, 1, 1, 0, 1, 0], numpy.int32)
-
-# Corners whose scaled values are halves (0.5, 1.5, 2.5, ...: Chainer rounds them to
-# even with Python's round), boxes across the border, wholly outside below-right and
-# above-left, a single point and an inverted box.
-HALF_ROIS = numpy.array(
-    [
-        [0.5, 1.5, 4.5, 5.5],
-        [2.5, -0.5, 5.5, 3.5],
-        [-1.5, 2.5, 3.5, 8.5],
-        [6.5, 7.5, 9.5, 10.5],
-        [-4.5, -3.5, -0.5, -1.5],
-        [1.5, 2.5, 1.5, 2.5],
-        [3.5, 4.5, 0.5, 1.5],
-    ]
-)
-HALF_INDICES = numpy.array([0, 1, 1, 0, 1, 0, 1], numpy.int32)
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def distinct(shape, dtype):
@@ -54,31 +29,14 @@ def finite(y):
     return where(xp.isfinite(y.array), y, xp.zeros_like(y.array))
 
 
-def reference(x, rois, roi_indices, outsize, spatial_scale):
+def reference(x, rois, roi_indices, outsize, spatial_scale, boxes):
     """Loop-based ROI max pooling: each bin's maximum, -inf for an empty bin (as Chainer).
 
-    Corners are rounded with Python's ``round`` (halves to even) and bin edges
-    computed in float64, as Chainer does.
+    ``boxes`` is the ``roi_boxes`` fixture.
     """
-    x = x.astype(numpy.float64)
-    outh, outw = (outsize, outsize) if isinstance(outsize, int) else outsize
-    _, channels, height, width = x.shape
-    y = numpy.full((len(rois), channels, outh, outw), -numpy.inf)
-    for r, (roi, n) in enumerate(zip(rois, roi_indices)):
-        y0, x0, y1, x1 = [round(float(v) * spatial_scale) for v in roi]
-        bin_h = max(y1 - y0, 1) / outh
-        bin_w = max(x1 - x0, 1) / outw
-        for p in range(outh):
-            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
-            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
-            for q in range(outw):
-                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
-                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
-                if h_hi <= h_lo or w_hi <= w_lo:
-                    continue
-                for c in range(channels):
-                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].max()
-    return y
+    return boxes.pooling_reference(
+        x, rois, roi_indices, outsize, spatial_scale, numpy.max, empty=-numpy.inf
+    )
 
 
 @testing.parameterize(
@@ -89,17 +47,8 @@ def reference(x, rois, roi_indices, outsize, spatial_scale):
         }
     )
 )
-class TestROIMaxPooling2D(FunctionTestCase):
-    check_backward_options = {"no_grads": [False, True, True]}
-    check_double_backward_options = {"no_grads": [False, True, True]}
-
-    def generate_inputs(self):
-        x = distinct((2, 3, 6, 7), self.dtype)
-        return x, ROIS.astype(self.dtype), ROI_INDICES
-
-    def generate_grad_grad_inputs(self, inputs_template):
-        x = inputs_template[0]
-        return numpy.random.uniform(-1, 1, x.shape).astype(x.dtype), None
+class TestROIMaxPooling2D(families.ROIPoolingCase):
+    draw = staticmethod(distinct)
 
     def forward(self, inputs, device):
         x, rois, roi_indices = inputs
@@ -108,7 +57,7 @@ class TestROIMaxPooling2D(FunctionTestCase):
 
     def forward_expected(self, inputs):
         x, rois, roi_indices = inputs
-        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale)
+        y = reference(x, rois, roi_indices, self.outsize, self.spatial_scale, self.boxes)
         return (numpy.where(numpy.isfinite(y), y, 0).astype(self.dtype),)
 
 
@@ -150,11 +99,12 @@ def test_corners_round_half_to_even():
 
 @pytest.mark.parametrize("outsize", [(2, 3), (3, 2), 4])
 @pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
-def test_half_pixel_and_outside_regions(outsize, spatial_scale):
+def test_half_pixel_and_outside_regions(outsize, spatial_scale, roi_boxes):
     x = Variable(distinct((2, 3, 6, 7), numpy.float64))
-    rois = HALF_ROIS / spatial_scale
-    y = roi_max_pooling_2d(x, rois, HALF_INDICES, outsize, spatial_scale)
-    expected = reference(x.array, rois, HALF_INDICES, outsize, spatial_scale)
+    rois = roi_boxes.HALF_ROIS / spatial_scale
+    indices = roi_boxes.HALF_INDICES
+    y = roi_max_pooling_2d(x, rois, indices, outsize, spatial_scale)
+    expected = reference(x.array, rois, indices, outsize, spatial_scale, roi_boxes)
     numpy.testing.assert_array_equal(y.array, expected)
     # Each finite output's gradient lands on the pixel holding its value.
     y.grad = numpy.isfinite(y.array) * 1.0
@@ -163,14 +113,14 @@ def test_half_pixel_and_outside_regions(outsize, spatial_scale):
     assert set(x.array[x.grad != 0]) == set(expected[numpy.isfinite(expected)])
 
 
-def test_bin_edges_are_float64_products_as_in_chainer():
+def test_bin_edges_are_float64_products_as_in_chainer(roi_boxes):
     # 7 pixels in 25 bins: the last bin ends at ceil(25 * (7 / 25)) == 8, not 7.
     x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
     rois = numpy.array([[0.0, 0.0, 7.0, 7.0]])
     y = roi_max_pooling_2d(x, rois, numpy.array([0], numpy.int32), 25, 1.0)
     assert y.array[0, 0, 24, 24] == x[0, 0, 7, 7]
     assert y.array[0, 0, 23, 23] == x[0, 0, 6, 6]
-    numpy.testing.assert_array_equal(y.array, reference(x, rois, [0], 25, 1.0))
+    numpy.testing.assert_array_equal(y.array, reference(x, rois, [0], 25, 1.0, roi_boxes))
 
 
 def test_regions_are_not_differentiated_and_accept_variables():
@@ -193,12 +143,12 @@ def test_only_the_regions_require_grad():
     assert rois.grad is None
 
 
-def test_float16_maps_with_float32_regions():
+def test_float16_maps_with_float32_regions(roi_boxes):
     x = distinct((1, 2, 5, 5), numpy.float16)
     rois = numpy.array([[0.4, 1.2, 4.6, 3.9]], numpy.float32)
     y = roi_max_pooling_2d(x, rois, numpy.array([0]), 2, 1.0)
     assert y.dtype == numpy.float16
-    expected = reference(x, rois, [0], 2, 1.0)
+    expected = reference(x, rois, [0], 2, 1.0, roi_boxes)
     numpy.testing.assert_array_equal(y.array, expected.astype(numpy.float16))
 
 

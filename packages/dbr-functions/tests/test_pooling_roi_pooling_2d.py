@@ -1,5 +1,3 @@
-import math
-
 import numpy
 import pytest
 
@@ -30,27 +28,16 @@ def distinct(shape, dtype):
     return numpy.asarray(values.reshape(shape)).astype(dtype)
 
 
-def reference(x, rois, outh, outw, spatial_scale):
-    """Loop-based Fast R-CNN ROI pooling: inclusive ends, each bin's maximum, 0 when empty."""
-    x = x.astype(numpy.float64)
-    _, channels, height, width = x.shape
-    y = numpy.zeros((len(rois), channels, outh, outw))
-    for r, roi in enumerate(rois):
-        n = int(roi[0])
-        x0, y0, x1, y1 = [round(float(v) * spatial_scale) for v in roi[1:]]
-        bin_h = max(y1 - y0 + 1, 1) / outh
-        bin_w = max(x1 - x0 + 1, 1) / outw
-        for p in range(outh):
-            h_lo = min(max(y0 + math.floor(p * bin_h), 0), height)
-            h_hi = min(max(y0 + math.ceil((p + 1) * bin_h), 0), height)
-            for q in range(outw):
-                w_lo = min(max(x0 + math.floor(q * bin_w), 0), width)
-                w_hi = min(max(x0 + math.ceil((q + 1) * bin_w), 0), width)
-                if h_hi <= h_lo or w_hi <= w_lo:
-                    continue
-                for c in range(channels):
-                    y[r, c, p, q] = x[n, c, h_lo:h_hi, w_lo:w_hi].max()
-    return y
+def reference(x, rois, outh, outw, spatial_scale, boxes):
+    """Loop-based Fast R-CNN ROI pooling: inclusive ends, each bin's maximum, 0 when empty.
+
+    ``rois`` rows are ``(batch_index, x_min, y_min, x_max, y_max)``; ``boxes``
+    is the ``roi_boxes`` fixture.
+    """
+    corners, indices = rois[:, [2, 1, 4, 3]], rois[:, 0].astype(int)
+    return boxes.pooling_reference(
+        x, corners, indices, (outh, outw), spatial_scale, numpy.max, inclusive=True
+    )
 
 
 @testing.parameterize(
@@ -64,6 +51,10 @@ def reference(x, rois, outh, outw, spatial_scale):
 class TestROIPooling2D(FunctionTestCase):
     check_backward_options = {"no_grads": [False, True]}
     check_double_backward_options = {"no_grads": [False, True]}
+
+    @pytest.fixture(autouse=True)
+    def _boxes(self, roi_boxes):
+        self.boxes = roi_boxes
 
     def generate_inputs(self):
         x = distinct((2, 3, 6, 7), self.dtype)
@@ -79,7 +70,7 @@ class TestROIPooling2D(FunctionTestCase):
 
     def forward_expected(self, inputs):
         x, rois = inputs
-        y = reference(x, rois, self.outh, self.outw, self.spatial_scale)
+        y = reference(x, rois, self.outh, self.outw, self.spatial_scale, self.boxes)
         return (y.astype(self.dtype),)
 
 
@@ -101,21 +92,6 @@ def test_gradient_goes_to_the_first_maximum_and_skips_empty_bins():
     numpy.testing.assert_array_equal(x.grad, [[[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]]])
 
 
-# (batch_index, x_min, y_min, x_max, y_max) whose scaled corners are halves (Chainer
-# rounds them to even), across the border, wholly outside, a point and inverted.
-HALF_ROIS = numpy.array(
-    [
-        [0, 1.5, 0.5, 5.5, 4.5],
-        [1, -0.5, 2.5, 3.5, 5.5],
-        [1, 2.5, -1.5, 8.5, 3.5],
-        [0, 7.5, 6.5, 10.5, 9.5],
-        [1, -3.5, -4.5, -1.5, -0.5],
-        [0, 2.5, 1.5, 2.5, 1.5],
-        [1, 4.5, 3.5, 1.5, 0.5],
-    ]
-)
-
-
 def test_corners_round_half_to_even():
     x = Variable(numpy.arange(36, dtype=numpy.float32).reshape(1, 1, 6, 6))
     # 0.5 rounds to 0 and 2.5 to 2: rows and columns 0 to 2 inclusive.
@@ -128,22 +104,24 @@ def test_corners_round_half_to_even():
 
 @pytest.mark.parametrize("outh,outw", [(2, 3), (3, 2), (4, 4)])
 @pytest.mark.parametrize("spatial_scale", [1.0, 0.5])
-def test_half_pixel_and_outside_regions(outh, outw, spatial_scale):
+def test_half_pixel_and_outside_regions(outh, outw, spatial_scale, roi_boxes):
+    # (batch_index, x_min, y_min, x_max, y_max) rows of the shared half-pixel boxes.
     x = distinct((2, 3, 6, 7), numpy.float64)
-    rois = HALF_ROIS.copy()
-    rois[:, 1:] /= spatial_scale
+    corners = roi_boxes.HALF_ROIS[:, [1, 0, 3, 2]] / spatial_scale
+    rois = numpy.column_stack([roi_boxes.HALF_INDICES, corners])
     y = roi_pooling_2d(x, rois, outh, outw, spatial_scale)
-    numpy.testing.assert_array_equal(y.array, reference(x, rois, outh, outw, spatial_scale))
+    expected = reference(x, rois, outh, outw, spatial_scale, roi_boxes)
+    numpy.testing.assert_array_equal(y.array, expected)
 
 
-def test_bin_edges_are_float64_products_as_in_chainer():
+def test_bin_edges_are_float64_products_as_in_chainer(roi_boxes):
     # 7 pixels (0 to 6 inclusive) in 25 bins: the last bin ends at
     # ceil(25 * (7 / 25)) == 8, so it reaches pixel 7.
     x = numpy.arange(100, dtype=numpy.float64).reshape(1, 1, 10, 10)
     rois = numpy.array([[0, 0.0, 0.0, 6.0, 6.0]])
     y = roi_pooling_2d(x, rois, 25, 25, 1.0)
     assert y.array[0, 0, 24, 24] == x[0, 0, 7, 7]
-    numpy.testing.assert_array_equal(y.array, reference(x, rois, 25, 25, 1.0))
+    numpy.testing.assert_array_equal(y.array, reference(x, rois, 25, 25, 1.0, roi_boxes))
 
 
 def test_regions_are_not_differentiated_and_accept_variables():

@@ -6,7 +6,6 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection import _im2col
 from dbr.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -124,31 +123,18 @@ def test_second_order_gradient():
     numpy.testing.assert_array_equal(ggy.array, [[[10.0, 10.0, 20.0, 20.0]]])
 
 
-def test_blocks_of_the_batch_give_the_same_result(monkeypatch):
+def test_blocks_of_the_batch_give_the_same_result(pooling_checks):
     x = numpy.random.uniform(-1, 1, (5, 2, 3, 4))
     gy = numpy.random.uniform(-1, 1, (5, 2, 5, 7))
-
-    def run():
-        xv = Variable(x)
-        y = unpooling_nd(xv, 3, 2, 1, outsize=(5, 7))
-        y.grad = gy
-        y.backward()
-        return y.array, xv.grad
-
-    whole = run()
-    monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
-    blocked = run()
-    for a, b in zip(whole, blocked):
-        numpy.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+    pooling_checks.blocked_like_whole(
+        lambda xv: (unpooling_nd(xv, 3, 2, 1, outsize=(5, 7)),), x, gy, rtol=1e-12
+    )
 
 
-def test_empty_batch():
-    x = Variable(numpy.zeros((0, 3, 2, 2), numpy.float32))
-    y = unpooling_nd(x, 2, cover_all=False)
-    assert y.shape == (0, 3, 4, 4)
-    y.grad = numpy.zeros(y.shape, numpy.float32)
-    y.backward()
-    assert x.grad.shape == (0, 3, 2, 2)
+def test_empty_batch(pooling_checks):
+    pooling_checks.empty_batch(
+        lambda x: unpooling_nd(x, 2, cover_all=False), (0, 3, 2, 2), (0, 3, 4, 4)
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
@@ -8,6 +12,10 @@ from dbr.functions.pooling.max_pooling_2d import max_pooling_2d
 from dbr.functions.pooling.upsampling_2d import upsampling_2d
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 
 def pair(v):
@@ -31,14 +39,10 @@ def upsample_reference(x, indexes, ksize, stride, pad, outsize):
     return y.astype(x.dtype)
 
 
+# (x_shape, ksize, stride, pad, outsize, cover_all, expected output size)
 CASES = [
-    # (x_shape, ksize, stride, pad, outsize, cover_all, expected output size)
-    ((2, 3, 2, 3), 2, None, 0, None, False, (4, 6)),
-    ((2, 3, 2, 3), 2, None, 0, None, True, (3, 5)),
-    ((2, 3, 2, 3), 2, None, 0, (4, 5), True, (4, 5)),
-    ((1, 2, 3, 3), 3, 2, 1, None, False, (5, 5)),
+    *families.UNPOOLING_2D_CASES,
     ((1, 2, 3, 3), 3, 2, 1, (5, 4), True, (5, 4)),
-    ((1, 2, 3, 4), (3, 2), (1, 2), (1, 0), None, True, (3, 7)),
 ]
 
 

@@ -7,8 +7,10 @@ It is a fixture rather than a helper module because the tests run with
 import numpy
 import pytest
 
-from dbr.core import Link
+from dbr.core import Link, initializers
+from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import load_npz, save_npz
+from dbr.core.testing import assert_allclose, tolerances
 
 
 def _persistent_values(link):
@@ -21,7 +23,7 @@ def _persistent_values(link):
 
 
 class LinkChecks:
-    """Assertions about a link's parameters, saved files and copies."""
+    """Assertions about a link's parameters, saved files, copies, gradients and steps."""
 
     def __init__(self, tmp_path):
         self._tmp_path = tmp_path
@@ -66,6 +68,16 @@ class LinkChecks:
             )
         return fresh
 
+    def round_trip_same_output(self, link, fresh, x_shape):
+        """:meth:`round_trip` of ``link`` into ``fresh``, then the same output from both.
+
+        The input is float32 of ``x_shape`` from U(0, 1); the outputs must be
+        equal to the bit.
+        """
+        self.round_trip(link, fresh)
+        x = numpy.random.rand(*x_shape).astype(numpy.float32)
+        numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
+
     @staticmethod
     def copy_modes(link):
         """Check ``copy('share')``, ``copy('copy')`` and ``copy('init')`` of an initialized link.
@@ -97,6 +109,103 @@ class LinkChecks:
             assert fresh[name].dtype == param.dtype, name
             changed |= not numpy.array_equal(fresh[name].array, param.array)
         assert changed, "copy('init') refilled no parameter"
+
+    @staticmethod
+    def backward(function, inputs, grad_outputs, link, dtype, params=None):
+        """``check_backward`` of ``function`` in float64 with ``dtype``'s backward tolerances.
+
+        The gradients of ``params`` (default: every parameter of ``link``) are
+        checked too.
+        """
+        check_backward(
+            function,
+            inputs,
+            grad_outputs,
+            params=tuple(link.params()) if params is None else params,
+            dtype=numpy.float64,
+            **tolerances(dtype, "backward"),
+        )
+
+    @staticmethod
+    def stateless_step(link, step, dtype, in_size, out_size):
+        """One step ``link(h, x)`` of a stateless GRU-like link on a batch of 4 gives ``step``.
+
+        ``step(link, h, x)`` is the float64 reference of the new state.
+        """
+        h = numpy.random.uniform(-1, 1, (4, out_size)).astype(dtype)
+        x = numpy.random.uniform(-1, 1, (4, in_size)).astype(dtype)
+        y = link(h, x)
+        assert y.dtype == dtype and y.shape == (4, out_size)
+        assert_allclose(y.array, step(link, h, x), **tolerances(dtype))
+
+    def stateless_backward(self, link, dtype, in_size, out_size):
+        """:meth:`backward` of one step ``link(h, x)`` of a stateless GRU-like link."""
+        h = numpy.random.uniform(-1, 1, (2, out_size)).astype(dtype)
+        x = numpy.random.uniform(-1, 1, (2, in_size)).astype(dtype)
+        gy = numpy.random.uniform(-1, 1, (2, out_size)).astype(dtype)
+        self.backward(link, (h, x), gy, link, dtype)
+
+    def two_steps_backward(self, link, xs, gy, dtype, params=None):
+        """:meth:`backward` through two steps of the stateful ``link`` from a reset state."""
+
+        def two_steps(x1, x2):
+            link.reset_state()
+            link(x1)
+            return link(x2)
+
+        self.backward(two_steps, tuple(xs), gy, link, dtype, params)
+
+    @staticmethod
+    def stateful_steps(link, xs, step, dtype):
+        """Each step of the stateful ``link`` over ``xs`` gives ``step(link, h, x)``, its state.
+
+        ``h`` is None at the first step. Checked twice: from a fresh link and
+        after ``reset_state``.
+        """
+        for _ in range(2):
+            h = None
+            for x in xs:
+                y = link(x)
+                h = step(link, h, x)
+                assert y.dtype == dtype and link.h is y
+                assert_allclose(y.array, h, **tolerances(dtype))
+            link.reset_state()
+            assert link.h is None
+
+    def in_out_ksize_link(self, cls, check):
+        """One of the saving and copying checks of a ``cls(in, out, ksize)`` link of W and b.
+
+        ``check`` names it: ``param_names``, ``round_trip_into_lazy_link``
+        (into ``cls(out, ksize)``, then the same output on a 3-channel 4x4
+        image), ``round_trip_uninitialized`` or ``copy_modes``.
+        """
+        if check == "param_names":
+            assert self.param_names(cls(3, 2, 3)) == ["/W", "/b"]
+            assert self.param_names(cls(2, 3, nobias=True)) == ["/W"]
+            assert self.persistent_names(cls(3, 2, 3)) == []
+        elif check == "round_trip_into_lazy_link":
+            link = cls(3, 2, 3, initial_bias=initializers.Normal(1.0))
+            self.round_trip_same_output(link, cls(2, 3), (1, 3, 4, 4))
+        elif check == "round_trip_uninitialized":
+            self.round_trip(cls(2, 3), cls(2, 3))
+        elif check == "copy_modes":
+            self.copy_modes(cls(3, 2, 3))
+        else:
+            raise ValueError(f"in_out_ksize_link: unknown check {check!r}")
+
+
+IN_OUT_KSIZE_CHECKS = (
+    "param_names",
+    "round_trip_into_lazy_link",
+    "round_trip_uninitialized",
+    "copy_modes",
+)
+
+
+@pytest.fixture(params=IN_OUT_KSIZE_CHECKS)
+def in_out_ksize_check(request):
+    """The name of each check of :meth:`LinkChecks.in_out_ksize_link`, one per test."""
+    return request.param
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, Variable, initializers, using_config
-from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 
@@ -76,48 +75,21 @@ def test_alias_and_stateful_defaults():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_against_reference(dtype):
-    link = _make(StatelessGRU, dtype, IN, OUT)
-    h = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
-    x = _inputs(dtype, 1)[0]
-    y = link(h, x)
-    assert y.dtype == dtype and y.shape == (4, OUT)
-    assert_allclose(y.array, _step(link, h, x), **tolerances(dtype))
+def test_stateless_against_reference(dtype, link_check):
+    link_check.stateless_step(_make(StatelessGRU, dtype, IN, OUT), _step, dtype, IN, OUT)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_backward(dtype):
-    link = _make(StatelessGRU, dtype, IN, OUT)
-    h = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
-    x = _inputs(dtype, 1, 2)[0]
-    gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
-    check_backward(
-        link,
-        (h, x),
-        gy,
-        params=tuple(link.params()),
-        dtype=numpy.float64,
-        **tolerances(dtype, "backward"),
-    )
+def test_stateless_backward(dtype, link_check):
+    link_check.stateless_backward(_make(StatelessGRU, dtype, IN, OUT), dtype, IN, OUT)
 
 
 @pytest.mark.parametrize("cls", [StatefulGRU, GRU])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_steps_against_reference(cls, dtype):
+def test_stateful_steps_against_reference(cls, dtype, link_check):
     link = _make(cls, dtype, IN, OUT)
     xs = _inputs(dtype)
-    h = None
-    for x in xs:
-        y = link(x)
-        h = _step(link, h, x)
-        assert y.dtype == dtype and link.h is y
-        assert_allclose(y.array, h, **tolerances(dtype))
-    link.reset_state()
-    assert link.h is None
-    h = None
-    for x in xs:
-        h = _step(link, h, x)
-        assert_allclose(link(x).array, h, **tolerances(dtype))
+    link_check.stateful_steps(link, xs, _step, dtype)
 
 
 def test_lazy_in_size():
@@ -141,24 +113,12 @@ def test_set_state():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_backward_through_two_steps(dtype):
+def test_stateful_backward_through_two_steps(dtype, link_check):
     link = _make(StatefulGRU, dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, 2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    def two_steps(x1, x2):
-        link.reset_state()
-        link(x1)
-        return link(x2)
-
-    check_backward(
-        two_steps,
-        xs,
-        gy,
-        params=tuple(link.params()),
-        dtype=numpy.float64,
-        **tolerances(dtype, "backward"),
-    )
+    link_check.two_steps_backward(link, xs, gy, dtype)
 
 
 def test_gru_takes_one_argument():

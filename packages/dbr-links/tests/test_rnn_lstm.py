@@ -196,25 +196,13 @@ def test_growing_batch_is_an_error():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype):
+def test_backward_through_two_steps(dtype, link_check):
     link = _make(LSTM, dtype, IN, OUT)
     xs = _inputs(dtype, 2, batch=2)
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    def two_steps(x1, x2):
-        link.reset_state()
-        link(x1)
-        return link(x2)
-
     params = (link.upward.W, link.upward.b, link.lateral.W)
-    check_backward(
-        two_steps,
-        tuple(xs),
-        gy,
-        params=params,
-        dtype=numpy.float64,
-        **tolerances(dtype, "backward"),
-    )
+    link_check.two_steps_backward(link, tuple(xs), gy, dtype, params)
 
 
 def test_backward_through_shrinking_batch():

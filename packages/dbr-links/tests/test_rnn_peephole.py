@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, using_config
-from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.links.rnn.peephole import StatefulPeepholeLSTM
 
@@ -73,24 +72,12 @@ def test_steps_against_reference(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype):
+def test_backward_through_two_steps(dtype, link_check):
     link = _make(dtype, IN, OUT)
     xs = tuple(numpy.random.uniform(-1, 1, (2, IN)).astype(dtype) for _ in range(2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    def two_steps(x1, x2):
-        link.reset_state()
-        link(x1)
-        return link(x2)
-
-    check_backward(
-        two_steps,
-        xs,
-        gy,
-        params=tuple(link.params()),
-        dtype=numpy.float64,
-        **tolerances(dtype, "backward"),
-    )
+    link_check.two_steps_backward(link, xs, gy, dtype)
 
 
 def test_param_names(link_check):

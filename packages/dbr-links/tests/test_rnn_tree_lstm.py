@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, using_config
-from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.links.rnn.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
@@ -143,18 +142,11 @@ def test_lazy_in_size():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward(dtype):
+def test_backward(dtype, link_check):
     gc, gh = (numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype) for _ in range(2))
     for link in (_make(ChildSumTreeLSTM, dtype, IN, OUT), _make(NaryTreeLSTM, dtype, IN, OUT)):
         cs, hs, x = _states(dtype, 2, batch=2)
-        check_backward(
-            link,
-            (*cs, *hs, x),
-            (gc, gh),
-            params=tuple(link.params()),
-            dtype=numpy.float64,
-            **tolerances(dtype, "backward"),
-        )
+        link_check.backward(link, (*cs, *hs, x), (gc, gh), link, dtype)
 
 
 def test_param_names_round_trip_copy(link_check):

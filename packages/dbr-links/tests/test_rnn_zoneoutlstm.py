@@ -2,7 +2,6 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, Variable, using_config
-from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
@@ -122,25 +121,13 @@ def test_reset_and_set_state():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype):
+def test_backward_through_two_steps(dtype, link_check):
     link = _make(dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, batch=2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    def two_steps(x1, x2):
-        link.reset_state()
-        link(x1)
-        return link(x2)
-
     with using_config("train", False):
-        check_backward(
-            two_steps,
-            xs,
-            gy,
-            params=tuple(link.params()),
-            dtype=numpy.float64,
-            **tolerances(dtype, "backward"),
-        )
+        link_check.two_steps_backward(link, xs, gy, dtype)
 
 
 def test_param_names_round_trip_copy(link_check):
