@@ -258,31 +258,28 @@ def test_timer_hook_on_one_link_and_after_a_raising_call():
     assert hook.total_time() == hook.call_history[0][1]
 
 
-def test_timer_hook_print_report():
-    # The expected tables are what Chainer 7.8.1's TimerHook prints for this history.
+# The expected tables are what Chainer 7.8.1's TimerHook prints for this history.
+_TIMER_TABLES = {
+    None: "LinkName  ElapsedTime  Occurrence\n"
+    "  Linear      0.75sec           2\n"
+    "     MLP      2.00sec           1\n",
+    "auto_foreach": "LinkName  ElapsedTime  Occurrence\n"
+    "  Linear     750.00ms           2\n"
+    "     MLP      2.00sec           1\n",
+    "us": "LinkName   ElapsedTime  Occurrence\n"
+    "  Linear   750000.00us           2\n"
+    "     MLP  2000000.00us           1\n",
+}
+
+
+@pytest.mark.parametrize("unit", list(_TIMER_TABLES))
+def test_timer_hook_print_report(unit):
     hook = TimerHook()
     hook.call_history = [("Linear", 0.5), ("MLP", 2.0), ("Linear", 0.25)]
     out = io.StringIO()
-    hook.print_report(file=out)
-    assert out.getvalue() == (
-        "LinkName  ElapsedTime  Occurrence\n"
-        "  Linear      0.75sec           2\n"
-        "     MLP      2.00sec           1\n"
-    )
-    out = io.StringIO()
-    hook.print_report(unit="auto_foreach", file=out)
-    assert out.getvalue() == (
-        "LinkName  ElapsedTime  Occurrence\n"
-        "  Linear     750.00ms           2\n"
-        "     MLP      2.00sec           1\n"
-    )
-    out = io.StringIO()
-    hook.print_report(unit="us", file=out)
-    assert out.getvalue() == (
-        "LinkName   ElapsedTime  Occurrence\n"
-        "  Linear   750000.00us           2\n"
-        "     MLP  2000000.00us           1\n"
-    )
+    kwargs = {} if unit is None else {"unit": unit}
+    hook.print_report(file=out, **kwargs)
+    assert out.getvalue() == _TIMER_TABLES[unit]
     with pytest.raises(ValueError, match="TimerHook.print_report: expected unit"):
         hook.print_report(unit="min")
 

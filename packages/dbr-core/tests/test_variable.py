@@ -251,11 +251,17 @@ def test_to_device_numpy_keeps_arrays_and_gradients():
 # -- copying ---------------------------------------------------------------------
 
 
-def test_copy_shares_the_arrays_in_a_new_leaf():
+def _named_double_with_grad():
+    """``y = 2 x`` (x a named leaf), named ``"y"`` and given a gradient: what the copies copy."""
     x = Variable(f32(1.0, 2.0), name="x")
     y = x * 2.0
     y.name = "y"
     y.grad = f32(1.0, 1.0)
+    return y
+
+
+def test_copy_shares_the_arrays_in_a_new_leaf():
+    y = _named_double_with_grad()
     c = copy.copy(y)
     assert type(c) is Variable
     assert c.array is y.array and c.grad is y.grad
@@ -265,10 +271,7 @@ def test_copy_shares_the_arrays_in_a_new_leaf():
 
 
 def test_deepcopy_gives_a_new_leaf_with_copied_arrays():
-    x = Variable(f32(1.0, 2.0), name="x")
-    y = x * 2.0
-    y.name = "y"
-    y.grad = f32(1.0, 1.0)
+    y = _named_double_with_grad()
     d = copy.deepcopy(y)
     assert d.array is not y.array and d.grad is not y.grad
     numpy.testing.assert_array_equal(d.array, y.array)

@@ -6,11 +6,17 @@ temporary directory, and records every request it answers. ``shared_dataset_serv
 does the same, once per test module, for the real files in the ``shared/datasets``
 folder beside the repository checkout, whose layout is the mirror layout the loaders
 expect (``mnist/``, ``fashion-mnist/``, ``ptb/``).
+
+``forked_readers`` checks that a dataset read by forked children (each reading it
+backwards, over and over) and by the parent at the same time gives everyone the same
+examples: the file-backed datasets must reopen their file after a fork.
 """
 
 import contextlib
 import functools
 import http.server
+import multiprocessing
+import sys
 import threading
 import time
 from pathlib import Path
@@ -115,3 +121,37 @@ def shared_dataset_server(tmp_path_factory):
         _mirrored(monkeypatch, SHARED_DATASETS, tmp_path_factory.mktemp("root")) as server,
     ):
         yield server
+
+
+def _read_reversed(dataset, rounds, queue):
+    out = None
+    for _ in range(rounds):
+        out = [dataset[i] for i in reversed(range(len(dataset)))]
+    queue.put(out)
+
+
+def check_forked_readers(dataset, expected, children=3, rounds=20):
+    """Read ``dataset`` in ``children`` forked children and the parent: all see ``expected``."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    processes = [
+        context.Process(target=_read_reversed, args=(dataset, rounds, queue))
+        for _ in range(children)
+    ]
+    for process in processes:
+        process.start()
+    for _ in range(rounds):
+        assert dataset[:] == expected
+    results = [queue.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    assert all(result == expected[::-1] for result in results)
+
+
+@pytest.fixture
+def forked_readers():
+    """``forked_readers(dataset, expected)``: forked children and the parent read it alike."""
+    if sys.platform == "win32":
+        pytest.skip("fork is POSIX only")
+    return check_forked_readers

@@ -1,8 +1,6 @@
 import io
-import multiprocessing
 import os
 import pickle
-import sys
 from pathlib import Path
 
 import numpy
@@ -121,32 +119,11 @@ def test_pickle_reopens_by_name(path):
             assert clone[:] == EXAMPLES
 
 
-def _read_reversed(dataset, rounds, queue):
-    out = None
-    for _ in range(rounds):
-        out = [dataset[i] for i in reversed(range(len(dataset)))]
-    queue.put(out)
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX only")
-def test_forked_children_read_their_own_copy(tmp_path):
+def test_forked_children_read_their_own_copy(tmp_path, forked_readers):
     path = tmp_path / "many.pkl"
     examples = [("example", i, "x" * (i % 7)) for i in range(200)]
     with open_pickle_dataset_writer(path) as writer:
         for example in examples:
             writer.write(example)
     with open_pickle_dataset(path) as dataset:
-        context = multiprocessing.get_context("fork")
-        queue = context.Queue()
-        children = [
-            context.Process(target=_read_reversed, args=(dataset, 20, queue)) for _ in range(3)
-        ]
-        for child in children:
-            child.start()
-        for _ in range(20):
-            assert dataset[:] == examples
-        results = [queue.get(timeout=60) for _ in children]
-        for child in children:
-            child.join(timeout=60)
-            assert child.exitcode == 0
-        assert all(result == examples[::-1] for result in results)
+        forked_readers(dataset, examples)

@@ -1,6 +1,4 @@
-import multiprocessing
 import pickle
-import sys
 
 import pytest
 
@@ -137,33 +135,12 @@ def test_pickle_reuses_positions(dataset):
         clone.close()
 
 
-def _read_all_reversed(dataset, rounds, queue):
-    out = None
-    for _ in range(rounds):
-        out = [dataset[i] for i in reversed(range(len(dataset)))]
-    queue.put(out)
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX only")
-def test_forked_children_read_their_own_copy(tmp_path):
+def test_forked_children_read_their_own_copy(tmp_path, forked_readers):
     lines = [f"line {i}\n" for i in range(200)]
     path = tmp_path / "many.txt"
     path.write_text("".join(lines))
     dataset = TextDataset(str(path))
     try:
-        context = multiprocessing.get_context("fork")
-        queue = context.Queue()
-        children = [
-            context.Process(target=_read_all_reversed, args=(dataset, 20, queue)) for _ in range(3)
-        ]
-        for child in children:
-            child.start()
-        for _ in range(20):
-            assert dataset[:] == lines
-        results = [queue.get(timeout=60) for _ in children]
-        for child in children:
-            child.join(timeout=60)
-            assert child.exitcode == 0
-        assert all(result == lines[::-1] for result in results)
+        forked_readers(dataset, lines)
     finally:
         dataset.close()

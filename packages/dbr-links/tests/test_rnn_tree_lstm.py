@@ -74,16 +74,20 @@ def test_construction():
         NaryTreeLSTM(IN, OUT, 0)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [0, 1, 3])
-def test_child_sum_against_reference(dtype, n):
-    link = _make(ChildSumTreeLSTM, dtype, IN, OUT)
+def _check_against_reference(link, reference, dtype, n):
+    """Run ``link`` on ``n`` children's states and compare with ``reference(link, cs, hs, x)``."""
     cs, hs, x = _states(dtype, n)
     c, h = link(*cs, *hs, x)
-    c_ref, h_ref = _child_sum(link, cs, hs, x)
+    c_ref, h_ref = reference(link, cs, hs, x)
     assert c.dtype == dtype and h.shape == (4, OUT)
     assert_allclose(c.array, c_ref, **tolerances(dtype))
     assert_allclose(h.array, h_ref, **tolerances(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_child_sum_against_reference(dtype, n):
+    _check_against_reference(_make(ChildSumTreeLSTM, dtype, IN, OUT), _child_sum, dtype, n)
 
 
 def test_child_sum_ignores_the_order_of_children():
@@ -111,13 +115,7 @@ def test_child_sum_none_means_zeros():
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n_ary", [1, 2])
 def test_nary_against_reference(dtype, n_ary):
-    link = _make(NaryTreeLSTM, dtype, IN, OUT, n_ary)
-    cs, hs, x = _states(dtype, n_ary)
-    c, h = link(*cs, *hs, x)
-    c_ref, h_ref = _nary(link, cs, hs, x)
-    assert c.dtype == dtype and h.shape == (4, OUT)
-    assert_allclose(c.array, c_ref, **tolerances(dtype))
-    assert_allclose(h.array, h_ref, **tolerances(dtype))
+    _check_against_reference(_make(NaryTreeLSTM, dtype, IN, OUT, n_ary), _nary, dtype, n_ary)
 
 
 def test_nary_none_means_zeros():

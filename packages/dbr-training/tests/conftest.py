@@ -115,6 +115,32 @@ class ShiftDriver:
         tail = cls.run(second, trainer2, total - split)
         return [initial] + head, restored, tail
 
+    @classmethod
+    def check_sequence(cls, extension, formula, init, calls, **tolerance):
+        """Assert that ``extension`` starts at ``init`` and its t-th call gives ``formula(t)``.
+
+        ``tolerance`` goes to :func:`pytest.approx` (``rel=1e-12`` unless given).
+        Returns the values.
+        """
+        got = cls.sequence(extension, init, calls)
+        expected = [formula(t) for t in range(1, calls + 1)]
+        assert got == pytest.approx(expected, **{"rel": 1e-12, **tolerance})
+        return got
+
+    @classmethod
+    def check_resumed(cls, make, formula, total, split, tmp_path=None, **tolerance):
+        """Assert that ``make()``, snapshotted after ``split`` calls, resumed, follows ``formula``.
+
+        The optimizer starts at ``lr=0.5``; ``tolerance`` goes to :func:`pytest.approx`
+        (``rel=1e-12`` unless given) for the values after the snapshot. Returns them.
+        """
+        head, restored, tail = cls.resumed(make, total, split, tmp_path=tmp_path)
+        expected = [formula(t) for t in range(total + 1)]
+        assert head == pytest.approx(expected[: split + 1], rel=1e-12)
+        assert restored == pytest.approx(expected[split], rel=1e-12)
+        assert tail == pytest.approx(expected[split + 1 :], **{"rel": 1e-12, **tolerance})
+        return tail
+
 
 @pytest.fixture
 def shift():

@@ -1,5 +1,7 @@
 """Tests of exponential_shift: the value sequence against its formula, resume, bad input."""
 
+import functools
+
 import numpy
 import pytest
 
@@ -31,9 +33,9 @@ def test_defaults_of_the_extension(shift):
 )
 def test_sequence_follows_the_formula(init, rate, target, shift):
     ext = ExponentialShift("lr", rate, init=init, target=target)
-    values = shift.sequence(ext, init, 12)
-    expected = [_expected(init, rate, t, target) for t in range(1, 13)]
-    assert values == pytest.approx(expected, rel=1e-12)
+    values = shift.check_sequence(
+        ext, functools.partial(_expected, init, rate, target=target), init, 12
+    )
     if target is not None:
         assert values[-1] == target
 
@@ -67,13 +69,8 @@ def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return ExponentialShift("lr", 0.7, target=0.05)
 
-    head, restored, tail = shift.resumed(
-        make, 15, 6, lr=0.5, tmp_path=tmp_path if to_file else None
-    )
-    expected = [_expected(0.5, 0.7, t, 0.05) for t in range(16)]
-    assert head == pytest.approx(expected[:7], rel=1e-12)
-    assert restored == pytest.approx(expected[6], rel=1e-12)
-    assert tail == pytest.approx(expected[7:], rel=1e-12)
+    formula = functools.partial(_expected, 0.5, 0.7, target=0.05)
+    shift.check_resumed(make, formula, 15, 6, tmp_path if to_file else None)
 
 
 def test_serialize_keys_match_chainer(shift):

@@ -34,47 +34,45 @@ def test_extension_call_not_implemented():
         Extension()(None)
 
 
-def test_make_extension_sets_attributes():
-    def fin():
-        pass
+def _fin():
+    pass
 
-    def init(trainer):
-        pass
 
-    def err(trainer, exc, tb):
-        pass
+def _init(trainer):
+    pass
 
-    @make_extension(
-        trigger=(2, "epoch"),
-        default_name="named",
-        priority=PRIORITY_WRITER,
-        finalizer=fin,
-        initializer=init,
-        on_error=err,
-    )
-    def ext(trainer):
+
+def _err(trainer, exc, tb):
+    pass
+
+
+_DEFAULTS = {"trigger": (1, "iteration"), "default_name": "my_ext", "priority": PRIORITY_READER}
+_NAMED = {"trigger": (2, "epoch"), "default_name": "named", "priority": PRIORITY_WRITER}
+_HOOKS = {"finalizer": _fin, "initializer": _init, "on_error": _err}
+
+
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        pytest.param(
+            {},
+            {**_DEFAULTS, "finalize": None, "initialize": None, "on_error": None},
+            id="defaults",
+        ),
+        pytest.param(
+            {**_NAMED, **_HOOKS},
+            {**_NAMED, "finalize": _fin, "initialize": _init, "on_error": _err},
+            id="given",
+        ),
+    ],
+)
+def test_make_extension_sets_attributes(kwargs, expected):
+    @make_extension(**kwargs)
+    def my_ext(trainer):
         return 42
 
-    assert ext(None) == 42
-    assert ext.trigger == (2, "epoch")
-    assert ext.default_name == "named"
-    assert ext.priority == PRIORITY_WRITER
-    assert ext.finalize is fin
-    assert ext.initialize is init
-    assert ext.on_error is err
-
-
-def test_make_extension_defaults():
-    @make_extension()
-    def my_ext(trainer):
-        pass
-
-    assert my_ext.trigger == (1, "iteration")
-    assert my_ext.default_name == "my_ext"
-    assert my_ext.priority == PRIORITY_READER
-    assert my_ext.finalize is None
-    assert my_ext.initialize is None
-    assert my_ext.on_error is None
+    assert my_ext(None) == 42
+    assert {name: getattr(my_ext, name) for name in expected} == expected
 
 
 def test_make_extension_rejects_invoke_before_training():

@@ -1,5 +1,7 @@
 """Tests of inverse_shift: the value sequence against its formula, resume, bad input."""
 
+import functools
+
 import pytest
 
 from dbr.training.extensions.inverse_shift import InverseShift
@@ -28,9 +30,9 @@ def test_defaults_of_the_extension(shift):
 )
 def test_sequence_follows_the_formula(init, gamma, power, target, shift):
     ext = InverseShift("lr", gamma, power, init=init, target=target)
-    got = shift.sequence(ext, init, 12)
-    expected = [_expected(init, gamma, power, t, target) for t in range(1, 13)]
-    assert got == pytest.approx(expected, rel=1e-12)
+    shift.check_sequence(
+        ext, functools.partial(_expected, init, gamma, power, target=target), init, 12
+    )
 
 
 @pytest.mark.parametrize("to_file", [False, True])
@@ -38,11 +40,8 @@ def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return InverseShift("lr", 0.3, 0.5, target=0.25)
 
-    head, restored, tail = shift.resumed(make, 16, 9, tmp_path=tmp_path if to_file else None)
-    expected = [_expected(0.5, 0.3, 0.5, t, 0.25) for t in range(17)]
-    assert head == pytest.approx(expected[:10], rel=1e-12)
-    assert restored == pytest.approx(expected[9], rel=1e-12)
-    assert tail == pytest.approx(expected[10:], rel=1e-12)
+    formula = functools.partial(_expected, 0.5, 0.3, 0.5, target=0.25)
+    tail = shift.check_resumed(make, formula, 16, 9, tmp_path if to_file else None)
     assert tail[-1] == 0.25
 
 

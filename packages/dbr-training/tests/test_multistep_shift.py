@@ -1,5 +1,7 @@
 """Tests of multistep_shift: the value sequence against its formula, resume, bad input."""
 
+import functools
+
 import pytest
 
 from dbr.core.serializers import DictionarySerializer
@@ -21,9 +23,7 @@ def test_defaults_of_the_extension(shift):
 )
 def test_sequence_follows_the_formula(init, gamma, steps, shift):
     ext = MultistepShift("lr", gamma, steps, init)
-    got = shift.sequence(ext, init, 12)
-    expected = [_expected(init, gamma, steps, t) for t in range(1, 13)]
-    assert got == pytest.approx(expected, rel=1e-12)
+    shift.check_sequence(ext, functools.partial(_expected, init, gamma, steps), init, 12)
 
 
 def test_chainer_documented_example(shift):
@@ -45,11 +45,8 @@ def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return MultistepShift("lr", 0.1, (3, 8, 12), None)
 
-    head, restored, tail = shift.resumed(make, 15, 5, tmp_path=tmp_path if to_file else None)
-    expected = [_expected(0.5, 0.1, (3, 8, 12), t) for t in range(16)]
-    assert head == pytest.approx(expected[:6], rel=1e-12)
-    assert restored == pytest.approx(expected[5], rel=1e-12)
-    assert tail == pytest.approx(expected[6:], rel=1e-12)
+    formula = functools.partial(_expected, 0.5, 0.1, (3, 8, 12))
+    shift.check_resumed(make, formula, 15, 5, tmp_path if to_file else None)
 
 
 def test_serialize_keys_match_chainer(shift):

@@ -3,42 +3,17 @@ import io
 import numpy as np
 import pytest
 
-from dbr.core import Chain, Parameter, ops, report
 from dbr.core.serializers import load_npz, save_npz
-from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training.extensions.log_report import LogReport
 from dbr.training.extensions.print_report import PrintReport
-from dbr.training.optimizers.sgd import SGD
-from dbr.training.trainer import Trainer
-from dbr.training.updaters.standard_updater import StandardUpdater
-
-
-class Regression(Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.full((3, 1), 0.5, np.float32))
-
-    def forward(self, x, t):
-        loss = ops.sum((ops.matmul(x, self.W) - t) ** 2) / x.shape[0]
-        report({"loss": loss}, self)
-        return loss
-
-
-def make_trainer(tmp_path, stop=(2, "epoch")):
-    rng = np.random.RandomState(0)
-    dataset = TupleDataset(rng.randn(8, 3).astype(np.float32), rng.randn(8, 1).astype(np.float32))
-    optimizer = SGD(lr=0.05).setup(Regression())
-    updater = StandardUpdater(SerialIterator(dataset, 4, shuffle=False), optimizer)
-    return Trainer(updater, stop, out=str(tmp_path))
 
 
 def fixed_log(entry):
     entry["elapsed_time"] = 12.5
 
 
-def test_printed_table(tmp_path):
-    trainer = make_trainer(tmp_path)
+def test_printed_table(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path)
     losses = []
     trainer.extend(
         lambda t: losses.append(float(t.observation["main/loss"].array)),
@@ -60,8 +35,8 @@ def test_printed_table(tmp_path):
     assert out.getvalue() == header + row1 + row2
 
 
-def test_own_log_report_instance_and_serialize(tmp_path):
-    trainer = make_trainer(tmp_path, stop=(4, "iteration"))
+def test_own_log_report_instance_and_serialize(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, stop=(4, "iteration"))
     out = io.StringIO()
     log_report = LogReport(trigger=(2, "iteration"), log_name=None, postprocess=fixed_log)
     trainer.extend(PrintReport(["iteration", "elapsed_time"], log_report=log_report, out=out))
@@ -106,8 +81,8 @@ def test_default_stream_is_stdout_at_write_time(monkeypatch):
     assert report._out is redirected
 
 
-def run_and_snapshot(tmp_path):
-    trainer = make_trainer(tmp_path, stop=(4, "iteration"))
+def run_and_snapshot(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, stop=(4, "iteration"))
     trainer.extend(LogReport(trigger=(2, "iteration"), postprocess=fixed_log))
     trainer.extend(PrintReport(["iteration", "elapsed_time"], out=io.StringIO()))
     trainer.run()
@@ -116,8 +91,8 @@ def run_and_snapshot(tmp_path):
     return path
 
 
-def resume(tmp_path, path):
-    resumed = make_trainer(tmp_path, stop=(6, "iteration"))
+def resume(tmp_path, path, make_trainer):
+    resumed, _ = make_trainer(tmp_path, stop=(6, "iteration"))
     resumed.extend(LogReport(trigger=(2, "iteration"), postprocess=fixed_log))
     out = io.StringIO()
     resumed.extend(PrintReport(["iteration", "elapsed_time"], out=out))
@@ -126,19 +101,24 @@ def resume(tmp_path, path):
     return out.getvalue()
 
 
-def test_resumed_run_does_not_print_the_restored_lines_again(tmp_path):
-    path = run_and_snapshot(tmp_path)
+def test_resumed_run_does_not_print_the_restored_lines_again(tmp_path, make_trainer):
+    path = run_and_snapshot(tmp_path, make_trainer)
     with np.load(path) as npz:
         assert int(npz["extensions/PrintReport/_log_len"]) == 2
-    assert resume(tmp_path, path) == "iteration   elapsed_time\n\033[J6           12.5          \n"
+    assert (
+        resume(tmp_path, path, make_trainer)
+        == "iteration   elapsed_time\n\033[J6           12.5          \n"
+    )
 
 
-def test_snapshot_without_the_printed_count_prints_the_restored_lines_as_chainer(tmp_path):
-    path = run_and_snapshot(tmp_path)
+def test_snapshot_without_the_printed_count_prints_the_restored_lines_as_chainer(
+    tmp_path, make_trainer
+):
+    path = run_and_snapshot(tmp_path, make_trainer)
     with np.load(path) as npz:
         arrays = {k: npz[k] for k in npz.files if k != "extensions/PrintReport/_log_len"}
     np.savez(path, **arrays)
-    assert resume(tmp_path, path) == (
+    assert resume(tmp_path, path, make_trainer) == (
         "iteration   elapsed_time\n"
         "\033[J2           12.5          \n"
         "\033[J4           12.5          \n"

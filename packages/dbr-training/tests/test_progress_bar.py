@@ -1,41 +1,17 @@
 import io
 import re
 
-import numpy as np
 import pytest
 
-from dbr.core import Chain, Parameter, ops
-from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training.extensions.progress_bar import ProgressBar
-from dbr.training.optimizers.sgd import SGD
-from dbr.training.trainer import Trainer
-from dbr.training.updaters.standard_updater import StandardUpdater
-
-
-class Regression(Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.full((3, 1), 0.5, np.float32))
-
-    def forward(self, x, t):
-        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / x.shape[0]
-
-
-def make_trainer(tmp_path, stop):
-    rng = np.random.RandomState(0)
-    dataset = TupleDataset(rng.randn(8, 3).astype(np.float32), rng.randn(8, 1).astype(np.float32))
-    optimizer = SGD(lr=0.05).setup(Regression())
-    updater = StandardUpdater(SerialIterator(dataset, 2, shuffle=False), optimizer)
-    return Trainer(updater, stop, out=str(tmp_path))
 
 
 def lines(text):
     return [line for line in re.split("[\r\n]", text) if line]
 
 
-def test_epoch_length_progress(tmp_path):
-    trainer = make_trainer(tmp_path, (3, "epoch"))  # 4 iterations per epoch, 12 in all
+def test_epoch_length_progress(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, (3, "epoch"), batch=2)  # 4 iterations per epoch, 12 in all
     out = io.StringIO()
     trainer.extend(ProgressBar(update_interval=3, bar_length=20, out=out))
     trainer.run()
@@ -56,8 +32,8 @@ def test_epoch_length_progress(tmp_path):
     assert speed.group(2).startswith("0:00:00")
 
 
-def test_iteration_length_from_argument(tmp_path):
-    trainer = make_trainer(tmp_path, (5, "iteration"))
+def test_iteration_length_from_argument(tmp_path, make_trainer):
+    trainer, _ = make_trainer(tmp_path, (5, "iteration"), batch=2)
     out = io.StringIO()
     trainer.extend(ProgressBar(training_length=(10, "iteration"), update_interval=100, out=out))
     trainer.run()

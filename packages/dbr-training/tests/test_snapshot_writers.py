@@ -91,11 +91,15 @@ def test_standard_writer_joins_the_previous_worker(tmp_path):
     assert events == [("start", "a"), ("end", "a"), ("start", "b"), ("end", "b")]
 
 
-def test_file_appears_only_when_complete(tmp_path):
+def _start_stalled_write(directory, filename, value):
+    """Start a ThreadWriter writing ``filename`` whose savefun stops half-way through the file.
+
+    Returns once the half file is on disk: the writer and the event that lets it finish.
+    """
     writing = threading.Event()
     release = threading.Event()
 
-    def slow_savefun(path, target):
+    def savefun(path, target):
         with open(path, "wb") as f:
             f.write(b"PK\x03\x04 first half")
             f.flush()
@@ -103,9 +107,14 @@ def test_file_appears_only_when_complete(tmp_path):
             release.wait(5)
         save_npz(path, target)
 
-    writer = ThreadWriter(savefun=slow_savefun)
-    writer("snap", str(tmp_path), serialized(3.0))
+    writer = ThreadWriter(savefun=savefun)
+    writer(filename, str(directory), serialized(value))
     assert writing.wait(5)
+    return writer, release
+
+
+def test_file_appears_only_when_complete(tmp_path):
+    writer, release = _start_stalled_write(tmp_path, "snap", 3.0)
     assert not (tmp_path / "snap").exists()
     (tmpdir,) = os.listdir(tmp_path)
     assert tmpdir.startswith("tmpsnap") and (tmp_path / tmpdir).is_dir()
@@ -228,19 +237,7 @@ def test_another_hosts_temporary_directory_is_kept(tmp_path):
 
 
 def test_a_live_writers_temporary_directory_is_kept(tmp_path):
-    writing = threading.Event()
-    release = threading.Event()
-
-    def slow_savefun(path, target):
-        with open(path, "wb") as f:
-            f.write(b"PK\x03\x04 first half")
-        writing.set()
-        release.wait(5)
-        save_npz(path, target)
-
-    slow = ThreadWriter(savefun=slow_savefun)
-    slow("snap_a", str(tmp_path), serialized(1.0))
-    assert writing.wait(5)
+    slow, release = _start_stalled_write(tmp_path, "snap_a", 1.0)
     SimpleWriter()("snap_b", str(tmp_path), serialized(2.0))
     release.set()
     slow.finalize()

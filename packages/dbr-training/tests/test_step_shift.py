@@ -1,5 +1,6 @@
 """Tests of step_shift: the value sequence against its formula, resume, bad input."""
 
+import functools
 import math
 
 import pytest
@@ -25,9 +26,9 @@ def test_defaults_of_the_extension(shift):
 )
 def test_sequence_follows_the_formula(init, gamma, step, target, shift):
     ext = StepShift("lr", gamma, step, init=init, target=target)
-    got = shift.sequence(ext, init, 13)
-    expected = [_expected(init, gamma, step, t, target) for t in range(1, 14)]
-    assert got == pytest.approx(expected, rel=1e-12)
+    shift.check_sequence(
+        ext, functools.partial(_expected, init, gamma, step, target=target), init, 13
+    )
 
 
 def test_init_none_reads_the_optimizer_attribute(shift):
@@ -42,11 +43,8 @@ def test_resume_continues_the_same_sequence(to_file, tmp_path, shift):
     def make():
         return StepShift("lr", 0.5, 3, target=0.05)
 
-    head, restored, tail = shift.resumed(make, 20, 7, tmp_path=tmp_path if to_file else None)
-    expected = [_expected(0.5, 0.5, 3, t, 0.05) for t in range(21)]
-    assert head == pytest.approx(expected[:8], rel=1e-12)
-    assert restored == pytest.approx(expected[7], rel=1e-12)
-    assert tail == pytest.approx(expected[8:], rel=1e-12)
+    formula = functools.partial(_expected, 0.5, 0.5, 3, target=0.05)
+    shift.check_resumed(make, formula, 20, 7, tmp_path if to_file else None)
 
 
 def test_bad_arguments():
