@@ -16,6 +16,7 @@ from dbr.core.variable import Variable
 _ndarray = numpy.ndarray
 _new_variable = Variable.from_array
 _eval = type_check.eval
+_LightTypes = type_check.light_types
 
 
 def _check_unary(in_types, float_only=False):
@@ -45,6 +46,15 @@ class _Binary(FunctionNode):
     float_only = False
 
     def check_type_forward(self, in_types):
+        if type(in_types) is _LightTypes and len(in_types) == 2:
+            # The common case on the hot path: two arrays of one dtype and shape.
+            lhs, rhs = in_types
+            if (
+                lhs.dtype is rhs.dtype
+                and lhs.shape == rhs.shape
+                and (not self.float_only or lhs.dtype.kind == "f")
+            ):
+                return
         type_check.argname(in_types, ("lhs", "rhs"))
         lhs, rhs = in_types
         if self.float_only:
