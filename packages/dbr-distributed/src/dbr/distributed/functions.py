@@ -95,12 +95,8 @@ def _check_root(who, comm, root):
 # -- point to point ------------------------------------------------------------
 
 
-class Send(FunctionNode):
-    """Sends its inputs (all but the last, an empty dummy) to ``peer_rank``.
-
-    Its output is an empty delegate array; its backward receives the
-    gradients of the inputs from the peer's :class:`Recv`.
-    """
+class _PointToPoint(FunctionNode):
+    """Base of :class:`Send` and :class:`Recv`: the communicator, the peer and the tag."""
 
     def __init__(self, comm, peer_rank, peer_tag):
         self.comm = comm
@@ -109,8 +105,16 @@ class Send(FunctionNode):
 
     @property
     def label(self):
-        """``Send (peer_rank: r)``."""
-        return f"Send (peer_rank: {self.peer_rank})"
+        """``Send (peer_rank: r)`` or ``Recv (peer_rank: r)``."""
+        return f"{type(self).__name__} (peer_rank: {self.peer_rank})"
+
+
+class Send(_PointToPoint):
+    """Sends its inputs (all but the last, an empty dummy) to ``peer_rank``.
+
+    Its output is an empty delegate array; its backward receives the
+    gradients of the inputs from the peer's :class:`Recv`.
+    """
 
     def forward(self, inputs):
         xs = inputs[:-1]
@@ -130,18 +134,8 @@ class Send(FunctionNode):
         return (*gxs, None)
 
 
-class Recv(FunctionNode):
+class Recv(_PointToPoint):
     """Receives arrays from ``peer_rank``; its backward sends their gradients back."""
-
-    def __init__(self, comm, peer_rank, peer_tag):
-        self.comm = comm
-        self.peer_rank = peer_rank
-        self.peer_tag = peer_tag
-
-    @property
-    def label(self):
-        """``Recv (peer_rank: r)``."""
-        return f"Recv (peer_rank: {self.peer_rank})"
 
     def forward(self, inputs):
         data = self.comm.recv(self.peer_rank, self.peer_tag)
