@@ -105,13 +105,13 @@ class MaxPoolingND(FunctionNode):
         self._in_size = x.shape[2:]
         shape = x.shape[:2] + windows.out_size(x.shape[2:])
         y = xp.empty(shape, x.dtype)
+        index_dtype = numpy.uint8 if windows.size <= 255 else numpy.int32
         indexes = None
         if self.return_indices or config.enable_backprop:
-            dtype = numpy.uint8 if windows.size <= 255 else numpy.int32
-            indexes = self.indexes = xp.empty(shape, dtype)
+            indexes = self.indexes = xp.empty(shape, index_dtype)
         if xp is not numpy and windows.ndim == 2:
-            if indexes is None:
-                indexes = xp.empty(shape, numpy.uint8 if windows.size <= 255 else numpy.int32)
+            if indexes is None:  # the kernel writes them anyway
+                indexes = xp.empty(shape, index_dtype)
             geometry = window_2d_geometry(windows, x.shape[2:], shape[2:])
             kernel(_MAX_POOLING_2D_ELEMENTWISE)(
                 xp.ascontiguousarray(x), -numpy.inf, *geometry, y, indexes
