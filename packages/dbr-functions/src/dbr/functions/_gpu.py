@@ -8,14 +8,30 @@ happens on CuPy arrays alone: the CPU paths never import it.
 
 ``ACC_PREAMBLE`` defines ``dbr_acc<T>::type``, the type a kernel computes
 in: float for float16, ``T`` itself otherwise.
+
+``reads_values`` is the one rule for checks that read array values back to
+the host (labels, IDs, indexes in range): always on NumPy, on a device in
+debug mode only.
 """
 
-from dbr.core import FunctionNode
+import numpy
+
+from dbr.core import FunctionNode, config
 
 ACC_PREAMBLE = """
 template <typename T> struct dbr_acc { typedef T type; };
 template <> struct dbr_acc<float16> { typedef float type; };
 """
+
+
+def reads_values(x):
+    """Whether a check that reads the values of ``x`` back to the host runs now.
+
+    Always for a NumPy array; for a device array only in debug mode
+    (``config.debug``), since the read-back synchronizes the device on every
+    call (Chainer checks such values in debug mode only).
+    """
+    return type(x) is numpy.ndarray or config.debug
 
 
 def kernel(spec, kind="elementwise"):

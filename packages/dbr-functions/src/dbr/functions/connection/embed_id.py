@@ -2,7 +2,8 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, config, type_check
+from dbr.core import FunctionNode, backend, type_check
+from dbr.functions._gpu import reads_values
 
 
 def _check_ids(x, n_vocab, ignore_label, who):
@@ -11,7 +12,7 @@ def _check_ids(x, n_vocab, ignore_label, who):
     Always on NumPy; on other backends only in debug mode (``config.debug``),
     since reading the result back synchronizes the device.
     """
-    if x.size == 0 or (type(x) is not numpy.ndarray and not config.debug):
+    if x.size == 0 or not reads_values(x):
         return
     bad = (x < 0) | (x >= n_vocab)
     if ignore_label is not None:

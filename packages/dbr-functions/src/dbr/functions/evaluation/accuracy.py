@@ -2,8 +2,9 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, config, type_check
+from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._gpu import reads_values
 
 
 def check_scores_and_labels(in_types):
@@ -43,8 +44,7 @@ class Accuracy(FunctionNode):
         xp = backend.get_array_module(y)
         if t.size == 0:
             return (xp.zeros((), y.dtype),)
-        if type(t) is numpy.ndarray or config.debug:
-            # On a GPU the check's read-back would synchronize the device every call.
+        if reads_values(t):
             self._check_labels(t, y.shape[1])
         correct = y.argmax(axis=1).reshape(t.shape) == t
         if self.ignore_label is None:

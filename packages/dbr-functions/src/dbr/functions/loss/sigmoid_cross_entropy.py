@@ -3,8 +3,8 @@
 import numpy
 
 from dbr.core import FunctionNode, backend, ops, type_check
-from dbr.core.configuration import config
 from dbr.core.utils import force_array
+from dbr.functions._gpu import reads_values
 from dbr.functions.activation.sigmoid import sigmoid
 
 _IGNORE_LABEL = -1
@@ -22,7 +22,7 @@ def _check_labels(t):
     backends only in debug mode, since reading the result back synchronizes
     the device (there ``None`` is returned: unknown).
     """
-    if type(t) is not numpy.ndarray and not config.debug:
+    if not reads_values(t):
         return None
     if t.size == 0:
         return False

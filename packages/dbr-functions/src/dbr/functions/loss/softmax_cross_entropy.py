@@ -20,7 +20,7 @@ from dbr.core.configuration import config
 from dbr.core.utils import force_array
 from dbr.core.variable import Variable, as_variable
 from dbr.functions._cpu import blockwise
-from dbr.functions._gpu import kernel
+from dbr.functions._gpu import kernel, reads_values
 from dbr.functions.activation.log_softmax import log_softmax
 from dbr.functions.activation.softmax import softmax
 
@@ -141,7 +141,7 @@ def _check_labels(t, n_class, ignore_label):
     only in debug mode, since reading the result back synchronizes the
     device (there ``None`` is returned: unknown).
     """
-    if type(t) is not numpy.ndarray and not config.debug:
+    if not reads_values(t):
         return None
     if t.size == 0:
         return False

@@ -21,7 +21,7 @@ import numbers
 import numpy
 
 from dbr.core import FunctionNode, backend, type_check
-from dbr.core.configuration import config
+from dbr.functions._gpu import reads_values
 
 _float16 = numpy.dtype(numpy.float16)
 # Entries per chunk of the sorted scatter on the CPU, to bound its temporaries.
@@ -113,7 +113,7 @@ def check_batch_indices(who, name, indices, n_images):
     Always on NumPy, where it is cheap; on other backends only in debug mode,
     since reading the result back synchronizes the device.
     """
-    if (type(indices) is not numpy.ndarray and not config.debug) or indices.size == 0:
+    if not reads_values(indices) or indices.size == 0:
         return
     bad = (indices < 0) | (indices >= n_images)
     if bool(bad.any()):
