@@ -376,13 +376,15 @@ def test_spectral_normalization_normalizes_to_unit_spectral_norm():
 
 def test_spectral_normalization_gradient_matches_numerical_gradient():
     # With a converged u, sigma(W) is W's largest singular value and the gradient that
-    # flows through sigma (u and v held constant) is its exact derivative.
+    # flows through sigma (u and v held constant) is its exact derivative. The hook's
+    # eps shrinks u and v by about eps / sigma, so a default eps (1e-6) would move the
+    # gradient by that relative amount; a tiny eps keeps the check exact.
     rng = numpy.random.default_rng(2)
     U, _ = numpy.linalg.qr(rng.normal(size=(3, 3)))
     V, _ = numpy.linalg.qr(rng.normal(size=(4, 4)))
     W = U @ numpy.diag([3.0, 1.0, 0.5]) @ V[:3]
     link = Affine(3, W.copy(), None)
-    link.add_hook(SpectralNormalization(n_power_iteration=200, use_gamma=True))
+    link.add_hook(SpectralNormalization(n_power_iteration=200, eps=1e-14, use_gamma=True))
 
     def f(x, weight):
         link.W = weight
