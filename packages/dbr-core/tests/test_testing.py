@@ -456,7 +456,7 @@ def test_bad_input_hook_checks_each_row():
     [
         (((numpy.ones(2),), ValueError, "x"), "row 0 did not raise ValueError"),
         (((-numpy.ones(2),), ValueError, ("x >= 0", "y")), r"without \['y'\] in its message"),
-        ("not a row", "expected row 0 to be \\(args, error, fragment\\)"),
+        ("not a row", "bad input row 0: expected a row \\(args, error, fragment\\)"),
     ],
 )
 def test_bad_input_hook_fails_on_a_wrong_row(row, message):
@@ -472,7 +472,7 @@ def test_bad_input_hook_lets_another_error_through_and_needs_a_function():
     with pytest.raises(TypeError, match="expected x to be floating"):
         case.test_bad_input()
     case.function = None
-    with pytest.raises(TypeError, match="bad_inputs needs function"):
+    with pytest.raises(TypeError, match="bad input row 0: needs function"):
         case.test_bad_input()
     case.function = staticmethod(_refusing_sqrt).__func__
     case.bad_inputs = lambda: []
@@ -708,3 +708,55 @@ def test_importing_the_testing_helpers_does_not_import_pytest():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
+
+
+def _refusing_negative(x):
+    if (x < 0).any():
+        raise ValueError("refusing_negative: expected x >= 0")
+    return x
+
+
+def test_bad_input_row_may_name_its_own_function():
+    case = _BadInputCase()
+    case.bad_inputs = lambda: [(_refusing_negative, (-numpy.ones(2),), {}, ValueError, "x >= 0")]
+    case.test_bad_input()
+    case.bad_inputs = lambda: [(_refusing_negative, (numpy.ones(2),), {}, ValueError, "x")]
+    with pytest.raises(AssertionError, match="row 0 did not raise ValueError"):
+        case.test_bad_input()
+
+
+_module_bad_input = testing.bad_input_test(
+    [
+        ((numpy.zeros(2, numpy.int32),), TypeError, ("refusing_sqrt", "got int32")),
+        ((-numpy.ones(2),), {"name": "y"}, ValueError, "expected y >= 0"),
+        (_refusing_negative, (-numpy.ones(1),), {}, ValueError, "x >= 0"),
+    ],
+    function=_refusing_sqrt,
+)
+
+
+def test_bad_input_test_makes_one_parametrised_case_per_row():
+    marks = [m for m in _module_bad_input.pytestmark if m.name == "parametrize"]
+    assert [list(m.args[1]) for m in marks] == [[0, 1, 2]]
+    for i in range(3):
+        _module_bad_input(i)
+
+
+@pytest.mark.parametrize(
+    "row, function, message",
+    [
+        (((numpy.ones(2),), ValueError, "x"), _refusing_sqrt, "row 0 did not raise ValueError"),
+        (((-numpy.ones(2),), ValueError, ("x >= 0", "z")), _refusing_sqrt, r"without \['z'\]"),
+        (((numpy.ones(2),), ValueError, "x"), None, "needs function"),
+        (("only", "two"), _refusing_sqrt, "expected a row"),
+    ],
+)
+def test_bad_input_test_fails_on_a_call_that_is_not_refused(row, function, message):
+    test = testing.bad_input_test([row], function=function)
+    with pytest.raises((AssertionError, TypeError), match=message):
+        test(0)
+
+
+def test_bad_input_test_needs_rows():
+    with pytest.raises(TypeError, match="bad_input_test: expected at least one row"):
+        testing.bad_input_test([])

@@ -9,12 +9,14 @@
   expected output; forward, backward and double-backward tests follow.
 - :class:`LinkTestCase`: declare how to build a link, its inputs and the
   reference forward; forward and backward (inputs and parameters) tests follow.
+- :func:`bad_input_test`, :func:`check_bad_input`: a table of calls that
+  must be refused, each with its error and message fragments.
 - :data:`DEVICES`, :func:`get_test_device`: run a test on ``'@numpy'`` and,
   marked ``gpu``, on ``'@cupy:0'`` (skipped with the reason without a GPU).
 
-``parameterize``, ``FunctionTestCase``, ``LinkTestCase`` and the device helpers need
-pytest, which is imported only when they are first used, so ``assert_allclose`` works
-without it.
+``parameterize``, ``FunctionTestCase``, ``LinkTestCase``, the bad-input tables and
+the device helpers need pytest, which is imported only when they are first used, so
+``assert_allclose`` works without it.
 """
 
 from dbr.core.testing.array import assert_allclose, tolerances
@@ -25,6 +27,8 @@ __all__ = [
     "FunctionTestCase",
     "LinkTestCase",
     "assert_allclose",
+    "bad_input_test",
+    "check_bad_input",
     "get_test_device",
     "parameterize",
     "product",
@@ -42,6 +46,10 @@ def __getattr__(name):
         from dbr.core.testing.link_test import LinkTestCase
 
         return LinkTestCase
+    if name in ("bad_input_test", "check_bad_input"):
+        from dbr.core.testing import bad_input
+
+        return getattr(bad_input, name)
     if name in ("DEVICES", "get_test_device"):
         from dbr.core.testing import devices
 

@@ -46,6 +46,7 @@ from dbr.core.gradient_check import (
     check_double_backward,
 )
 from dbr.core.testing.array import assert_allclose, tolerances
+from dbr.core.testing.bad_input import check_bad_input
 from dbr.core.testing.devices import DEVICES, get_test_device
 from dbr.core.variable import Variable
 
@@ -98,7 +99,10 @@ class FunctionTestCase:
     test, wrapped in ``staticmethod``) and override ``bad_inputs()`` to return
     a table of rows ``(args, error, fragment)`` or ``(args, kwargs, error,
     fragment)``: ``function(*args, **kwargs)`` must raise ``error`` (a type)
-    with ``fragment`` (a string, or a tuple of strings) in its message.
+    with ``fragment`` (a string, or a tuple of strings) in its message. A row
+    ``(other_function, args, kwargs, error, fragment)`` calls a function of
+    its own (a sibling such as ``fliplr`` beside ``flip``); see
+    :mod:`dbr.core.testing.bad_input`.
 
     Class attributes (or ones set by :func:`~dbr.core.testing.parameterize`)
     tune the tests.
@@ -270,38 +274,11 @@ class FunctionTestCase:
 
     def _test_bad_input(self):
         """Check that ``function`` raises each row's error, naming each fragment."""
-        function = self.function
-        if not callable(function):
-            raise TypeError(
-                f"{type(self).__name__}: bad_inputs needs function (the callable under test), "
-                f"got {function!r}"
-            )
         rows = list(self.bad_inputs())
         if not rows:
             raise TypeError(f"{type(self).__name__}.bad_inputs returned no rows")
         for i, row in enumerate(rows):
-            if not isinstance(row, tuple) or len(row) not in (3, 4):
-                raise TypeError(
-                    f"{type(self).__name__}.bad_inputs: expected row {i} to be "
-                    f"(args, error, fragment) or (args, kwargs, error, fragment), got {row!r}"
-                )
-            args, kwargs, error, fragments = row if len(row) == 4 else (row[0], {}, *row[1:])
-            if isinstance(fragments, str):
-                fragments = (fragments,)
-            try:
-                function(*args, **kwargs)
-            except error as e:
-                message = str(e)
-                missing = [f for f in fragments if f not in message]
-                if missing:
-                    raise AssertionError(
-                        f"{type(self).__name__}: bad input row {i} raised "
-                        f"{type(e).__name__} without {missing!r} in its message: {message!r}"
-                    ) from None
-            else:
-                raise AssertionError(
-                    f"{type(self).__name__}: bad input row {i} did not raise {error.__name__}"
-                )
+            check_bad_input(row, self.function, where=f"{type(self).__name__}: bad input row {i}")
 
     # -- machinery ------------------------------------------------------------------
     def _start(self, kind, device_spec):
