@@ -436,3 +436,24 @@ def test_a_variable_used_twice_receives_the_sum_of_both_gradients():
     y = x * x + x
     y.backward()
     assert x.grad == 7.0
+
+
+@pytest.mark.parametrize("shape_b", [(2, 3), (3,)])
+def test_mul_backward_on_arrays_matches_the_recorded_backward(shape_b):
+    # Without double backprop or hooks, Mul's backward multiplies arrays directly;
+    # the recorded path (enable_double_backprop) must give the same bits.
+    rng = numpy.random.default_rng(3)
+    a_data = rng.standard_normal((2, 3)).astype(numpy.float32)
+    b_data = rng.standard_normal(shape_b).astype(numpy.float32)
+    grads = []
+    for double in (False, True):
+        a, b = Variable(a_data), Variable(b_data)
+        y = a * b
+        y.grad = numpy.full((2, 3), 0.5, numpy.float32)
+        y.backward(enable_double_backprop=double)
+        grads.append((a.grad, b.grad))
+        assert (a.grad_var.creator is not None) == double
+    for fast, recorded in zip(*grads):
+        assert fast.dtype == recorded.dtype and fast.shape == recorded.shape
+        numpy.testing.assert_array_equal(fast, recorded)
+

@@ -219,6 +219,24 @@ class FunctionNode:
             ret.append(node.get_variable() if var is None else var)
         return tuple(ret)
 
+    @staticmethod
+    def backward_on_arrays():
+        """Whether a ``backward`` may compute its gradients on plain arrays.
+
+        True when backward records no graph (no ``enable_double_backprop``)
+        and no function hook is registered: the FunctionNodes a backward would
+        apply then leave no trace, so a backward may skip them and compute the
+        same arrays directly (for inputs those nodes' type checks accept).
+        """
+        cfg = config
+        return not cfg.enable_backprop and not cfg._function_hooks
+
+    def retained_input_array(self, index):
+        """The array of retained input ``index`` (its Variable's, while that is alive)."""
+        node = self.inputs[index]
+        var = node._variable()
+        return node.data if var is None else var._data
+
     def get_retained_outputs(self):
         """Return the retained outputs as Variables linked to the graph."""
         indexes = self._output_indexes_to_retain

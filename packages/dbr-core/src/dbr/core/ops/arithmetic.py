@@ -167,8 +167,22 @@ class Mul(_Binary):
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
-        x0, x1 = self.get_retained_inputs()
         shapes = self._shapes
+        if shapes is None and self.backward_on_arrays():
+            gy_data = gy._data
+            others = [self.retained_input_array(1 - i) for i in indexes]
+            if all(x.dtype is gy_data.dtype and x.shape == gy_data.shape for x in others):
+                inputs = self.inputs
+                return tuple(
+                    [
+                        _new_variable(
+                            _as_array(gy_data * x),
+                            gy._requires_grad or inputs[1 - i].requires_grad,
+                        )
+                        for i, x in zip(indexes, others)
+                    ]
+                )
+        x0, x1 = self.get_retained_inputs()
         ret = []
         for i in indexes:
             gx = Mul().apply((gy, x1 if i == 0 else x0))[0]

@@ -2,9 +2,9 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode, Variable, backend, type_check
 from dbr.core.utils import force_array
-from dbr.functions._cpu import blockwise
+from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import kernel
 
 _RELU_GRAD_ELEMENTWISE = {
@@ -36,7 +36,12 @@ class ReLU(FunctionNode):
         x = inputs[0]
         # Against an array of zeros (calloc'd, written in place) NumPy's maximum
         # is about four times as fast as against a scalar.
-        y = blockwise(_relu_block, numpy.zeros(x.shape, x.dtype), x, cache_blocks=False)
+        y = numpy.zeros(x.shape, x.dtype)
+        # Small arrays skip blockwise's dispatch, which costs more than their pass.
+        if x.size < MIN_PARALLEL_SIZE:
+            _relu_block(y, x)
+        else:
+            blockwise(_relu_block, y, x, cache_blocks=False)
         self.retain_outputs((0,))
         return (y,)
 
@@ -47,6 +52,10 @@ class ReLU(FunctionNode):
         return (force_array(xp.maximum(x, x.dtype.type(0))),)
 
     def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        if self.backward_on_arrays():
+            gx = ReLUGrad(self.output_data[0]).forward((gy._data,))[0]
+            return (Variable.from_array(gx, gy._requires_grad),)
         return ReLUGrad(self.output_data[0]).apply(grad_outputs)
 
 
@@ -67,7 +76,11 @@ class ReLUGrad(FunctionNode):
         y = self.y
         if type(gy) is not numpy.ndarray:
             return (kernel(_RELU_GRAD_ELEMENTWISE)(y, gy),)
-        return (blockwise(_relu_grad_block, numpy.empty(y.shape, gy.dtype), y, gy),)
+        gx = numpy.empty(y.shape, gy.dtype)
+        if y.size < MIN_PARALLEL_SIZE:
+            _relu_grad_block(gx, y, gy)
+            return (gx,)
+        return (blockwise(_relu_grad_block, gx, y, gy),)
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply(grad_outputs)

@@ -2,8 +2,8 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, type_check
-from dbr.functions._cpu import blockwise
+from dbr.core import FunctionNode, Variable, backend, type_check
+from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 
 # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
@@ -53,11 +53,20 @@ class Sigmoid(FunctionNode):
         self.retain_outputs((0,))
         if xp is not numpy:
             return (kernel(_SIGMOID_ELEMENTWISE)(x),)
-        return (blockwise(_sigmoid_block, numpy.empty(x.shape, x.dtype), x),)
+        y = numpy.empty(x.shape, x.dtype)
+        # Small arrays skip blockwise's dispatch, which costs more than their passes.
+        if x.size < MIN_PARALLEL_SIZE:
+            _sigmoid_block(y, x)
+            return (y,)
+        return (blockwise(_sigmoid_block, y, x),)
 
     def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        if self.backward_on_arrays():
+            y = self._retained_output_data[0]
+            return (Variable.from_array(SigmoidGrad().forward((y, gy._data))[0], True),)
         y = self.get_retained_outputs()[0]
-        return SigmoidGrad().apply((y, grad_outputs[0]))
+        return SigmoidGrad().apply((y, gy))
 
 
 class SigmoidGrad(FunctionNode):
@@ -69,7 +78,11 @@ class SigmoidGrad(FunctionNode):
         xp = backend.get_array_module(y)
         if xp is not numpy:
             return (kernel(_SIGMOID_GRAD_ELEMENTWISE)(y, gy),)
-        return (blockwise(_sigmoid_grad_block, numpy.empty(y.shape, y.dtype), y, gy),)
+        gx = numpy.empty(y.shape, y.dtype)
+        if y.size < MIN_PARALLEL_SIZE:
+            _sigmoid_grad_block(gx, y, gy)
+            return (gx,)
+        return (blockwise(_sigmoid_grad_block, gx, y, gy),)
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()

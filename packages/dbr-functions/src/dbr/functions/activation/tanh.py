@@ -2,9 +2,9 @@
 
 import numpy
 
-from dbr.core import FunctionNode, backend, type_check
+from dbr.core import FunctionNode, Variable, backend, type_check
 from dbr.core.utils import force_array
-from dbr.functions._cpu import blockwise
+from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 
 _TANH_GRAD_ELEMENTWISE = {
@@ -37,12 +37,21 @@ class Tanh(FunctionNode):
         x = inputs[0]
         self.retain_outputs((0,))
         if type(x) is numpy.ndarray:
-            return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x, cache_blocks=False),)
+            y = numpy.empty(x.shape, x.dtype)
+            # Small arrays skip blockwise's dispatch, which costs more than their pass.
+            if x.size < MIN_PARALLEL_SIZE:
+                _tanh_block(y, x)
+                return (y,)
+            return (blockwise(_tanh_block, y, x, cache_blocks=False),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        if self.backward_on_arrays():
+            y = self._retained_output_data[0]
+            return (Variable.from_array(TanhGrad().forward((y, gy._data))[0], True),)
         y = self.get_retained_outputs()[0]
-        return TanhGrad().apply((y, grad_outputs[0]))
+        return TanhGrad().apply((y, gy))
 
 
 class TanhGrad(FunctionNode):
@@ -54,7 +63,11 @@ class TanhGrad(FunctionNode):
         xp = backend.get_array_module(y)
         if xp is not numpy:
             return (kernel(_TANH_GRAD_ELEMENTWISE)(y, gy),)
-        return (blockwise(_tanh_grad_block, numpy.empty(y.shape, y.dtype), y, gy),)
+        gx = numpy.empty(y.shape, y.dtype)
+        if y.size < MIN_PARALLEL_SIZE:
+            _tanh_grad_block(gx, y, gy)
+            return (gx,)
+        return (blockwise(_tanh_grad_block, gx, y, gy),)
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()
