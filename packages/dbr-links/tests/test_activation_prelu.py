@@ -4,7 +4,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.activation.prelu import PReLU
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -75,9 +75,14 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(link)
 
 
-def test_bad_input():
-    link = PReLU((3,))
-    with pytest.raises(InvalidType, match=r"PReLU[\s\S]*Actual: \(4,\) != \(3,\)"):
-        link(numpy.zeros((2, 4), numpy.float32))
-    with pytest.raises(InvalidType, match=r"W.dtype == x.dtype[\s\S]*float32 != float64"):
-        link(numpy.zeros((2, 3), numpy.float64))
+test_bad_input = bad_input_test(
+    [
+        ((numpy.zeros((2, 4), numpy.float32),), InvalidType, ("PReLU", "Actual: (4,) != (3,)")),
+        (
+            (numpy.zeros((2, 3), numpy.float64),),
+            InvalidType,
+            ("W.dtype == x.dtype", "float32 != float64"),
+        ),
+    ],
+    function=PReLU((3,)),
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.activation.swish import Swish
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -76,7 +76,7 @@ def test_round_trip_and_copy(link_check):
     numpy.testing.assert_array_equal(link.copy("init").beta.array, numpy.ones(3, numpy.float32))
 
 
-def test_bad_input():
-    link = Swish((3,))
-    with pytest.raises(InvalidType, match=r"Swish[\s\S]*Actual: \(4,\) != \(3,\)"):
-        link(numpy.zeros((2, 4), numpy.float32))
+test_bad_input = bad_input_test(
+    [((numpy.zeros((2, 4), numpy.float32),), InvalidType, ("Swish", "Actual: (4,) != (3,)"))],
+    function=Swish((3,)),
+)

@@ -1,9 +1,8 @@
 import numpy
-import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, gradient_check
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.loss.black_out import BlackOut
 
 COUNTS = [3, 1, 4, 1, 5]
@@ -93,24 +92,32 @@ def test_to_device_moves_sampler():
     assert link.sampler.device == link.device
 
 
-def test_bad_input():
-    link = _link()
-    t = numpy.array([0, 1], numpy.int32)
-    with pytest.raises(InvalidType, match=r"black_out[\s\S]*W.dtype == x.dtype"):
-        link(numpy.ones((2, 3), numpy.float64), t)
-    with pytest.raises(InvalidType, match=r"W.shape\[1\] == x.shape\[1\]"):
-        link(numpy.ones((2, 4), numpy.float32), t)
+_T = numpy.array([0, 1], numpy.int32)
 
-
-@pytest.mark.parametrize(
-    "args, error, match",
+test_bad_input = bad_input_test(
     [
-        ((0, COUNTS, 2), ValueError, "BlackOut: expected in_size >= 1, got 0"),
-        ((3, COUNTS, 0), ValueError, "BlackOut: expected sample_size >= 1, got 0"),
-        ((3, COUNTS, 2.5), TypeError, "BlackOut: expected sample_size to be an int, got float"),
-        ((3, [0, 0], 2), ValueError, "WalkerAlias: expected probs to have a positive sum"),
+        (
+            (numpy.ones((2, 3), numpy.float64), _T),
+            InvalidType,
+            ("black_out", "W.dtype == x.dtype"),
+        ),
+        ((numpy.ones((2, 4), numpy.float32), _T), InvalidType, "W.shape[1] == x.shape[1]"),
+        (BlackOut, (0, COUNTS, 2), {}, ValueError, "BlackOut: expected in_size >= 1, got 0"),
+        (BlackOut, (3, COUNTS, 0), {}, ValueError, "BlackOut: expected sample_size >= 1, got 0"),
+        (
+            BlackOut,
+            (3, COUNTS, 2.5),
+            {},
+            TypeError,
+            "BlackOut: expected sample_size to be an int, got float",
+        ),
+        (
+            BlackOut,
+            (3, [0, 0], 2),
+            {},
+            ValueError,
+            "WalkerAlias: expected probs to have a positive sum",
+        ),
     ],
+    function=_link(),
 )
-def test_bad_arguments(args, error, match):
-    with pytest.raises(error, match=match):
-        BlackOut(*args)

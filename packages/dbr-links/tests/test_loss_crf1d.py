@@ -5,7 +5,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, Variable, gradient_check, initializers
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.loss.crf1d import CRF1d
 
 K = 3
@@ -167,18 +167,22 @@ def test_variables_as_input():
     assert all(v.grad is not None and v.grad.shape == v.shape for v in vs)
 
 
-def test_bad_input():
-    crf = CRF1d(K)
-    xs = [numpy.zeros((2, K + 1), numpy.float32)] * 2
-    ys = [numpy.zeros(2, numpy.int32)] * 2
-    with pytest.raises(InvalidType, match=r"crf1d[\s\S]*xs\[0\].shape == \(B, 3\)"):
-        crf(xs, ys)
-    xs = [numpy.zeros((2, K), numpy.float64)] * 2
-    with pytest.raises(InvalidType, match=r"xs\[0\].dtype == cost.dtype\nActual: float64"):
-        crf(xs, ys)
+_YS = [numpy.zeros(2, numpy.int32)] * 2
 
-
-@pytest.mark.parametrize("n_label, error", [(0, ValueError), (2.0, TypeError)])
-def test_bad_n_label(n_label, error):
-    with pytest.raises(error, match="CRF1d: expected n_label"):
-        CRF1d(n_label)
+test_bad_input = bad_input_test(
+    [
+        (
+            ([numpy.zeros((2, K + 1), numpy.float32)] * 2, _YS),
+            InvalidType,
+            ("crf1d", "xs[0].shape == (B, 3)"),
+        ),
+        (
+            ([numpy.zeros((2, K), numpy.float64)] * 2, _YS),
+            InvalidType,
+            "xs[0].dtype == cost.dtype\nActual: float64",
+        ),
+        (CRF1d, (0,), {}, ValueError, "CRF1d: expected n_label"),
+        (CRF1d, (2.0,), {}, TypeError, "CRF1d: expected n_label"),
+    ],
+    function=CRF1d(K),
+)

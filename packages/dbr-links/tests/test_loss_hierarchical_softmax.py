@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, Variable, gradient_check, initializers
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
 
 COUNTS = {0: 8, 1: 1, 2: 2, 3: 3, 4: 5}
@@ -171,37 +171,51 @@ def test_to_device_cpu():
     link(numpy.ones((1, 3), numpy.float32), numpy.array([0], numpy.int32))
 
 
-def test_bad_input():
-    link = _link()
-    t = numpy.array([0, 1], numpy.int32)
-    with pytest.raises(InvalidType, match=r"BinaryHierarchicalSoftmaxFunction[\s\S]*W.dtype == x"):
-        link(numpy.ones((2, 3), numpy.float64), t)
-    with pytest.raises(InvalidType, match=r"W.shape\[1\] == x.shape\[1\]"):
-        link(numpy.ones((2, 4), numpy.float32), t)
-    with pytest.raises(InvalidType, match=r"t.dtype.kind == .i."):
-        link(numpy.ones((2, 3), numpy.float32), t.astype(numpy.float32))
-    with pytest.raises(InvalidType, match=r"x.shape\[0\] == t.shape\[0\]"):
-        link(numpy.ones((3, 3), numpy.float32), t)
+_T = numpy.array([0, 1], numpy.int32)
+_BAD_TREES = [
+    ((0, 1, 2), "every internal node of tree to be a pair, got a tuple of length 3"),
+    ((0, "a"), "leaves of tree to be non-negative int word ids, got 'a'"),
+    ((0, -1), "non-negative int word ids, got -1"),
+    ((0, (1, 0)), "word id 0 appears twice"),
+]
 
-
-@pytest.mark.parametrize(
-    "tree, match",
+test_bad_input = bad_input_test(
     [
-        ((0, 1, 2), "every internal node of tree to be a pair, got a tuple of length 3"),
-        ((0, "a"), "leaves of tree to be non-negative int word ids, got 'a'"),
-        ((0, -1), "non-negative int word ids, got -1"),
-        ((0, (1, 0)), "word id 0 appears twice"),
+        (
+            (numpy.ones((2, 3), numpy.float64), _T),
+            InvalidType,
+            ("BinaryHierarchicalSoftmaxFunction", "W.dtype == x"),
+        ),
+        ((numpy.ones((2, 4), numpy.float32), _T), InvalidType, "W.shape[1] == x.shape[1]"),
+        (
+            (numpy.ones((2, 3), numpy.float32), _T.astype(numpy.float32)),
+            InvalidType,
+            "t.dtype.kind == 'i'",
+        ),
+        ((numpy.ones((3, 3), numpy.float32), _T), InvalidType, "x.shape[0] == t.shape[0]"),
+    ]
+    + [
+        (
+            BinaryHierarchicalSoftmax,
+            (3, tree),
+            {},
+            ValueError,
+            ("BinaryHierarchicalSoftmax: ", match),
+        )
+        for tree, match in _BAD_TREES
+    ]
+    + [
+        (
+            BinaryHierarchicalSoftmax,
+            (in_size, TREE),
+            {},
+            error,
+            "BinaryHierarchicalSoftmax: expected in_size",
+        )
+        for in_size, error in [(0, ValueError), (-2, ValueError), (2.0, TypeError)]
     ],
+    function=_link(),
 )
-def test_bad_tree(tree, match):
-    with pytest.raises(ValueError, match="BinaryHierarchicalSoftmax: .*" + match):
-        BinaryHierarchicalSoftmax(3, tree)
-
-
-@pytest.mark.parametrize("in_size, error", [(0, ValueError), (-2, ValueError), (2.0, TypeError)])
-def test_bad_in_size(in_size, error):
-    with pytest.raises(error, match="BinaryHierarchicalSoftmax: expected in_size"):
-        BinaryHierarchicalSoftmax(in_size, TREE)
 
 
 def test_initializer_is_uniform_in_unit_interval():

@@ -3,7 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, gradient_check, initializers
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.loss.negative_sampling import NegativeSampling
 from dbr.links.loss.walker_alias import WalkerAlias
 
@@ -108,26 +108,32 @@ def test_to_device_moves_sampler():
     assert link.sampler.device == link.device
 
 
-def test_bad_input():
-    link = _link()
-    t = numpy.array([0, 1], numpy.int32)
-    with pytest.raises(InvalidType, match=r"NegativeSamplingFunction[\s\S]*W.dtype == x.dtype"):
-        link(numpy.ones((2, 3), numpy.float64), t)
-    with pytest.raises(InvalidType, match=r"W.shape\[1\] == x.shape\[1\]"):
-        link(numpy.ones((2, 4), numpy.float32), t)
-    with pytest.raises(TypeError, match="return_sample"):
-        link(numpy.ones((2, 3), numpy.float32), t, return_sample=True)
+_T = numpy.array([0, 1], numpy.int32)
 
-
-@pytest.mark.parametrize(
-    "args, error, match",
+test_bad_input = bad_input_test(
     [
-        ((0, COUNTS, 2), ValueError, "expected in_size >= 1, got 0"),
-        ((3, COUNTS, -1), ValueError, "expected sample_size >= 0, got -1"),
-        ((3.0, COUNTS, 2), TypeError, "expected in_size to be an int, got float"),
-        ((3, [], 2), ValueError, "WalkerAlias: expected probs"),
+        (
+            (numpy.ones((2, 3), numpy.float64), _T),
+            InvalidType,
+            ("NegativeSamplingFunction", "W.dtype == x.dtype"),
+        ),
+        ((numpy.ones((2, 4), numpy.float32), _T), InvalidType, "W.shape[1] == x.shape[1]"),
+        (
+            (numpy.ones((2, 3), numpy.float32), _T),
+            {"return_sample": True},
+            TypeError,
+            "return_sample",
+        ),
+        (NegativeSampling, (0, COUNTS, 2), {}, ValueError, "expected in_size >= 1, got 0"),
+        (NegativeSampling, (3, COUNTS, -1), {}, ValueError, "expected sample_size >= 0, got -1"),
+        (
+            NegativeSampling,
+            (3.0, COUNTS, 2),
+            {},
+            TypeError,
+            "expected in_size to be an int, got float",
+        ),
+        (NegativeSampling, (3, [], 2), {}, ValueError, "WalkerAlias: expected probs"),
     ],
+    function=_link(),
 )
-def test_bad_arguments(args, error, match):
-    with pytest.raises(error, match=match):
-        NegativeSampling(*args)

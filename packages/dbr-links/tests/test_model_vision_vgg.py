@@ -5,6 +5,7 @@ import pytest
 
 from dbr.core import no_backprop_mode, using_config
 from dbr.core.serializers import save_npz
+from dbr.core.testing import bad_input_test
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
 from dbr.links.model.vision.vgg import VGG16Layers, VGG19Layers, VGGLayers, prepare
@@ -124,9 +125,24 @@ def test_vgg19_params_names_and_layers():
     }
 
 
-def test_bad_n_layers():
-    with pytest.raises(ValueError, match=r"VGGLayers: expected n_layers to be 16 or 19, got 18"):
-        VGGLayers(None, 18)
+test_constructor_bad_input = bad_input_test(
+    [
+        (
+            VGGLayers,
+            (None, 18),
+            {},
+            ValueError,
+            "VGGLayers: expected n_layers to be 16 or 19, got 18",
+        ),
+        (
+            VGG16Layers,
+            ("VGG_ILSVRC_16_layers.caffemodel",),
+            {},
+            ValueError,
+            "VGG16Layers: dbr cannot read Caffe models",
+        ),
+    ]
+)
 
 
 def test_forward_full_size_against_references_and_predict(vgg16):
@@ -225,11 +241,6 @@ def test_pretrained_path_missing(tmp_path):
         VGG16Layers(path)
 
 
-def test_pretrained_caffemodel_is_refused():
-    with pytest.raises(ValueError, match=r"VGG16Layers: dbr cannot read Caffe models"):
-        VGG16Layers("VGG_ILSVRC_16_layers.caffemodel")
-
-
 def _reference_prepare(rgb_hwc):
     return (rgb_hwc[:, :, ::-1].astype(numpy.float32) - VGG_MEAN_BGR).transpose(2, 0, 1)
 
@@ -303,10 +314,11 @@ def test_prepare_follows_config_dtype():
     numpy.testing.assert_allclose(out[:, 0, 0], -VGG_MEAN_BGR.astype(numpy.float64), rtol=1e-6)
 
 
-def test_prepare_bad_input():
-    with pytest.raises(TypeError, match=r"prepare: expected image to be a numpy.ndarray"):
-        prepare([[1, 2], [3, 4]])
-    with pytest.raises(ValueError, match=r"got shape \(2, 4, 4, 3\)"):
-        prepare(numpy.zeros((2, 4, 4, 3), numpy.uint8))
-    with pytest.raises(ValueError, match=r"got shape \(4, 4, 5\)"):
-        prepare(numpy.zeros((4, 4, 5), numpy.uint8))
+test_prepare_bad_input = bad_input_test(
+    [
+        (([[1, 2], [3, 4]],), TypeError, "prepare: expected image to be a numpy.ndarray"),
+        ((numpy.zeros((2, 4, 4, 3), numpy.uint8),), ValueError, "got shape (2, 4, 4, 3)"),
+        ((numpy.zeros((4, 4, 5), numpy.uint8),), ValueError, "got shape (4, 4, 5)"),
+    ],
+    function=prepare,
+)

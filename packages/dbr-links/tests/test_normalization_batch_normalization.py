@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.batch_normalization import BatchNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -65,13 +65,6 @@ def test_names(link_check):
     assert _persistent_names(link_check, bn) == ["/N", "/avg_mean", "/avg_var"]
     assert link_check.param_names(BatchNormalization(3, use_gamma=False)) == ["/beta"]
     assert link_check.param_names(BatchNormalization(3, use_beta=False)) == ["/gamma"]
-
-
-def test_bad_constructor_arguments():
-    with pytest.raises(ValueError, match="BatchNormalization: size or axis is required"):
-        BatchNormalization()
-    with pytest.raises(ValueError, match="dtype must be a floating dtype, got int32"):
-        BatchNormalization(3, dtype=numpy.int32)
 
 
 @pytest.mark.parametrize(
@@ -221,18 +214,49 @@ def test_copy_modes(link_check):
     numpy.testing.assert_array_equal(copied.avg_mean, bn.avg_mean)
 
 
-def test_bad_input():
-    bn = BatchNormalization(3)
-    with pytest.raises(InvalidType, match=r"BatchNormalization[\s\S]*x.shape\[1\] == gamma.shape"):
-        bn(numpy.zeros((2, 4), numpy.float32))
-    with (
-        using_config("train", False),
-        pytest.raises(InvalidType, match=r"FixedBatchNormalization[\s\S]*Actual: 4 != 3"),
-    ):
-        bn(numpy.zeros((2, 4), numpy.float32))
-    with pytest.raises(InvalidType, match=r"x.dtype.kind == 'f'"):
-        bn(numpy.zeros((2, 3), numpy.int32))
-    with pytest.raises(ValueError, match="test argument is not supported"):
-        bn(numpy.zeros((2, 3), numpy.float32), test=True)
-    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['decay'\]"):
-        bn(numpy.zeros((2, 3), numpy.float32), decay=0.5)
+def _in_test_mode(link, *args):
+    """Call ``link`` with config.train off, the path that uses the running statistics."""
+    with using_config("train", False):
+        return link(*args)
+
+
+_BN = BatchNormalization(3)
+
+test_bad_input = bad_input_test(
+    [
+        (BatchNormalization, (), {}, ValueError, "BatchNormalization: size or axis is required"),
+        (
+            BatchNormalization,
+            (3,),
+            {"dtype": numpy.int32},
+            ValueError,
+            "dtype must be a floating dtype, got int32",
+        ),
+        (
+            (numpy.zeros((2, 4), numpy.float32),),
+            InvalidType,
+            ("BatchNormalization", "x.shape[1] == gamma.shape"),
+        ),
+        (
+            _in_test_mode,
+            (_BN, numpy.zeros((2, 4), numpy.float32)),
+            {},
+            InvalidType,
+            ("FixedBatchNormalization", "Actual: 4 != 3"),
+        ),
+        ((numpy.zeros((2, 3), numpy.int32),), InvalidType, "x.dtype.kind == 'f'"),
+        (
+            (numpy.zeros((2, 3), numpy.float32),),
+            {"test": True},
+            ValueError,
+            "test argument is not supported",
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32),),
+            {"decay": 0.5},
+            TypeError,
+            "unexpected keyword arguments ['decay']",
+        ),
+    ],
+    function=_BN,
+)

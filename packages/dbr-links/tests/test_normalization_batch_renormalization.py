@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.batch_renormalization import BatchRenormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -55,11 +55,6 @@ def test_names(link_check):
     brn = BatchRenormalization(3)
     assert link_check.param_names(brn) == ["/beta", "/gamma"]
     assert _persistent_names(link_check, brn) == ["/N", "/avg_mean", "/avg_var"]
-
-
-def test_size_is_required():
-    with pytest.raises(ValueError, match="BatchRenormalization: size must be given, got None"):
-        BatchRenormalization(None)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -160,12 +155,35 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(brn)
 
 
-def test_bad_input():
-    brn = BatchRenormalization(3)
-    with pytest.raises(InvalidType, match=r"BatchRenormalization[\s\S]*Actual: 4 != 3"):
-        brn(numpy.zeros((2, 4), numpy.float32))
-    with (
-        using_config("train", False),
-        pytest.raises(InvalidType, match=r"FixedBatchNormalization[\s\S]*Actual: 4 != 3"),
-    ):
-        brn(numpy.zeros((2, 4), numpy.float32))
+def _in_test_mode(link, *args):
+    """Call ``link`` with config.train off, the path that uses the running statistics."""
+    with using_config("train", False):
+        return link(*args)
+
+
+_BRN = BatchRenormalization(3)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            BatchRenormalization,
+            (None,),
+            {},
+            ValueError,
+            "BatchRenormalization: size must be given, got None",
+        ),
+        (
+            (numpy.zeros((2, 4), numpy.float32),),
+            InvalidType,
+            ("BatchRenormalization", "Actual: 4 != 3"),
+        ),
+        (
+            _in_test_mode,
+            (_BRN, numpy.zeros((2, 4), numpy.float32)),
+            {},
+            InvalidType,
+            ("FixedBatchNormalization", "Actual: 4 != 3"),
+        ),
+    ],
+    function=_BRN,
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.decorrelated_batch_normalization import (
     DecorrelatedBatchNormalization,
 )
@@ -54,13 +54,6 @@ def test_names(link_check):
     dbn = DecorrelatedBatchNormalization(4, groups=2)
     assert link_check.param_names(dbn) == []
     assert _persistent_names(link_check, dbn) == ["/N", "/avg_mean", "/avg_projection"]
-
-
-def test_bad_constructor_arguments():
-    with pytest.raises(ValueError, match="size must be a multiple of groups, got size=6 and"):
-        DecorrelatedBatchNormalization(6, groups=4)
-    with pytest.raises(ValueError, match="groups must be a positive int, got 0"):
-        DecorrelatedBatchNormalization(6, groups=0)
 
 
 @pytest.mark.parametrize("shape", [(10, 4), (4, 4, 3)])
@@ -137,14 +130,48 @@ def test_round_trip_and_copy(link_check):
     numpy.testing.assert_array_equal(copied.avg_projection, dbn.avg_projection)
 
 
-def test_bad_input():
-    dbn = DecorrelatedBatchNormalization(4, groups=2)
-    with pytest.raises(InvalidType, match=r"DecorrelatedBatchNormalization[\s\S]*\(2, 3\)"):
-        dbn(numpy.zeros((5, 6), numpy.float32))
-    with (
-        using_config("train", False),
-        pytest.raises(InvalidType, match=r"FixedDecorrelatedBatchNormalization[\s\S]*2 != 3"),
-    ):
-        dbn(numpy.zeros((5, 6), numpy.float32))
-    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['groups'\]"):
-        dbn(numpy.zeros((5, 4), numpy.float32), groups=1)
+def _in_test_mode(link, *args):
+    """Call ``link`` with config.train off, the path that uses the running statistics."""
+    with using_config("train", False):
+        return link(*args)
+
+
+_DBN = DecorrelatedBatchNormalization(4, groups=2)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            DecorrelatedBatchNormalization,
+            (6,),
+            {"groups": 4},
+            ValueError,
+            "size must be a multiple of groups, got size=6 and",
+        ),
+        (
+            DecorrelatedBatchNormalization,
+            (6,),
+            {"groups": 0},
+            ValueError,
+            "groups must be a positive int, got 0",
+        ),
+        (
+            (numpy.zeros((5, 6), numpy.float32),),
+            InvalidType,
+            ("DecorrelatedBatchNormalization", "(2, 3)"),
+        ),
+        (
+            _in_test_mode,
+            (_DBN, numpy.zeros((5, 6), numpy.float32)),
+            {},
+            InvalidType,
+            ("FixedDecorrelatedBatchNormalization", "2 != 3"),
+        ),
+        (
+            (numpy.zeros((5, 4), numpy.float32),),
+            {"groups": 1},
+            TypeError,
+            "unexpected keyword arguments ['groups']",
+        ),
+    ],
+    function=_DBN,
+)

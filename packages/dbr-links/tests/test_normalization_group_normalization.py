@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.group_normalization import GroupNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -82,15 +82,35 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(gn)
 
 
-def test_bad_input():
-    with pytest.raises(
-        ValueError, match="GroupNormalization: groups must be a positive int, got -1"
-    ):
-        GroupNormalization(-1)
-    with pytest.raises(ValueError, match=r"at least 2 axes .*got shape \(4,\)"):
-        GroupNormalization(2)(numpy.zeros(4, numpy.float32))
-    gn = GroupNormalization(2, 4)
-    with pytest.raises(InvalidType, match=r"GroupNormalization[\s\S]*x.shape\[1\] == gamma"):
-        gn(numpy.zeros((2, 6), numpy.float32))
-    with pytest.raises(InvalidType, match=r"x.shape\[1\] % 4 == 0"):
-        GroupNormalization(4, 6)(numpy.zeros((2, 6), numpy.float32))
+test_bad_input = bad_input_test(
+    [
+        (
+            GroupNormalization,
+            (-1,),
+            {},
+            ValueError,
+            "GroupNormalization: groups must be a positive int, got -1",
+        ),
+        (
+            GroupNormalization(2),
+            (numpy.zeros(4, numpy.float32),),
+            {},
+            ValueError,
+            ("at least 2 axes ", "got shape (4,)"),
+        ),
+        (
+            GroupNormalization(2, 4),
+            (numpy.zeros((2, 6), numpy.float32),),
+            {},
+            InvalidType,
+            ("GroupNormalization", "x.shape[1] == gamma"),
+        ),
+        (
+            GroupNormalization(4, 6),
+            (numpy.zeros((2, 6), numpy.float32),),
+            {},
+            InvalidType,
+            "x.shape[1] % 4 == 0",
+        ),
+    ]
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.layer_normalization import LayerNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -78,9 +78,18 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(ln)
 
 
-def test_bad_input():
-    ln = LayerNormalization(4)
-    with pytest.raises(InvalidType, match=r"LayerNormalization[\s\S]*Actual: 6 != 4"):
-        ln(numpy.zeros((2, 6), numpy.float32))
-    with pytest.raises(InvalidType, match=r"gamma.dtype == x.dtype[\s\S]*float32 != float64"):
-        ln(numpy.zeros((2, 4), numpy.float64))
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.zeros((2, 6), numpy.float32),),
+            InvalidType,
+            ("LayerNormalization", "Actual: 6 != 4"),
+        ),
+        (
+            (numpy.zeros((2, 4), numpy.float64),),
+            InvalidType,
+            ("gamma.dtype == x.dtype", "float32 != float64"),
+        ),
+    ],
+    function=LayerNormalization(4),
+)

@@ -3,6 +3,7 @@ import pytest
 
 from dbr.core import Chain, Link, Parameter, ops, report
 from dbr.core.serializers import DeserializationError, load_npz, save_npz
+from dbr.core.testing import bad_input_test
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training import optimizers
 from dbr.training import trainer as trainer_module
@@ -157,18 +158,35 @@ def test_names_made_unique():
         trainer.get_extension("nope")
 
 
-def test_extend_bad_input():
-    trainer = make_trainer()
-    with pytest.raises(ValueError, match="'training' is reserved"):
-        trainer.extend(lambda t: None, name="training")
-    with pytest.raises(TypeError, match="expected a callable extension"):
-        trainer.extend(3, name="x")
-    with pytest.raises(ValueError, match="invoke_before_training was removed"):
-        trainer.extend(lambda t: None, invoke_before_training=True)
-    with pytest.raises(TypeError, match="unexpected keyword argument.*colour"):
-        trainer.extend(lambda t: None, colour=1)
-    with pytest.raises(ValueError, match="unit must be 'epoch' or 'iteration', got 'epochs'"):
-        trainer.extend(lambda t: None, trigger=(1, "epochs"))
+def _extend_new_trainer(*args, **kwargs):
+    """``Trainer.extend`` on a trainer made for the call (rows build nothing at import)."""
+    return make_trainer().extend(*args, **kwargs)
+
+
+def _noop(trainer):
+    pass
+
+
+test_extend_bad_input = bad_input_test(
+    [
+        ((_noop,), {"name": "training"}, ValueError, "'training' is reserved"),
+        ((3,), {"name": "x"}, TypeError, "expected a callable extension"),
+        (
+            (_noop,),
+            {"invoke_before_training": True},
+            ValueError,
+            "invoke_before_training was removed",
+        ),
+        ((_noop,), {"colour": 1}, TypeError, "unexpected keyword argument(s) colour"),
+        (
+            (_noop,),
+            {"trigger": (1, "epochs")},
+            ValueError,
+            "unit must be 'epoch' or 'iteration', got 'epochs'",
+        ),
+    ],
+    function=_extend_new_trainer,
+)
 
 
 def test_observation_contents(tmp_path):
@@ -400,14 +418,23 @@ def test_resumed_elapsed_time_continues(tmp_path, monkeypatch):
     assert resumed.updater.iteration == 4
 
 
-def test_trainer_bad_arguments():
-    with pytest.raises(TypeError, match="updater must be an Updater"):
-        Trainer(object())
-    updater = make_trainer().updater
-    with pytest.raises(ValueError, match="unit must be 'epoch' or 'iteration', got 'epochs'"):
-        Trainer(updater, (1, "epochs"))
-    with pytest.raises(TypeError, match="get_trigger: expected None"):
-        Trainer(updater, 5)
+def _trainer_for_new_updater(stop_trigger):
+    """``Trainer`` around the updater of a trainer made for the call."""
+    return Trainer(make_trainer().updater, stop_trigger)
+
+
+test_trainer_bad_input = bad_input_test(
+    [
+        (Trainer, (object(),), {}, TypeError, "updater must be an Updater"),
+        (
+            ((1, "epochs"),),
+            ValueError,
+            "unit must be 'epoch' or 'iteration', got 'epochs'",
+        ),
+        ((5,), TypeError, "get_trigger: expected None"),
+    ],
+    function=_trainer_for_new_updater,
+)
 
 
 # -- resuming into a trainer with other extensions -------------------------------------

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from dbr.core.serializers import DictionarySerializer, NpzDeserializer
+from dbr.core.testing import bad_input_test
 from dbr.training.triggers import (
     BestValueTrigger,
     EarlyStoppingTrigger,
@@ -155,22 +156,21 @@ def test_interval_serialize_keys():
     assert float(target["previous_epoch_detail"]) == pytest.approx(0.9)
 
 
-def test_interval_bad_unit():
-    with pytest.raises(
-        ValueError, match="IntervalTrigger: unit must be 'epoch' or 'iteration', got 'epochs'"
-    ):
-        IntervalTrigger(1, "epochs")
-
-
-@pytest.mark.parametrize("period", [0, -1, "1", None, True, float("nan")])
-def test_interval_bad_period(period):
-    with pytest.raises(ValueError, match="IntervalTrigger: period must be a positive"):
-        IntervalTrigger(period, "iteration")
-
-
-def test_interval_fractional_iteration_period():
-    with pytest.raises(ValueError, match="whole number of iterations, got 1.5"):
-        IntervalTrigger(1.5, "iteration")
+test_interval_bad_input = bad_input_test(
+    [
+        (
+            (1, "epochs"),
+            ValueError,
+            "IntervalTrigger: unit must be 'epoch' or 'iteration', got 'epochs'",
+        ),
+        ((1.5, "iteration"), ValueError, "whole number of iterations, got 1.5"),
+    ]
+    + [
+        ((period, "iteration"), ValueError, "IntervalTrigger: period must be a positive")
+        for period in [0, -1, "1", None, True, float("nan")]
+    ],
+    function=IntervalTrigger,
+)
 
 
 def test_interval_training_length_and_str():
@@ -269,15 +269,18 @@ def test_manual_resume(cut):
     assert before + firing(second, 10 - cut, trainer) == uninterrupted
 
 
-def test_manual_bad_input():
-    with pytest.raises(
-        ValueError, match="ManualScheduleTrigger: unit must be 'epoch' or 'iteration', got 'iter'"
-    ):
-        ManualScheduleTrigger([1], "iter")
-    with pytest.raises(ValueError, match="points must be a number or a non-empty list"):
-        ManualScheduleTrigger([], "epoch")
-    with pytest.raises(ValueError, match="points must be a number or a non-empty list"):
-        ManualScheduleTrigger(["1"], "epoch")
+test_manual_bad_input = bad_input_test(
+    [
+        (
+            ([1], "iter"),
+            ValueError,
+            "ManualScheduleTrigger: unit must be 'epoch' or 'iteration', got 'iter'",
+        ),
+        (([], "epoch"), ValueError, "points must be a number or a non-empty list"),
+        ((["1"], "epoch"), ValueError, "points must be a number or a non-empty list"),
+    ],
+    function=ManualScheduleTrigger,
+)
 
 
 # -- Best/Max/MinValueTrigger ---------------------------------------------------
@@ -421,17 +424,26 @@ def test_early_stopping_resume(cut):
     assert before + firing(second, len(LOSSES) - cut, trainer, obs[cut:]) == uninterrupted
 
 
-def test_early_stopping_bad_input():
-    with pytest.raises(ValueError, match="mode must be 'auto', 'max' or 'min', got 'maximum'"):
-        EarlyStoppingTrigger(mode="maximum")
-    with pytest.raises(ValueError, match="patience must be a non-negative int, got -1"):
-        EarlyStoppingTrigger(patience=-1)
-    with pytest.raises(TypeError, match="both patience=5 and its alias patients=2"):
-        EarlyStoppingTrigger(patience=5, patients=2)
-    with pytest.raises(TypeError, match="unexpected keyword argument"):
-        EarlyStoppingTrigger(patient=2)
-    with pytest.raises(ValueError, match="got 'epochs'"):
-        EarlyStoppingTrigger(check_trigger=(1, "epochs"))
+test_early_stopping_bad_input = bad_input_test(
+    [
+        (
+            (),
+            {"mode": "maximum"},
+            ValueError,
+            "mode must be 'auto', 'max' or 'min', got 'maximum'",
+        ),
+        ((), {"patience": -1}, ValueError, "patience must be a non-negative int, got -1"),
+        (
+            (),
+            {"patience": 5, "patients": 2},
+            TypeError,
+            "both patience=5 and its alias patients=2",
+        ),
+        ((), {"patient": 2}, TypeError, "unexpected keyword argument"),
+        ((), {"check_trigger": (1, "epochs")}, ValueError, "got 'epochs'"),
+    ],
+    function=EarlyStoppingTrigger,
+)
 
 
 # -- OnceTrigger ----------------------------------------------------------------
@@ -485,6 +497,7 @@ def test_time_trigger_resume():
     assert before + time_firing(second, times[3:]) == uninterrupted
 
 
-def test_time_trigger_bad_period():
-    with pytest.raises(ValueError, match="TimeTrigger: period must be a positive number, got 0"):
-        TimeTrigger(0)
+test_time_trigger_bad_input = bad_input_test(
+    [((0,), ValueError, "TimeTrigger: period must be a positive number, got 0")],
+    function=TimeTrigger,
+)
