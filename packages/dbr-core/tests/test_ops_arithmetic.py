@@ -456,4 +456,3 @@ def test_mul_backward_on_arrays_matches_the_recorded_backward(shape_b):
     for fast, recorded in zip(*grads):
         assert fast.dtype == recorded.dtype and fast.shape == recorded.shape
         numpy.testing.assert_array_equal(fast, recorded)
-
