@@ -438,21 +438,30 @@ def test_a_variable_used_twice_receives_the_sum_of_both_gradients():
     assert x.grad == 7.0
 
 
+@pytest.mark.parametrize(
+    "op",
+    [operator.mul, operator.truediv, lambda a, b: a**2, lambda a, b: a**3.5, lambda a, b: 2 / a],
+    ids=["mul", "div", "pow2", "pow3.5", "rdiv"],
+)
 @pytest.mark.parametrize("shape_b", [(2, 3), (3,)])
-def test_mul_backward_on_arrays_matches_the_recorded_backward(shape_b):
-    # Without double backprop or hooks, Mul's backward multiplies arrays directly;
-    # the recorded path (enable_double_backprop) must give the same bits.
+@pytest.mark.parametrize("b_requires_grad", [True, False])
+def test_backward_on_arrays_matches_the_recorded_backward(op, shape_b, b_requires_grad):
+    # Without double backprop or hooks, these backwards compute on arrays; the
+    # recorded path (enable_double_backprop) must give the same bits and flags.
     rng = numpy.random.default_rng(3)
-    a_data = rng.standard_normal((2, 3)).astype(numpy.float32)
-    b_data = rng.standard_normal(shape_b).astype(numpy.float32)
+    a_data = rng.uniform(0.5, 2.0, (2, 3)).astype(numpy.float32)
+    b_data = rng.uniform(0.5, 2.0, shape_b).astype(numpy.float32)
     grads = []
     for double in (False, True):
-        a, b = Variable(a_data), Variable(b_data)
-        y = a * b
+        a, b = Variable(a_data), Variable(b_data, requires_grad=b_requires_grad)
+        y = op(a, b)
         y.grad = numpy.full((2, 3), 0.5, numpy.float32)
         y.backward(enable_double_backprop=double)
-        grads.append((a.grad, b.grad))
         assert (a.grad_var.creator is not None) == double
-    for fast, recorded in zip(*grads):
+        grads.append(
+            [(g.array, g.requires_grad) for g in (a.grad_var, b.grad_var) if g is not None]
+        )
+    for (fast, fast_flag), (recorded, recorded_flag) in zip(*grads):
         assert fast.dtype == recorded.dtype and fast.shape == recorded.shape
+        assert fast_flag == recorded_flag
         numpy.testing.assert_array_equal(fast, recorded)

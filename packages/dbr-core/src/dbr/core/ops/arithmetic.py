@@ -215,6 +215,17 @@ class Div(_Binary):
 
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
+        if self._shapes is None and self.backward_on_arrays():
+            x0, x1 = self.retained_input_array(0), self.retained_input_array(1)
+            g = gy._data
+            if x1.dtype is g.dtype and (indexes == (0,) or x0.dtype is g.dtype):
+                first, second = self.inputs
+                requires_grad = gy._requires_grad or second.requires_grad
+                if indexes == (0,):
+                    return (_new_variable(_as_array(g / x1), requires_grad),)
+                requires_grad = requires_grad or first.requires_grad
+                gxs = DivGrad().forward((x0, x1, g))
+                return tuple([_new_variable(gxs[i], requires_grad) for i in indexes])
         x0, x1 = self.get_retained_inputs()
         if indexes == (0,):
             return (self._reduce(gy / x1, 0),)
@@ -316,8 +327,13 @@ class PowVarConst(_ConstantOp):
         return (_as_array(x ** scalar_of(self.value, x.dtype)),)
 
     def backward(self, indexes, grad_outputs):
+        gy = grad_outputs[0]
+        if self.backward_on_arrays():
+            x = self.retained_input_array(0)
+            gx = PowVarConstGrad(self.value).forward((x, gy._data))[0]
+            return (_new_variable(gx, gy._requires_grad or self.inputs[0].requires_grad),)
         x = self.get_retained_inputs()[0]
-        return PowVarConstGrad(self.value).apply((x, grad_outputs[0]))
+        return PowVarConstGrad(self.value).apply((x, gy))
 
 
 class PowVarConstGrad(FunctionNode):
