@@ -223,13 +223,14 @@ class FunctionNode:
     def backward_on_arrays():
         """Whether a ``backward`` may compute its gradients on plain arrays.
 
-        True when backward records no graph (no ``enable_double_backprop``)
-        and no function hook is registered: the FunctionNodes a backward would
-        apply then leave no trace, so a backward may skip them and compute the
-        same arrays directly (for inputs those nodes' type checks accept).
+        True when backward records no graph (no ``enable_double_backprop``),
+        no function hook is registered and debug mode is off: the FunctionNodes
+        a backward would apply then leave no trace, so a backward may skip them
+        and compute the same arrays directly (for inputs those nodes' type
+        checks accept).
         """
         cfg = config
-        return not cfg.enable_backprop and not cfg._function_hooks
+        return not cfg.enable_backprop and not cfg._function_hooks and not cfg.debug
 
     def retained_input_array(self, index):
         """The array of retained input ``index`` (its Variable's, while that is alive)."""
