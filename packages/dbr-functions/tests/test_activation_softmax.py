@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, ops, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.activation.softmax import softmax
 
@@ -64,20 +64,23 @@ def test_gradient_matches_the_jacobian():
     testing.assert_allclose(v.grad[0], jacobian.T @ gy[0], atol=1e-14, rtol=1e-12)
 
 
-def test_bad_input():
-    with pytest.raises(InvalidType) as e:
-        softmax(numpy.zeros((2, 3), numpy.int32))
-    assert "Softmax" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        softmax(numpy.zeros((2, 3), numpy.float32), axis=2)
-    assert "Softmax" in str(e.value) and "x.ndim > 2" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        softmax(numpy.zeros((2, 3), numpy.float32), axis=-3)
-    assert "-x.ndim <= -3" in str(e.value)
-    with pytest.raises(InvalidType):
-        softmax(numpy.zeros((), numpy.float32), axis=0)
-    with pytest.raises(TypeError, match=r"softmax: expected axis to be an int, got \(0, 1\)"):
-        softmax(numpy.zeros((2, 3), numpy.float32), axis=(0, 1))
+_SOFTMAX_X = numpy.zeros((2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        ((_SOFTMAX_X.astype(numpy.int32),), InvalidType, ("Softmax", "x.dtype.kind == 'f'")),
+        ((_SOFTMAX_X,), {"axis": 2}, InvalidType, ("Softmax", "x.ndim > 2")),
+        ((_SOFTMAX_X,), {"axis": -3}, InvalidType, "-x.ndim <= -3"),
+        ((numpy.zeros((), numpy.float32),), {"axis": 0}, InvalidType, ("Softmax", "x.ndim > 0")),
+        (
+            (_SOFTMAX_X,),
+            {"axis": (0, 1)},
+            TypeError,
+            "softmax: expected axis to be an int, got (0, 1)",
+        ),
+    ],
+    function=softmax,
+)
 
 
 def test_empty_batch_and_empty_axis():

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.flip import flip, fliplr, flipud
 
@@ -77,18 +76,17 @@ def test_flip_is_a_view():
     assert numpy.shares_memory(flip(x, 0).array, x)
 
 
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        flip(numpy.zeros((2, 3), numpy.float32), 2)
-    assert "Flip" in str(info.value) and "x.ndim > 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        flip(numpy.zeros((), numpy.float32), 0)
-    assert "x.ndim > 0" in str(info.value)
-    with pytest.raises(TypeError, match="flip: expected axis to be an int, got None"):
-        flip(numpy.zeros(3, numpy.float32), None)
-    with pytest.raises(InvalidType) as info:
-        fliplr(numpy.zeros(3, numpy.float32))
-    assert "FlipLR" in str(info.value) and "a.ndim >= 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        flipud(numpy.zeros((), numpy.float32))
-    assert "FlipUD" in str(info.value) and "a.ndim >= 1" in str(info.value)
+test_bad_input = bad_input_test(
+    [
+        ((numpy.zeros((2, 3), numpy.float32), 2), InvalidType, ("Flip", "x.ndim > 2")),
+        ((numpy.zeros((), numpy.float32), 0), InvalidType, "x.ndim > 0"),
+        (
+            (numpy.zeros(3, numpy.float32), None),
+            TypeError,
+            "flip: expected axis to be an int, got None",
+        ),
+        (fliplr, (numpy.zeros(3, numpy.float32),), {}, InvalidType, ("FlipLR", "a.ndim >= 2")),
+        (flipud, (numpy.zeros((), numpy.float32),), {}, InvalidType, ("FlipUD", "a.ndim >= 1")),
+    ],
+    function=flip,
+)

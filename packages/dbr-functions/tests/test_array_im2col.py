@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.im2col import im2col
 
@@ -89,23 +88,26 @@ def test_convolution_through_im2col():
     testing.assert_allclose(y, expected, atol=1e-12, rtol=1e-10)
 
 
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        im2col(numpy.zeros((1, 3, 3), numpy.float32), 2)
-    assert "Im2Col" in str(info.value) and "x.ndim == 4" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        im2col(numpy.zeros((1, 1, 3, 3), numpy.int32), 2)
-    assert "x.dtype.kind == 'f'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        im2col(numpy.zeros((1, 1, 3, 3), numpy.float32), 4)
-    message = str(info.value)
-    assert "window" in message and "ksize=(4, 4)" in message and "(1, 1, 3, 3)" in message
-    x = numpy.zeros((1, 1, 3, 3), numpy.float32)
-    with pytest.raises(ValueError, match="im2col: stride must be >= 1"):
-        im2col(x, 2, stride=0)
-    with pytest.raises(ValueError, match="im2col: pad must be >= 0"):
-        im2col(x, 2, pad=-1)
-    with pytest.raises(ValueError, match="im2col: ksize must be an int or a sequence of 2 ints"):
-        im2col(x, (2, 2, 2))
-    with pytest.raises(TypeError, match="im2col: dilate must be an int or a sequence of ints"):
-        im2col(x, 2, dilate=1.5)
+_IM2COL_X = numpy.zeros((1, 1, 3, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        ((numpy.zeros((1, 3, 3), numpy.float32), 2), InvalidType, ("Im2Col", "x.ndim == 4")),
+        ((numpy.zeros((1, 1, 3, 3), numpy.int32), 2), InvalidType, "x.dtype.kind == 'f'"),
+        ((_IM2COL_X, 4), InvalidType, ("window", "ksize=(4, 4)", "(1, 1, 3, 3)")),
+        ((_IM2COL_X, 2), {"stride": 0}, ValueError, "im2col: stride must be >= 1"),
+        ((_IM2COL_X, 2), {"pad": -1}, ValueError, "im2col: pad must be >= 0"),
+        (
+            (_IM2COL_X, (2, 2, 2)),
+            ValueError,
+            "im2col: ksize must be an int or a sequence of 2 ints",
+        ),
+        (
+            (_IM2COL_X, 2),
+            {"dilate": 1.5},
+            TypeError,
+            "im2col: dilate must be an int or a sequence of ints",
+        ),
+    ],
+    function=im2col,
+)

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.resize_images import resize_images
 
@@ -88,24 +87,33 @@ def test_gradient_of_a_downsampling_sums_the_contributions():
     testing.assert_allclose(x.grad, [[[[1.0, 0.0, 10.0, 0.0]]]], atol=0, rtol=0)
 
 
-def test_bad_input():
-    x = numpy.zeros((1, 1, 2, 2), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        resize_images(numpy.zeros((1, 2, 2), numpy.float32), (3, 3))
-    assert "ResizeImages" in str(info.value) and "x.ndim == 4" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        resize_images(numpy.zeros((1, 1, 2, 2), numpy.int32), (3, 3))
-    assert "x.dtype.kind == 'f'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        resize_images(numpy.zeros((1, 1, 0, 2), numpy.float32), (3, 3))
-    assert "x.shape[2] > 0" in str(info.value)
-    with pytest.raises(ValueError, match="resize_images: expected mode to be one of"):
-        resize_images(x, (3, 3), mode="bicubic")
-    with pytest.raises(TypeError, match="resize_images: expected align_corners to be a bool"):
-        resize_images(x, (3, 3), align_corners="yes")
-    with pytest.raises(TypeError, match="resize_images: expected output_shape to be two ints"):
-        resize_images(x, 3)
-    with pytest.raises(ValueError, match="resize_images: expected a positive output_shape"):
-        resize_images(x, (3, 0))
-    with pytest.raises(TypeError):
-        resize_images(x, (3, 3), "nearest")
+_RESIZE_X = numpy.zeros((1, 1, 2, 2), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.zeros((1, 2, 2), numpy.float32), (3, 3)),
+            InvalidType,
+            ("ResizeImages", "x.ndim == 4"),
+        ),
+        ((numpy.zeros((1, 1, 2, 2), numpy.int32), (3, 3)), InvalidType, "x.dtype.kind == 'f'"),
+        ((numpy.zeros((1, 1, 0, 2), numpy.float32), (3, 3)), InvalidType, "x.shape[2] > 0"),
+        (
+            (_RESIZE_X, (3, 3)),
+            {"mode": "bicubic"},
+            ValueError,
+            "resize_images: expected mode to be one of",
+        ),
+        (
+            (_RESIZE_X, (3, 3)),
+            {"align_corners": "yes"},
+            TypeError,
+            "resize_images: expected align_corners to be a bool",
+        ),
+        ((_RESIZE_X, 3), TypeError, "resize_images: expected output_shape to be two ints"),
+        ((_RESIZE_X, (3, 0)), ValueError, "resize_images: expected a positive output_shape"),
+        # mode is keyword-only.
+        ((_RESIZE_X, (3, 3), "nearest"), TypeError, ("resize_images()", "positional")),
+    ],
+    function=resize_images,
+)

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.select_item import select_item
 
@@ -40,22 +39,32 @@ def test_gradient_lands_on_the_selected_elements():
     testing.assert_allclose(x.grad, [[0.0, 1.0], [2.0, 0.0], [0.0, 3.0]], atol=0, rtol=0)
 
 
-def test_bad_input():
-    x = numpy.zeros((3, 2), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        select_item(x, numpy.zeros(3, numpy.float32))
-    assert "SelectItem" in str(info.value) and "t.dtype.kind == 'i'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        select_item(x, numpy.zeros(2, numpy.int32))
-    assert "x.shape[0] == t.shape[0]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        select_item(numpy.zeros((3, 2, 1), numpy.float32), numpy.zeros(3, numpy.int32))
-    assert "x.ndim == 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        select_item(x, numpy.zeros((3, 1), numpy.int32))
-    assert "t.ndim == 1" in str(info.value)
-    for t in ([0, 2, 1], [0, -1, 1]):
-        with pytest.raises(
-            ValueError, match=r"select_item: expected every t in \[0, x.shape\[1\]"
-        ):
-            select_item(x, numpy.array(t, numpy.int32))
+_SELECT_X = numpy.zeros((3, 2), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_SELECT_X, numpy.zeros(3, numpy.float32)),
+            InvalidType,
+            ("SelectItem", "t.dtype.kind == 'i'"),
+        ),
+        ((_SELECT_X, numpy.zeros(2, numpy.int32)), InvalidType, "x.shape[0] == t.shape[0]"),
+        (
+            (numpy.zeros((3, 2, 1), numpy.float32), numpy.zeros(3, numpy.int32)),
+            InvalidType,
+            "x.ndim == 2",
+        ),
+        ((_SELECT_X, numpy.zeros((3, 1), numpy.int32)), InvalidType, "t.ndim == 1"),
+        (
+            (_SELECT_X, numpy.array([0, 2, 1], numpy.int32)),
+            ValueError,
+            "select_item: expected every t in [0, x.shape[1]",
+        ),
+        (
+            (_SELECT_X, numpy.array([0, -1, 1], numpy.int32)),
+            ValueError,
+            "select_item: expected every t in [0, x.shape[1]",
+        ),
+    ],
+    function=select_item,
+)

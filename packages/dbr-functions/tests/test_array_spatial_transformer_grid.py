@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.spatial_transformer_grid import spatial_transformer_grid
 
@@ -45,26 +44,31 @@ def test_identity_transform_gives_the_target_coordinates():
     testing.assert_allclose(grid[0, 1], [[-1, -1, -1], [1, 1, 1]], atol=0, rtol=0)
 
 
-def test_bad_input():
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_grid(numpy.zeros((2, 3, 3), numpy.float32), (2, 2))
-    message = str(info.value)
-    assert "SpatialTransformerGrid" in message and "theta.shape[1] == 2" in message
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_grid(numpy.zeros((2, 2, 2), numpy.float32), (2, 2))
-    assert "theta.shape[2] == 3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_grid(numpy.zeros((2, 3), numpy.float32), (2, 2))
-    assert "theta.ndim == 3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        spatial_transformer_grid(numpy.zeros((1, 2, 3), numpy.int32), (2, 2))
-    assert "theta.dtype.kind == 'f'" in str(info.value)
-    theta = numpy.zeros((1, 2, 3), numpy.float32)
-    with pytest.raises(TypeError, match="spatial_transformer_grid: expected output_shape"):
-        spatial_transformer_grid(theta, (2, 2, 2))
-    with pytest.raises(ValueError, match="spatial_transformer_grid: expected a positive"):
-        spatial_transformer_grid(theta, (0, 2))
-    with pytest.raises(ValueError, match="use_cudnn is not supported anymore"):
-        spatial_transformer_grid(theta, (2, 2), use_cudnn=False)
-    with pytest.raises(TypeError, match="unexpected keyword arguments: foo"):
-        spatial_transformer_grid(theta, (2, 2), foo=1)
+_THETA = numpy.zeros((1, 2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.zeros((2, 3, 3), numpy.float32), (2, 2)),
+            InvalidType,
+            ("SpatialTransformerGrid", "theta.shape[1] == 2"),
+        ),
+        ((numpy.zeros((2, 2, 2), numpy.float32), (2, 2)), InvalidType, "theta.shape[2] == 3"),
+        ((numpy.zeros((2, 3), numpy.float32), (2, 2)), InvalidType, "theta.ndim == 3"),
+        (
+            (numpy.zeros((1, 2, 3), numpy.int32), (2, 2)),
+            InvalidType,
+            "theta.dtype.kind == 'f'",
+        ),
+        ((_THETA, (2, 2, 2)), TypeError, "spatial_transformer_grid: expected output_shape"),
+        ((_THETA, (0, 2)), ValueError, "spatial_transformer_grid: expected a positive"),
+        (
+            (_THETA, (2, 2)),
+            {"use_cudnn": False},
+            ValueError,
+            "use_cudnn is not supported anymore",
+        ),
+        ((_THETA, (2, 2)), {"foo": 1}, TypeError, "unexpected keyword arguments: foo"),
+    ],
+    function=spatial_transformer_grid,
+)

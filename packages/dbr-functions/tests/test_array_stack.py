@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.stack import dstack, hstack, stack, vstack
 
@@ -129,40 +128,71 @@ def test_hstack_of_integers():
     assert y.dtype == numpy.int32
 
 
-def test_bad_input():
-    f32 = numpy.float32
-    with pytest.raises(InvalidType) as info:
-        stack((numpy.zeros(3, f32), numpy.zeros(4, f32)))
-    assert "Stack" in str(info.value) and "xs[1].shape == xs[0].shape" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        stack((numpy.zeros(3, f32), numpy.zeros(3, numpy.float64)))
-    assert "xs[1].dtype == xs[0].dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        stack((numpy.zeros(3, f32),), axis=2)
-    assert "xs[0].ndim >= 2" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        stack((numpy.zeros(3, f32),), axis=-3)
-    assert "-xs[0].ndim - 1 <= -3" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        stack(())
-    assert "in_types.size() > 0" in str(info.value)
-    with pytest.raises(TypeError, match="stack: expected axis to be an int"):
-        stack((numpy.zeros(3, f32),), axis="0")
-    with pytest.raises(InvalidType) as info:
-        hstack((numpy.zeros((2, 3), f32), numpy.zeros((3, 3), f32)))
-    assert "Hstack" in str(info.value) and "xs[1].shape[0] == xs[0].shape[0]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        hstack((numpy.zeros(3, f32), numpy.zeros((1, 3), f32)))
-    assert "xs[1].ndim == xs[0].ndim" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        vstack((numpy.zeros(3, f32), numpy.zeros(4, f32)))
-    assert "Vstack" in str(info.value) and "xs[1].shape[0] == xs[0].shape[0]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        vstack((numpy.zeros((2, 3), f32), numpy.zeros((2, 4), f32)))
-    assert "xs[1].shape[1] == xs[0].shape[1]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        dstack((numpy.zeros((2, 3), f32), numpy.zeros((2, 4), f32)))
-    assert "Dstack" in str(info.value) and "xs[1].shape[1] == xs[0].shape[1]" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        dstack((numpy.zeros(3, f32), numpy.zeros(3, numpy.float64)))
-    assert "xs[1].dtype == xs[0].dtype" in str(info.value)
+_F32 = numpy.float32
+
+test_bad_input = bad_input_test(
+    [
+        (
+            ((numpy.zeros(3, _F32), numpy.zeros(4, _F32)),),
+            InvalidType,
+            ("Stack", "xs[1].shape == xs[0].shape"),
+        ),
+        (
+            ((numpy.zeros(3, _F32), numpy.zeros(3, numpy.float64)),),
+            InvalidType,
+            "xs[1].dtype == xs[0].dtype",
+        ),
+        (((numpy.zeros(3, _F32),),), {"axis": 2}, InvalidType, "xs[0].ndim >= 2"),
+        (((numpy.zeros(3, _F32),),), {"axis": -3}, InvalidType, "-xs[0].ndim - 1 <= -3"),
+        (((),), InvalidType, "in_types.size() > 0"),
+        (
+            ((numpy.zeros(3, _F32),),),
+            {"axis": "0"},
+            TypeError,
+            "stack: expected axis to be an int",
+        ),
+        (
+            hstack,
+            ((numpy.zeros((2, 3), _F32), numpy.zeros((3, 3), _F32)),),
+            {},
+            InvalidType,
+            ("Hstack", "xs[1].shape[0] == xs[0].shape[0]"),
+        ),
+        (
+            hstack,
+            ((numpy.zeros(3, _F32), numpy.zeros((1, 3), _F32)),),
+            {},
+            InvalidType,
+            "xs[1].ndim == xs[0].ndim",
+        ),
+        (
+            vstack,
+            ((numpy.zeros(3, _F32), numpy.zeros(4, _F32)),),
+            {},
+            InvalidType,
+            ("Vstack", "xs[1].shape[0] == xs[0].shape[0]"),
+        ),
+        (
+            vstack,
+            ((numpy.zeros((2, 3), _F32), numpy.zeros((2, 4), _F32)),),
+            {},
+            InvalidType,
+            "xs[1].shape[1] == xs[0].shape[1]",
+        ),
+        (
+            dstack,
+            ((numpy.zeros((2, 3), _F32), numpy.zeros((2, 4), _F32)),),
+            {},
+            InvalidType,
+            ("Dstack", "xs[1].shape[1] == xs[0].shape[1]"),
+        ),
+        (
+            dstack,
+            ((numpy.zeros(3, _F32), numpy.zeros(3, numpy.float64)),),
+            {},
+            InvalidType,
+            "xs[1].dtype == xs[0].dtype",
+        ),
+    ],
+    function=stack,
+)

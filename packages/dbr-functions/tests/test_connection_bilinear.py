@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.bilinear import bilinear
 
@@ -111,29 +111,57 @@ def _ones(*shape, dtype=numpy.float64):
     return numpy.ones(shape, dtype)
 
 
-@pytest.mark.parametrize(
-    "inputs, names",
+_BILINEAR = "BilinearFunction"
+
+test_bad_input = bad_input_test(
     [
-        ((_ones(I, 3, dtype=numpy.int32), _ones(I, K), _ones(3, K, L)), ("e1.dtype.kind",)),
-        ((_ones(I, 3), _ones(I, K, dtype=numpy.float32), _ones(3, K, L)), ("e2.dtype",)),
-        ((_ones(I, 3), _ones(I, K), _ones(3, K, L, dtype=numpy.float32)), ("W.dtype",)),
-        ((_ones(3), _ones(I, K), _ones(3, K, L)), ("e1.ndim",)),
-        ((_ones(I, 3), _ones(K), _ones(3, K, L)), ("e2.ndim",)),
-        ((_ones(I, 3), _ones(I + 1, K), _ones(3, K, L)), ("e1.shape", "e2.shape")),
-        ((_ones(I, 3), _ones(I, K), _ones(3, K * L)), ("W.ndim",)),
-        ((_ones(I, 4), _ones(I, K), _ones(3, K, L)), ("e1.shape", "W.shape")),
-        ((_ones(I, 3), _ones(I, K + 1), _ones(3, K, L)), ("e2.shape", "W.shape")),
+        (
+            (_ones(I, 3, dtype=numpy.int32), _ones(I, K), _ones(3, K, L)),
+            InvalidType,
+            (_BILINEAR, "e1.dtype.kind"),
+        ),
+        (
+            (_ones(I, 3), _ones(I, K, dtype=numpy.float32), _ones(3, K, L)),
+            InvalidType,
+            (_BILINEAR, "e2.dtype"),
+        ),
+        (
+            (_ones(I, 3), _ones(I, K), _ones(3, K, L, dtype=numpy.float32)),
+            InvalidType,
+            (_BILINEAR, "W.dtype"),
+        ),
+        ((_ones(3), _ones(I, K), _ones(3, K, L)), InvalidType, (_BILINEAR, "e1.ndim")),
+        ((_ones(I, 3), _ones(K), _ones(3, K, L)), InvalidType, (_BILINEAR, "e2.ndim")),
+        (
+            (_ones(I, 3), _ones(I + 1, K), _ones(3, K, L)),
+            InvalidType,
+            (_BILINEAR, "e1.shape", "e2.shape"),
+        ),
+        ((_ones(I, 3), _ones(I, K), _ones(3, K * L)), InvalidType, (_BILINEAR, "W.ndim")),
+        (
+            (_ones(I, 4), _ones(I, K), _ones(3, K, L)),
+            InvalidType,
+            (_BILINEAR, "e1.shape", "W.shape"),
+        ),
+        (
+            (_ones(I, 3), _ones(I, K + 1), _ones(3, K, L)),
+            InvalidType,
+            (_BILINEAR, "e2.shape", "W.shape"),
+        ),
         (
             (_ones(I, 3), _ones(I, K), _ones(3, K, L), _ones(3, L + 1), _ones(K, L), _ones(L)),
-            ("V1.shape",),
+            InvalidType,
+            (_BILINEAR, "V1.shape"),
         ),
         (
             (_ones(I, 3), _ones(I, K), _ones(3, K, L), _ones(3, L), _ones(K + 1, L), _ones(L)),
-            ("V2.shape",),
+            InvalidType,
+            (_BILINEAR, "V2.shape"),
         ),
         (
             (_ones(I, 3), _ones(I, K), _ones(3, K, L), _ones(3, L), _ones(K, L), _ones(L + 1)),
-            ("b.shape",),
+            InvalidType,
+            (_BILINEAR, "b.shape"),
         ),
         (
             (
@@ -144,13 +172,9 @@ def _ones(*shape, dtype=numpy.float64):
                 _ones(K, L),
                 _ones(L, dtype=numpy.float32),
             ),
-            ("b.dtype",),
+            InvalidType,
+            (_BILINEAR, "b.dtype"),
         ),
     ],
+    function=bilinear,
 )
-def test_bad_input(inputs, names):
-    with pytest.raises(InvalidType) as e:
-        bilinear(*inputs)
-    assert "BilinearFunction" in str(e.value)
-    for name in names:
-        assert name in str(e.value)

@@ -4,7 +4,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.deformable_convolution_2d_sampler import (
     deformable_convolution_2d_sampler,
@@ -193,31 +193,72 @@ def _inputs(x_shape=(1, 2, 4, 4), offset_shape=(1, 8, 3, 3), w_shape=(3, 2, 2, 2
     return numpy.ones(x_shape), numpy.zeros(offset_shape), numpy.ones(w_shape), b
 
 
-@pytest.mark.parametrize(
-    "inputs, stride, pad, names",
+_DEFORMABLE = "DeformableConvolution2DSampler"
+_STRIDE1_PAD0 = {"stride": 1, "pad": 0}
+
+test_bad_input = bad_input_test(
     [
-        (_inputs(x_shape=(2, 4, 4)), 1, 0, ("x.ndim",)),
-        (_inputs(offset_shape=(1, 6, 3, 3)), 1, 0, ("offset.shape[1]", "W.shape[2]")),
-        (_inputs(offset_shape=(2, 8, 3, 3)), 1, 0, ("offset.shape[0]", "x.shape[0]")),
-        (_inputs(offset_shape=(1, 8, 4, 3)), 1, 0, ("offset.shape[2]",)),
-        (_inputs(offset_shape=(1, 8, 3, 3)), 2, 0, ("offset.shape[2]",)),
-        (_inputs(offset_shape=(1, 8, 3, 3)), 1, (0, 1), ("offset.shape[3]",)),
-        (_inputs(offset_shape=(1, 8, 3)), 1, 0, ("offset.ndim",)),
-        (_inputs(w_shape=(3, 3, 2, 2)), 1, 0, ("W.shape[1]", "x.shape[1]")),
-        (_inputs(w_shape=(3, 2, 4)), 1, 0, ("W.ndim",)),
-        (_inputs(w_shape=(3, 2, 5, 1)), 1, 0, ("x.shape[2]", "W.shape[2]")),
-        (_inputs(x_shape=(1, 2, 0, 4), offset_shape=(1, 8, 1, 3)), 1, (1, 0), ("x.shape[2]",)),
-        (_inputs(b=numpy.ones(2)), 1, 0, ("b.shape",)),
-        (_inputs(b=numpy.ones((3, 1))), 1, 0, ("b.ndim",)),
+        (_inputs(x_shape=(2, 4, 4)), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "x.ndim")),
+        (
+            _inputs(offset_shape=(1, 6, 3, 3)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "offset.shape[1]", "W.shape[2]"),
+        ),
+        (
+            _inputs(offset_shape=(2, 8, 3, 3)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "offset.shape[0]", "x.shape[0]"),
+        ),
+        (
+            _inputs(offset_shape=(1, 8, 4, 3)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "offset.shape[2]"),
+        ),
+        (
+            _inputs(offset_shape=(1, 8, 3, 3)),
+            {"stride": 2, "pad": 0},
+            InvalidType,
+            (_DEFORMABLE, "offset.shape[2]"),
+        ),
+        (
+            _inputs(offset_shape=(1, 8, 3, 3)),
+            {"stride": 1, "pad": (0, 1)},
+            InvalidType,
+            (_DEFORMABLE, "offset.shape[3]"),
+        ),
+        (
+            _inputs(offset_shape=(1, 8, 3)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "offset.ndim"),
+        ),
+        (
+            _inputs(w_shape=(3, 3, 2, 2)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "W.shape[1]", "x.shape[1]"),
+        ),
+        (_inputs(w_shape=(3, 2, 4)), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "W.ndim")),
+        (
+            _inputs(w_shape=(3, 2, 5, 1)),
+            _STRIDE1_PAD0,
+            InvalidType,
+            (_DEFORMABLE, "x.shape[2]", "W.shape[2]"),
+        ),
+        (
+            _inputs(x_shape=(1, 2, 0, 4), offset_shape=(1, 8, 1, 3)),
+            {"stride": 1, "pad": (1, 0)},
+            InvalidType,
+            (_DEFORMABLE, "x.shape[2]"),
+        ),
+        (_inputs(b=numpy.ones(2)), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "b.shape")),
+        (_inputs(b=numpy.ones((3, 1))), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "b.ndim")),
     ],
+    function=deformable_convolution_2d_sampler,
 )
-def test_bad_input(inputs, stride, pad, names):
-    x, offset, W, b = inputs
-    with pytest.raises(InvalidType) as e:
-        deformable_convolution_2d_sampler(x, offset, W, b, stride=stride, pad=pad)
-    assert "DeformableConvolution2DSampler" in str(e.value)
-    for name in names:
-        assert name in str(e.value)
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,11 @@
 import pathlib
-import re
 import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import testing
+from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 
@@ -42,14 +41,24 @@ class TestDilatedConvolution2D(families.ConvolutionCase):
         )
 
 
-def test_bad_input():
-    x = numpy.ones((1, 2, 5, 5), numpy.float32)
-    W = numpy.ones((1, 2, 3, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        dilated_convolution_2d(x, W, dilate=3)
-    assert "DilatedConvolution2D" in str(info.value)
-    assert "a positive output size" in str(info.value)
-    with pytest.raises(InvalidType, match=re.escape("x.ndim == 4")):
-        dilated_convolution_2d(x[0], W)
-    with pytest.raises(ValueError, match=re.escape("dilated_convolution_2d: dilate must be >= 1")):
-        dilated_convolution_2d(x, W, dilate=0)
+_DILATED_X = numpy.ones((1, 2, 5, 5), numpy.float32)
+_DILATED_W = numpy.ones((1, 2, 3, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_DILATED_X, _DILATED_W),
+            {"dilate": 3},
+            InvalidType,
+            ("DilatedConvolution2D", "a positive output size"),
+        ),
+        ((_DILATED_X[0], _DILATED_W), InvalidType, "x.ndim == 4"),
+        (
+            (_DILATED_X, _DILATED_W),
+            {"dilate": 0},
+            ValueError,
+            "dilated_convolution_2d: dilate must be >= 1",
+        ),
+    ],
+    function=dilated_convolution_2d,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.linear import linear
 
@@ -130,33 +130,73 @@ def test_accepts_arrays_and_keeps_inputs():
     numpy.testing.assert_array_equal(W, W0)
 
 
-@pytest.mark.parametrize(
-    "x, W, b, n_batch_axes, names",
+_LINEAR = "LinearFunction"
+
+test_bad_input = bad_input_test(
     [
-        (numpy.ones(6), numpy.ones((3, 6)), None, 1, ("x.ndim",)),
-        (numpy.ones((2, 3)), numpy.ones((4, 3)), None, 2, ("x.ndim",)),
-        (numpy.ones((2, 5)), numpy.ones((3, 6)), None, 1, ("x.shape", "W.shape")),
-        (numpy.ones((2, 3, 4)), numpy.ones((3, 12)), None, 2, ("x.shape", "W.shape")),
-        (numpy.ones((2, 6)), numpy.ones(6), None, 1, ("W.ndim",)),
-        (numpy.ones((2, 6), numpy.int32), numpy.ones((3, 6)), None, 1, ("x.dtype.kind",)),
-        (numpy.ones((2, 6)), numpy.ones((3, 6), numpy.int64), None, 1, ("W.dtype.kind",)),
-        (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones(4), 1, ("b.shape",)),
-        (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones((1, 3)), 1, ("b.ndim",)),
         (
-            numpy.ones((2, 6)),
-            numpy.ones((3, 6)),
-            numpy.ones(3, numpy.float32),
-            1,
-            ("b.dtype", "x.dtype"),
+            (numpy.ones(6), numpy.ones((3, 6)), None),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "x.ndim"),
+        ),
+        (
+            (numpy.ones((2, 3)), numpy.ones((4, 3)), None),
+            {"n_batch_axes": 2},
+            InvalidType,
+            (_LINEAR, "x.ndim"),
+        ),
+        (
+            (numpy.ones((2, 5)), numpy.ones((3, 6)), None),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "x.shape", "W.shape"),
+        ),
+        (
+            (numpy.ones((2, 3, 4)), numpy.ones((3, 12)), None),
+            {"n_batch_axes": 2},
+            InvalidType,
+            (_LINEAR, "x.shape", "W.shape"),
+        ),
+        (
+            (numpy.ones((2, 6)), numpy.ones(6), None),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "W.ndim"),
+        ),
+        (
+            (numpy.ones((2, 6), numpy.int32), numpy.ones((3, 6)), None),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "x.dtype.kind"),
+        ),
+        (
+            (numpy.ones((2, 6)), numpy.ones((3, 6), numpy.int64), None),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "W.dtype.kind"),
+        ),
+        (
+            (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones(4)),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "b.shape"),
+        ),
+        (
+            (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones((1, 3))),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "b.ndim"),
+        ),
+        (
+            (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones(3, numpy.float32)),
+            {"n_batch_axes": 1},
+            InvalidType,
+            (_LINEAR, "b.dtype", "x.dtype"),
         ),
     ],
+    function=linear,
 )
-def test_bad_input(x, W, b, n_batch_axes, names):
-    with pytest.raises(InvalidType) as e:
-        linear(x, W, b, n_batch_axes=n_batch_axes)
-    assert "LinearFunction" in str(e.value)
-    for name in names:
-        assert name in str(e.value)
 
 
 @pytest.mark.parametrize("n_batch_axes", [0, -1])

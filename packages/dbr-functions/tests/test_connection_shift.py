@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.shift import shift
 
@@ -106,17 +106,11 @@ def test_bad_parameter_types(name, value):
         shift(numpy.ones((1, 9, 3, 3), numpy.float32), **{name: value})
 
 
-@pytest.mark.parametrize(
-    "x, names",
+test_bad_input = bad_input_test(
     [
-        (numpy.ones((1, 9, 3, 3), numpy.int32), ("x.dtype.kind",)),
-        (numpy.ones((9, 3, 3), numpy.float32), ("x.ndim",)),
-        (numpy.ones((1, 8, 3, 3), numpy.float32), ("x.shape[1]",)),
+        ((numpy.ones((1, 9, 3, 3), numpy.int32),), InvalidType, ("Shift", "x.dtype.kind")),
+        ((numpy.ones((9, 3, 3), numpy.float32),), InvalidType, ("Shift", "x.ndim")),
+        ((numpy.ones((1, 8, 3, 3), numpy.float32),), InvalidType, ("Shift", "x.shape[1]")),
     ],
+    function=shift,
 )
-def test_bad_input(x, names):
-    with pytest.raises(InvalidType) as e:
-        shift(x)
-    assert "Shift" in str(e.value)
-    for name in names:
-        assert name in str(e.value)

@@ -3,10 +3,9 @@ import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.type_check import InvalidType
+from dbr.core.testing import bad_input_test
 from dbr.functions.loss.absolute_error import absolute_error
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -36,16 +35,4 @@ def test_gradient_is_sign_of_the_difference():
     numpy.testing.assert_array_equal(x1.grad, [-1.0, 1.0, 0.0])
 
 
-@pytest.mark.parametrize(
-    "x0, x1, names",
-    [
-        (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32), "x0.shape"),
-        (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float64), "x0.dtype"),
-        (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32), "x0.dtype.kind"),
-    ],
-)
-def test_bad_input(x0, x1, names):
-    with pytest.raises(InvalidType) as e:
-        absolute_error(x0, x1)
-    assert "AbsoluteError" in str(e.value)
-    assert names in str(e.value)
+test_bad_input = bad_input_test(families.pair_refusals(absolute_error, "AbsoluteError"))

@@ -4,7 +4,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.black_out import black_out
 
@@ -68,24 +68,54 @@ def test_bad_arguments():
         black_out(x, t, W, samples, reduce="sum")
 
 
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    t = numpy.zeros(2, numpy.int32)
-    W = numpy.zeros((4, 3), numpy.float32)
-    samples = numpy.zeros((2, 2), numpy.int32)
-    cases = [
-        ((x.astype(numpy.int32), t, W, samples), "x.dtype.kind == 'f'"),
-        ((x[0], t, W, samples), "x.ndim == 2"),
-        ((x, t.astype(numpy.float32), W, samples), "t.dtype.kind == 'i'"),
-        ((x, numpy.zeros(3, numpy.int32), W, samples), "t.shape == x.shape[:1]"),
-        ((x, t, W.astype(numpy.float64), samples), "W.dtype == x.dtype"),
-        ((x, t, numpy.zeros((4, 2), numpy.float32), samples), "W.shape[1] == x.shape[1]"),
-        ((x, t, W, samples.astype(numpy.float32)), "samples.dtype.kind == 'i'"),
-        ((x, t, W, samples[0]), "samples.ndim == 2"),
-        ((x, t, W, numpy.zeros((3, 2), numpy.int32)), "samples.shape[0] == x.shape[0]"),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as e:
-            black_out(*args)
-        assert "black_out" in str(e.value)
-        assert expected in str(e.value)
+_BO_X = numpy.zeros((2, 3), numpy.float32)
+_BO_T = numpy.zeros(2, numpy.int32)
+_BO_W = numpy.zeros((4, 3), numpy.float32)
+_BO_SAMPLES = numpy.zeros((2, 2), numpy.int32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_BO_X.astype(numpy.int32), _BO_T, _BO_W, _BO_SAMPLES),
+            InvalidType,
+            ("black_out", "x.dtype.kind == 'f'"),
+        ),
+        ((_BO_X[0], _BO_T, _BO_W, _BO_SAMPLES), InvalidType, ("black_out", "x.ndim == 2")),
+        (
+            (_BO_X, _BO_T.astype(numpy.float32), _BO_W, _BO_SAMPLES),
+            InvalidType,
+            ("black_out", "t.dtype.kind == 'i'"),
+        ),
+        (
+            (_BO_X, numpy.zeros(3, numpy.int32), _BO_W, _BO_SAMPLES),
+            InvalidType,
+            ("black_out", "t.shape == x.shape[:1]"),
+        ),
+        (
+            (_BO_X, _BO_T, _BO_W.astype(numpy.float64), _BO_SAMPLES),
+            InvalidType,
+            ("black_out", "W.dtype == x.dtype"),
+        ),
+        (
+            (_BO_X, _BO_T, numpy.zeros((4, 2), numpy.float32), _BO_SAMPLES),
+            InvalidType,
+            ("black_out", "W.shape[1] == x.shape[1]"),
+        ),
+        (
+            (_BO_X, _BO_T, _BO_W, _BO_SAMPLES.astype(numpy.float32)),
+            InvalidType,
+            ("black_out", "samples.dtype.kind == 'i'"),
+        ),
+        (
+            (_BO_X, _BO_T, _BO_W, _BO_SAMPLES[0]),
+            InvalidType,
+            ("black_out", "samples.ndim == 2"),
+        ),
+        (
+            (_BO_X, _BO_T, _BO_W, numpy.zeros((3, 2), numpy.int32)),
+            InvalidType,
+            ("black_out", "samples.shape[0] == x.shape[0]"),
+        ),
+    ],
+    function=black_out,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.contrastive import contrastive
 
@@ -74,24 +74,32 @@ def test_bad_options():
         contrastive(x, x, y, reduce="sum")
 
 
-@pytest.mark.parametrize(
-    ("change", "condition"),
-    [
-        ({"x0": numpy.int32, "x1": numpy.int32}, "x0.dtype.kind == 'f'"),
-        ({"x1": numpy.float64}, "x0.dtype == x1.dtype"),
-        ({"y": numpy.float32}, "y.dtype.kind == 'i'"),
-        ({"x1": (2, 4)}, "x0.shape == x1.shape"),
-        ({"y": (3,)}, "x1.shape[0] == y.shape[0]"),
-        ({"x0": (0, 3), "x1": (0, 3), "y": (0,)}, "x1.shape[0] > 0"),
-        ({"x0": (3,), "x1": (3,), "y": (3,)}, "x0.ndim == 2"),
-    ],
-)
-def test_bad_input(change, condition):
-    # Valid float32 x0, x1 of (2, 3) and int32 y of (2,), with the shapes and dtypes in change.
+def _inputs(**change):
+    """Valid float32 x0, x1 of (2, 3) and int32 y of (2,), with the shapes and dtypes in change."""
     shapes = {"x0": (2, 3), "x1": (2, 3), "y": (2,)}
     dtypes = {"x0": numpy.float32, "x1": numpy.float32, "y": numpy.int32}
     for name, value in change.items():
         (shapes if isinstance(value, tuple) else dtypes)[name] = value
-    with pytest.raises(InvalidType) as e:
-        contrastive(*(numpy.zeros(shapes[name], dtypes[name]) for name in ("x0", "x1", "y")))
-    assert "Contrastive" in str(e.value) and condition in str(e.value)
+    return tuple(numpy.zeros(shapes[name], dtypes[name]) for name in ("x0", "x1", "y"))
+
+
+test_bad_input = bad_input_test(
+    [
+        (
+            _inputs(x0=numpy.int32, x1=numpy.int32),
+            InvalidType,
+            ("Contrastive", "x0.dtype.kind == 'f'"),
+        ),
+        (_inputs(x1=numpy.float64), InvalidType, ("Contrastive", "x0.dtype == x1.dtype")),
+        (_inputs(y=numpy.float32), InvalidType, ("Contrastive", "y.dtype.kind == 'i'")),
+        (_inputs(x1=(2, 4)), InvalidType, ("Contrastive", "x0.shape == x1.shape")),
+        (_inputs(y=(3,)), InvalidType, ("Contrastive", "x1.shape[0] == y.shape[0]")),
+        (
+            _inputs(x0=(0, 3), x1=(0, 3), y=(0,)),
+            InvalidType,
+            ("Contrastive", "x1.shape[0] > 0"),
+        ),
+        (_inputs(x0=(3,), x1=(3,), y=(3,)), InvalidType, ("Contrastive", "x0.ndim == 2")),
+    ],
+    function=contrastive,
+)

@@ -4,7 +4,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.crf1d import argmax_crf1d, crf1d
 
@@ -135,24 +135,54 @@ def test_bad_arguments():
         argmax_crf1d(cost, numpy.zeros((2, 2, 3), numpy.float32))
 
 
-def test_bad_input():
-    cost = numpy.zeros((3, 3), numpy.float32)
-    xs = [numpy.zeros((2, 3), numpy.float32)] * 2
-    ys = [numpy.zeros(2, numpy.int32)] * 2
-    cases = [
-        ((numpy.zeros((3, 2), numpy.float32), xs, ys), "cost.shape == (K, K)"),
-        ((cost.astype(numpy.int32), xs, ys), "cost.dtype.kind == 'f'"),
-        ((cost, [xs[0], numpy.zeros((2, 3))], ys), "xs[1].dtype == cost.dtype"),
-        ((cost, [xs[0], numpy.zeros((2, 4), numpy.float32)], ys), "xs[1].shape == (B, 3)"),
-        ((cost, [xs[0][:1], xs[0]], [ys[0][:1], ys[0]]), "xs[1].shape[0] <= xs[0].shape[0]"),
-        ((cost, xs, [ys[0], numpy.zeros(2, numpy.float32)]), "ys[1].dtype.kind == 'i'"),
-        ((cost, xs, [ys[0], numpy.zeros(3, numpy.int32)]), "ys[1].shape == xs[1].shape[:1]"),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as e:
-            crf1d(*args)
-        assert "crf1d" in str(e.value)
-        assert expected in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        argmax_crf1d(cost, [xs[0], numpy.zeros((2, 4), numpy.float32)])
-    assert "argmax_crf1d" in str(e.value) and "xs[1].shape == (B, 3)" in str(e.value)
+_CRF_COST = numpy.zeros((3, 3), numpy.float32)
+_CRF_XS = [numpy.zeros((2, 3), numpy.float32)] * 2
+_CRF_YS = [numpy.zeros(2, numpy.int32)] * 2
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.zeros((3, 2), numpy.float32), _CRF_XS, _CRF_YS),
+            InvalidType,
+            ("crf1d", "cost.shape == (K, K)"),
+        ),
+        (
+            (_CRF_COST.astype(numpy.int32), _CRF_XS, _CRF_YS),
+            InvalidType,
+            ("crf1d", "cost.dtype.kind == 'f'"),
+        ),
+        (
+            (_CRF_COST, [_CRF_XS[0], numpy.zeros((2, 3))], _CRF_YS),
+            InvalidType,
+            ("crf1d", "xs[1].dtype == cost.dtype"),
+        ),
+        (
+            (_CRF_COST, [_CRF_XS[0], numpy.zeros((2, 4), numpy.float32)], _CRF_YS),
+            InvalidType,
+            ("crf1d", "xs[1].shape == (B, 3)"),
+        ),
+        (
+            (_CRF_COST, [_CRF_XS[0][:1], _CRF_XS[0]], [_CRF_YS[0][:1], _CRF_YS[0]]),
+            InvalidType,
+            ("crf1d", "xs[1].shape[0] <= xs[0].shape[0]"),
+        ),
+        (
+            (_CRF_COST, _CRF_XS, [_CRF_YS[0], numpy.zeros(2, numpy.float32)]),
+            InvalidType,
+            ("crf1d", "ys[1].dtype.kind == 'i'"),
+        ),
+        (
+            (_CRF_COST, _CRF_XS, [_CRF_YS[0], numpy.zeros(3, numpy.int32)]),
+            InvalidType,
+            ("crf1d", "ys[1].shape == xs[1].shape[:1]"),
+        ),
+        (
+            argmax_crf1d,
+            (_CRF_COST, [_CRF_XS[0], numpy.zeros((2, 4), numpy.float32)]),
+            {},
+            InvalidType,
+            ("argmax_crf1d", "xs[1].shape == (B, 3)"),
+        ),
+    ],
+    function=crf1d,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.cross_covariance import cross_covariance
 
@@ -61,29 +61,33 @@ def test_bad_reduce():
         cross_covariance(y, y, reduce="mean")
 
 
-@pytest.mark.parametrize(
-    "y, z, condition",
+test_bad_input = bad_input_test(
     [
         (
-            numpy.zeros((2, 3), numpy.int32),
-            numpy.zeros((2, 3), numpy.int32),
-            "y.dtype.kind == 'f'",
+            (numpy.zeros((2, 3), numpy.int32), numpy.zeros((2, 3), numpy.int32)),
+            InvalidType,
+            ("CrossCovariance", "y.dtype.kind == 'f'"),
         ),
         (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((2, 3), numpy.float64),
-            "y.dtype == z.dtype",
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros((2, 3), numpy.float64)),
+            InvalidType,
+            ("CrossCovariance", "y.dtype == z.dtype"),
         ),
-        (numpy.zeros(3, numpy.float32), numpy.zeros((3, 1), numpy.float32), "y.ndim == 2"),
-        (numpy.zeros((3, 1), numpy.float32), numpy.zeros(3, numpy.float32), "z.ndim == 2"),
         (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros((3, 3), numpy.float32),
-            "y.shape[0] == z.shape[0]",
+            (numpy.zeros(3, numpy.float32), numpy.zeros((3, 1), numpy.float32)),
+            InvalidType,
+            ("CrossCovariance", "y.ndim == 2"),
+        ),
+        (
+            (numpy.zeros((3, 1), numpy.float32), numpy.zeros(3, numpy.float32)),
+            InvalidType,
+            ("CrossCovariance", "z.ndim == 2"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 3), numpy.float32)),
+            InvalidType,
+            ("CrossCovariance", "y.shape[0] == z.shape[0]"),
         ),
     ],
+    function=cross_covariance,
 )
-def test_bad_input(y, z, condition):
-    with pytest.raises(InvalidType) as e:
-        cross_covariance(y, z)
-    assert "CrossCovariance" in str(e.value) and condition in str(e.value)

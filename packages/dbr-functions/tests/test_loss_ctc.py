@@ -5,7 +5,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.ctc import connectionist_temporal_classification
 
@@ -195,26 +195,38 @@ def test_bad_arguments():
         ctc(x, [[1], [1]], 0)
 
 
-def test_bad_input():
-    x = [numpy.zeros((2, 3), numpy.float32)] * 2
-    t = numpy.zeros((2, 1), numpy.int32)
-    ctc = connectionist_temporal_classification
-    with pytest.raises(InvalidType) as e:
-        ctc(x, numpy.zeros((3, 1), numpy.int32), 0)
-    assert "ConnectionistTemporalClassification" in str(e.value)
-    assert "t.shape[0] == x[0].shape[0]" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        ctc([x[0], numpy.zeros((2, 4), numpy.float32)], t, 0)
-    assert "x[1].shape == x[0].shape" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        ctc([x[0], x[1].astype(numpy.float64)], t, 0)
-    assert "x[1].dtype == x[0].dtype" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        ctc(x, t.astype(numpy.float32), 0)
-    assert "t.dtype.kind == 'i'" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        ctc(x, t, 0, input_length=numpy.array([2, 2, 2], numpy.int32))
-    assert "input_length.shape[0] == x[0].shape[0]" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        ctc([numpy.zeros((2, 3), numpy.int32)] * 2, t, 0)
-    assert "x[0].dtype.kind == 'f'" in str(e.value)
+_CTC_X = [numpy.zeros((2, 3), numpy.float32)] * 2
+_CTC_T = numpy.zeros((2, 1), numpy.int32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_CTC_X, numpy.zeros((3, 1), numpy.int32), 0),
+            InvalidType,
+            ("ConnectionistTemporalClassification", "t.shape[0] == x[0].shape[0]"),
+        ),
+        (
+            ([_CTC_X[0], numpy.zeros((2, 4), numpy.float32)], _CTC_T, 0),
+            InvalidType,
+            "x[1].shape == x[0].shape",
+        ),
+        (
+            ([_CTC_X[0], _CTC_X[1].astype(numpy.float64)], _CTC_T, 0),
+            InvalidType,
+            "x[1].dtype == x[0].dtype",
+        ),
+        ((_CTC_X, _CTC_T.astype(numpy.float32), 0), InvalidType, "t.dtype.kind == 'i'"),
+        (
+            (_CTC_X, _CTC_T, 0),
+            {"input_length": numpy.array([2, 2, 2], numpy.int32)},
+            InvalidType,
+            "input_length.shape[0] == x[0].shape[0]",
+        ),
+        (
+            ([numpy.zeros((2, 3), numpy.int32)] * 2, _CTC_T, 0),
+            InvalidType,
+            "x[0].dtype.kind == 'f'",
+        ),
+    ],
+    function=connectionist_temporal_classification,
+)

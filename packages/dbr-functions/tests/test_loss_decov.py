@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.decov import decov
 
@@ -49,15 +49,11 @@ def test_bad_reduce():
         decov(numpy.zeros((2, 3), numpy.float32), reduce="sum")
 
 
-@pytest.mark.parametrize(
-    "h, condition",
+test_bad_input = bad_input_test(
     [
-        (numpy.zeros((2, 3), numpy.int32), "h.dtype.kind == 'f'"),
-        (numpy.zeros(3, numpy.float32), "h.ndim == 2"),
-        (numpy.zeros((2, 3, 1), numpy.float32), "h.ndim == 2"),
+        ((numpy.zeros((2, 3), numpy.int32),), InvalidType, ("DeCov", "h.dtype.kind == 'f'")),
+        ((numpy.zeros(3, numpy.float32),), InvalidType, ("DeCov", "h.ndim == 2")),
+        ((numpy.zeros((2, 3, 1), numpy.float32),), InvalidType, ("DeCov", "h.ndim == 2")),
     ],
+    function=decov,
 )
-def test_bad_input(h, condition):
-    with pytest.raises(InvalidType) as e:
-        decov(h)
-    assert "DeCov" in str(e.value) and condition in str(e.value)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.discriminative_loss import discriminative_margin_based_clustering_loss
 
@@ -133,18 +133,28 @@ def test_bad_arguments():
         f(emb, labels, None, 1.5, 2)
 
 
-def test_bad_input():
-    emb = numpy.zeros((1, 2, 2, 2), numpy.float32)
-    labels = numpy.zeros((1, 2, 2), numpy.int32)
-    f = discriminative_margin_based_clustering_loss
-    cases = [
-        ((emb.astype(numpy.int32), labels), "embeddings.dtype.kind == 'f'"),
-        ((emb[0], labels), "embeddings.ndim == 4"),
-        ((emb, labels.astype(numpy.float32)), "labels.dtype.kind in 'iu'"),
-        ((emb, labels[:, :1]), "labels.shape == (embeddings.shape[0],) + embeddings.shape[2:]"),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as e:
-            f(*args, 0.5, 1.5, 2)
-        assert "discriminative_margin_based_clustering_loss" in str(e.value)
-        assert expected in str(e.value)
+_EMB = numpy.zeros((1, 2, 2, 2), numpy.float32)
+_LABELS = numpy.zeros((1, 2, 2), numpy.int32)
+_DISCRIMINATIVE = "discriminative_margin_based_clustering_loss"
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_EMB.astype(numpy.int32), _LABELS, 0.5, 1.5, 2),
+            InvalidType,
+            (_DISCRIMINATIVE, "embeddings.dtype.kind == 'f'"),
+        ),
+        ((_EMB[0], _LABELS, 0.5, 1.5, 2), InvalidType, (_DISCRIMINATIVE, "embeddings.ndim == 4")),
+        (
+            (_EMB, _LABELS.astype(numpy.float32), 0.5, 1.5, 2),
+            InvalidType,
+            (_DISCRIMINATIVE, "labels.dtype.kind in 'iu'"),
+        ),
+        (
+            (_EMB, _LABELS[:, :1], 0.5, 1.5, 2),
+            InvalidType,
+            (_DISCRIMINATIVE, "labels.shape == (embeddings.shape[0],) + embeddings.shape[2:]"),
+        ),
+    ],
+    function=discriminative_margin_based_clustering_loss,
+)

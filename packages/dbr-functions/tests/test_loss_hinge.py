@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import DebugMode, Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.hinge import hinge
 
@@ -89,21 +89,33 @@ def test_bad_options():
         hinge(x, t, reduce="sum")
 
 
-@pytest.mark.parametrize(
-    "x, t, condition",
+test_bad_input = bad_input_test(
     [
-        (numpy.zeros((2, 3), numpy.int32), numpy.zeros(2, numpy.int32), "x.dtype.kind == 'f'"),
-        (numpy.zeros((2, 3), numpy.float32), numpy.zeros(2, numpy.float32), "t.dtype.kind == 'i'"),
-        (numpy.zeros((2, 3, 1), numpy.float32), numpy.zeros(2, numpy.int32), "x.ndim == 2"),
-        (numpy.zeros((2, 3), numpy.float32), numpy.zeros((2, 1), numpy.int32), "t.ndim == 1"),
         (
-            numpy.zeros((2, 3), numpy.float32),
-            numpy.zeros(3, numpy.int32),
-            "x.shape[0] == t.shape[0]",
+            (numpy.zeros((2, 3), numpy.int32), numpy.zeros(2, numpy.int32)),
+            InvalidType,
+            ("Hinge", "x.dtype.kind == 'f'"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros(2, numpy.float32)),
+            InvalidType,
+            ("Hinge", "t.dtype.kind == 'i'"),
+        ),
+        (
+            (numpy.zeros((2, 3, 1), numpy.float32), numpy.zeros(2, numpy.int32)),
+            InvalidType,
+            ("Hinge", "x.ndim == 2"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros((2, 1), numpy.int32)),
+            InvalidType,
+            ("Hinge", "t.ndim == 1"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros(3, numpy.int32)),
+            InvalidType,
+            ("Hinge", "x.shape[0] == t.shape[0]"),
         ),
     ],
+    function=hinge,
 )
-def test_bad_input(x, t, condition):
-    with pytest.raises(InvalidType) as e:
-        hinge(x, t)
-    assert "Hinge" in str(e.value) and condition in str(e.value)

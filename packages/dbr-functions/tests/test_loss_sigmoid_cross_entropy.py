@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import DebugMode, Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
 
@@ -111,15 +111,23 @@ def test_bad_reduce():
         sigmoid_cross_entropy(x, numpy.zeros(2, numpy.int32), reduce="sum")
 
 
-@pytest.mark.parametrize(
-    "x, t, condition",
+test_bad_input = bad_input_test(
     [
-        (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32), "x.dtype.kind == 'f'"),
-        (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32), "t.dtype.kind == 'i'"),
-        (numpy.zeros(3, numpy.float32), numpy.zeros(4, numpy.int32), "x.shape == t.shape"),
+        (
+            (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32)),
+            InvalidType,
+            ("SigmoidCrossEntropy", "x.dtype.kind == 'f'"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32)),
+            InvalidType,
+            ("SigmoidCrossEntropy", "t.dtype.kind == 'i'"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), numpy.zeros(4, numpy.int32)),
+            InvalidType,
+            ("SigmoidCrossEntropy", "x.shape == t.shape"),
+        ),
     ],
+    function=sigmoid_cross_entropy,
 )
-def test_bad_input(x, t, condition):
-    with pytest.raises(InvalidType) as e:
-        sigmoid_cross_entropy(x, t)
-    assert "SigmoidCrossEntropy" in str(e.value) and condition in str(e.value)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.triplet import triplet
 
@@ -74,28 +74,38 @@ def test_bad_options():
         triplet(x, x, x, reduce="sum")
 
 
-@pytest.mark.parametrize(
-    "shapes, dtypes, condition",
+_F = numpy.float32
+_ANCHOR = numpy.zeros((2, 3), _F)
+
+test_bad_input = bad_input_test(
     [
-        (((2, 3),) * 3, (numpy.int32,) * 3, "anchor.dtype.kind == 'f'"),
         (
-            ((2, 3),) * 3,
-            (numpy.float32, numpy.float64, numpy.float32),
-            "anchor.dtype == positive.dtype",
+            (numpy.zeros((2, 3), numpy.int32),) * 3,
+            InvalidType,
+            ("Triplet", "anchor.dtype.kind == 'f'"),
         ),
         (
-            ((2, 3),) * 3,
-            (numpy.float32, numpy.float32, numpy.float16),
-            "anchor.dtype == negative.dtype",
+            (_ANCHOR, numpy.zeros((2, 3), numpy.float64), _ANCHOR),
+            InvalidType,
+            ("Triplet", "anchor.dtype == positive.dtype"),
         ),
-        (((2, 3), (2, 4), (2, 3)), (numpy.float32,) * 3, "anchor.shape == positive.shape"),
-        (((2, 3), (2, 3), (3, 3)), (numpy.float32,) * 3, "anchor.shape == negative.shape"),
-        (((0, 3),) * 3, (numpy.float32,) * 3, "anchor.shape[0] > 0"),
-        (((3,),) * 3, (numpy.float32,) * 3, "anchor.ndim == 2"),
+        (
+            (_ANCHOR, _ANCHOR, numpy.zeros((2, 3), numpy.float16)),
+            InvalidType,
+            ("Triplet", "anchor.dtype == negative.dtype"),
+        ),
+        (
+            (_ANCHOR, numpy.zeros((2, 4), _F), _ANCHOR),
+            InvalidType,
+            ("Triplet", "anchor.shape == positive.shape"),
+        ),
+        (
+            (_ANCHOR, _ANCHOR, numpy.zeros((3, 3), _F)),
+            InvalidType,
+            ("Triplet", "anchor.shape == negative.shape"),
+        ),
+        ((numpy.zeros((0, 3), _F),) * 3, InvalidType, ("Triplet", "anchor.shape[0] > 0")),
+        ((numpy.zeros(3, _F),) * 3, InvalidType, ("Triplet", "anchor.ndim == 2")),
     ],
+    function=triplet,
 )
-def test_bad_input(shapes, dtypes, condition):
-    inputs = [numpy.zeros(s, d) for s, d in zip(shapes, dtypes)]
-    with pytest.raises(InvalidType) as e:
-        triplet(*inputs)
-    assert "Triplet" in str(e.value) and condition in str(e.value)
