@@ -16,6 +16,24 @@ _weakref = weakref.ref
 _light_types = type_check.light_types
 
 
+def _output_variable(creator, y, requires_grad, rank):
+    # A Variable and its node, built without __init__ (the hot path of every op).
+    var = _new_object(Variable)
+    var._data = y
+    var._grad_var = None
+    var._requires_grad = requires_grad
+    var.name = None
+    var._loss_scale = None
+    node = _new_object(VariableNode)
+    node._variable = _weakref(var)
+    node.creator_node = creator
+    node.rank = rank
+    node.requires_grad = requires_grad
+    node.data = None
+    var._node = node
+    return var
+
+
 class FunctionNode:
     """Base class of differentiable functions.
 
@@ -136,35 +154,25 @@ class FunctionNode:
         self.rank = rank
         self.inputs = tuple(nodes)
 
-        out_rank = rank + 1
-        ret = []
-        out_refs = []
-        for y in outputs:
-            # A Variable and its node, built without __init__ (the hot path of every op).
-            var = _new_object(Variable)
-            var._data = y
-            var._grad_var = None
-            var._requires_grad = requires_grad
-            var.name = None
-            var._loss_scale = None
-            node = _new_object(VariableNode)
-            node._variable = _weakref(var)
-            node.creator_node = self
-            node.rank = out_rank
-            node.requires_grad = requires_grad
-            node.data = None
-            var._node = node
-            ret.append(var)
-            out_refs.append(_weakref(node))
-        self.outputs = tuple(out_refs)
-
         retain = self._input_indexes_to_retain
         if retain is not None:
             for index in retain:
                 nodes[index].data = in_data[index]
         retain = self._output_indexes_to_retain
         if retain is not None:
-            self._retained_output_data = tuple([outputs[index] for index in retain])
+            self._retained_output_data = (
+                outputs
+                if len(outputs) == 1 == len(retain)
+                else tuple([outputs[i] for i in retain])
+            )
+
+        out_rank = rank + 1
+        if len(outputs) == 1:
+            var = _output_variable(self, outputs[0], requires_grad, out_rank)
+            self.outputs = (_weakref(var._node),)
+            return (var,)
+        ret = [_output_variable(self, y, requires_grad, out_rank) for y in outputs]
+        self.outputs = tuple([_weakref(var._node) for var in ret])
         return tuple(ret)
 
     def _check_data_type_forward(self, in_data):

@@ -2,10 +2,11 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, type_check
+from dbr.core import FunctionNode, Variable, backend
 from dbr.core.utils import force_array
 from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import kernel
+from dbr.functions.math._elementwise import FloatInput
 
 _RELU_GRAD_ELEMENTWISE = {
     "in_params": "T y, T gy",
@@ -25,12 +26,8 @@ def _relu_grad_block(gx, y, gy):
     gx *= gy
 
 
-class ReLU(FunctionNode):
+class ReLU(FloatInput):
     """Elementwise ``max(x, 0)``; backward needs only the output."""
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward_cpu(self, inputs):
         x = inputs[0]

@@ -2,9 +2,10 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, type_check
+from dbr.core import FunctionNode, Variable, backend
 from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
+from dbr.functions.math._elementwise import FloatInput
 
 # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
 # never overflows, unlike exp(-x) for large negative x.
@@ -40,12 +41,8 @@ def _sigmoid_grad_block(gx, y, gy):
     gx *= gy
 
 
-class Sigmoid(FunctionNode):
+class Sigmoid(FloatInput):
     """Elementwise logistic sigmoid; backward needs only the output."""
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         x = inputs[0]

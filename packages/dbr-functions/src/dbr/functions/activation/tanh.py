@@ -2,10 +2,11 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, type_check
+from dbr.core import FunctionNode, Variable, backend
 from dbr.core.utils import force_array
 from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
+from dbr.functions.math._elementwise import FloatInput
 
 _TANH_GRAD_ELEMENTWISE = {
     "in_params": "T y, T gy",
@@ -26,23 +27,17 @@ def _tanh_grad_block(gx, y, gy):
     gx *= gy
 
 
-class Tanh(FunctionNode):
+class Tanh(FloatInput):
     """Elementwise ``tanh(x)``; backward needs only the output."""
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs):
         x = inputs[0]
         self.retain_outputs((0,))
         if type(x) is numpy.ndarray:
-            y = numpy.empty(x.shape, x.dtype)
             # Small arrays skip blockwise's dispatch, which costs more than their pass.
             if x.size < MIN_PARALLEL_SIZE:
-                _tanh_block(y, x)
-                return (y,)
-            return (blockwise(_tanh_block, y, x, cache_blocks=False),)
+                return (force_array(numpy.tanh(x)),)
+            return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x, cache_blocks=False),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
 
     def backward(self, indexes, grad_outputs):
