@@ -69,50 +69,28 @@ def test_batch_matmul_is_deprecated():
     testing.assert_allclose(y, numpy.ones((2, 3, 3)), atol=0, rtol=0)
 
 
+def _operands(a_shape, b_shape, a_dtype=numpy.float32, b_dtype=numpy.float32):
+    """The arguments of quiet_batch_matmul: arrays of ones, neither transposed."""
+    return numpy.ones(a_shape, a_dtype), numpy.ones(b_shape, b_dtype), False, False
+
+
 test_bad_input = bad_input_test(
     [
+        (_operands((2, 3, 4), (2, 5, 6)), InvalidType, ("BatchMatMul", "inner sizes")),
         (
-            (
-                numpy.ones((2, 3, 4), numpy.float32),
-                numpy.ones((2, 5, 6), numpy.float32),
-                False,
-                False,
-            ),
-            InvalidType,
-            ("BatchMatMul", "inner sizes"),
-        ),
-        (
-            (
-                numpy.ones((2, 3, 4), numpy.float32),
-                numpy.ones((3, 4, 6), numpy.float32),
-                False,
-                False,
-            ),
+            _operands((2, 3, 4), (3, 4, 6)),
             InvalidType,
             ("BatchMatMul", "a.shape[0] == b.shape[0]"),
         ),
+        (_operands((2,), (2, 1)), InvalidType, ("BatchMatMul", "a.ndim >= 2")),
+        (_operands((2, 1, 1, 1), (2, 1)), InvalidType, ("BatchMatMul", "a.ndim <= 3")),
         (
-            (numpy.ones((2,), numpy.float32), numpy.ones((2, 1), numpy.float32), False, False),
-            InvalidType,
-            ("BatchMatMul", "a.ndim >= 2"),
-        ),
-        (
-            (
-                numpy.ones((2, 1, 1, 1), numpy.float32),
-                numpy.ones((2, 1), numpy.float32),
-                False,
-                False,
-            ),
-            InvalidType,
-            ("BatchMatMul", "a.ndim <= 3"),
-        ),
-        (
-            (numpy.ones((2, 3), numpy.float32), numpy.ones((2, 3), numpy.float64), False, False),
+            _operands((2, 3), (2, 3), b_dtype=numpy.float64),
             InvalidType,
             ("BatchMatMul", "b.dtype == a.dtype"),
         ),
         (
-            (numpy.ones((2, 3), numpy.int32), numpy.ones((2, 3), numpy.int32), False, False),
+            _operands((2, 3), (2, 3), numpy.int32, numpy.int32),
             InvalidType,
             ("BatchMatMul", "a.dtype.kind == 'f'"),
         ),

@@ -57,14 +57,12 @@ def test_gradient_of_a_singular_matrix_raises_value_error():
 test_bad_input = bad_input_test(
     [
         (
-            det,
             (numpy.ones((2, 3), numpy.float32),),
-            {},
             InvalidType,
             ("Det", "a.shape[-1] == a.shape[-2]"),
         ),
-        (det, (numpy.ones((2, 2, 2), numpy.float32),), {}, InvalidType, ("Det", "a.ndim == 2")),
-        (det, (numpy.ones((2, 2), numpy.int64),), {}, InvalidType, ("Det", "a.dtype.kind == 'f'")),
+        ((numpy.ones((2, 2, 2), numpy.float32),), InvalidType, ("Det", "a.ndim == 2")),
+        ((numpy.ones((2, 2), numpy.int64),), InvalidType, ("Det", "a.dtype.kind == 'f'")),
         (
             batch_det,
             (numpy.ones((2, 2), numpy.float32),),
@@ -79,5 +77,6 @@ test_bad_input = bad_input_test(
             InvalidType,
             ("BatchDet", "a.shape[-1] == a.shape[-2]"),
         ),
-    ]
+    ],
+    function=det,
 )

@@ -56,9 +56,7 @@ def test_inverse_times_input_is_identity():
 test_bad_input = bad_input_test(
     [
         (
-            inv,
             (numpy.zeros((2, 2), numpy.float32),),
-            {},
             ValueError,
             "inv: the input has a singular matrix",
         ),
@@ -70,23 +68,17 @@ test_bad_input = bad_input_test(
             "batch_inv: the input has a singular matrix",
         ),
         (
-            inv,
             (Variable(numpy.ones((2, 3), numpy.float32)),),
-            {},
             InvalidType,
             ("Inv", "a.shape[-1] == a.shape[-2]"),
         ),
         (
-            inv,
             (Variable(numpy.ones((2, 2, 2), numpy.float32)),),
-            {},
             InvalidType,
             ("Inv", "a.ndim == 2"),
         ),
         (
-            inv,
             (Variable(numpy.ones((2, 2), numpy.int32)),),
-            {},
             InvalidType,
             ("Inv", "a.dtype.kind == 'f'"),
         ),
@@ -104,5 +96,6 @@ test_bad_input = bad_input_test(
             InvalidType,
             ("BatchInv", "a.shape[-1] == a.shape[-2]"),
         ),
-    ]
+    ],
+    function=inv,
 )
