@@ -3,10 +3,9 @@ import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.average import Mean, MeanGrad, WeightedAverage, average, mean
 
@@ -109,42 +108,50 @@ def test_weighted_average_gradients_of_weights_by_hand():
     )
 
 
-def test_weights_with_several_axes_raise_value_error():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(ValueError, match="average: expected axis to be None or a single axis"):
-        average(x, axis=(0, 1), weights=numpy.ones(6, numpy.float32))
+_X23 = numpy.zeros((2, 3), numpy.float32)
 
-
-@pytest.mark.parametrize(
-    ("axis", "w_shape", "expect"),
+test_bad_input = bad_input_test(
     [
-        (None, (3,), "weights.shape == x.shape"),
-        (1, (2,), "weights.shape[0] == x.shape[1]"),
-        (0, (2, 1), "weights.ndim == 1"),
+        (
+            (_X23,),
+            {"axis": (0, 1), "weights": numpy.ones(6, numpy.float32)},
+            ValueError,
+            "average: expected axis to be None or a single axis",
+        ),
+        (
+            (_X23,),
+            {"axis": None, "weights": numpy.ones((3,), numpy.float32)},
+            InvalidType,
+            ("WeightedAverage", "weights.shape == x.shape"),
+        ),
+        (
+            (_X23,),
+            {"axis": 1, "weights": numpy.ones((2,), numpy.float32)},
+            InvalidType,
+            ("WeightedAverage", "weights.shape[0] == x.shape[1]"),
+        ),
+        (
+            (_X23,),
+            {"axis": 0, "weights": numpy.ones((2, 1), numpy.float32)},
+            InvalidType,
+            ("WeightedAverage", "weights.ndim == 1"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32),),
+            {"weights": numpy.ones(3, numpy.float64)},
+            InvalidType,
+            "weights.dtype == x.dtype",
+        ),
+        (
+            mean,
+            (numpy.zeros((2, 3), numpy.int32),),
+            {},
+            InvalidType,
+            ("Mean", "x.dtype.kind == 'f'"),
+        ),
+        ((_X23,), {"axis": -3}, InvalidType, ("Mean", "x.ndim == 2")),
+        (mean, (_X23,), {"axis": (0, 0)}, ValueError, "average: duplicate value in axis (0, 0)"),
+        (mean, (_X23,), {"axis": 1.0}, TypeError, "average: expected axis"),
     ],
+    function=average,
 )
-def test_weights_of_the_wrong_shape_raise_invalid_type(axis, w_shape, expect):
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        average(x, axis=axis, weights=numpy.ones(w_shape, numpy.float32))
-    message = str(info.value)
-    assert "WeightedAverage" in message and expect in message
-
-
-def test_weights_of_another_dtype_raise_invalid_type():
-    with pytest.raises(InvalidType) as info:
-        average(numpy.zeros(3, numpy.float32), weights=numpy.ones(3, numpy.float64))
-    assert "weights.dtype == x.dtype" in str(info.value)
-
-
-def test_bad_input_and_axes():
-    with pytest.raises(InvalidType) as info:
-        mean(numpy.zeros((2, 3), numpy.int32))
-    assert "Mean" in str(info.value) and "x.dtype.kind == 'f'" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        average(numpy.zeros((2, 3), numpy.float32), axis=-3)
-    assert "Mean" in str(info.value) and "x.ndim == 2" in str(info.value)
-    with pytest.raises(ValueError, match=r"average: duplicate value in axis \(0, 0\)"):
-        mean(numpy.zeros((2, 3), numpy.float32), axis=(0, 0))
-    with pytest.raises(TypeError, match="average: expected axis"):
-        mean(numpy.zeros((2, 3), numpy.float32), axis=1.0)

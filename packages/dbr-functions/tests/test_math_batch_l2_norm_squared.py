@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.batch_l2_norm_squared import (
     BatchL2NormSquared,
@@ -46,12 +45,18 @@ def test_gradient_node_is_recorded():
     testing.assert_allclose(x.grad, [[2.0] * 3, [4.0] * 3], atol=0, rtol=0)
 
 
-@pytest.mark.parametrize(
-    ("shape", "dtype", "expect"),
-    [((3,), numpy.float32, "x.ndim >= 2"), ((2, 3), numpy.int32, "x.dtype.kind == 'f'")],
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.ones((3,), numpy.float32),),
+            InvalidType,
+            ("BatchL2NormSquared", "x.ndim >= 2"),
+        ),
+        (
+            (numpy.ones((2, 3), numpy.int32),),
+            InvalidType,
+            ("BatchL2NormSquared", "x.dtype.kind == 'f'"),
+        ),
+    ],
+    function=batch_l2_norm_squared,
 )
-def test_bad_input_raises_invalid_type(shape, dtype, expect):
-    with pytest.raises(InvalidType) as info:
-        batch_l2_norm_squared(numpy.ones(shape, dtype))
-    message = str(info.value)
-    assert "BatchL2NormSquared" in message and expect in message

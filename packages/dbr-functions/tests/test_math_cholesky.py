@@ -4,7 +4,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.cholesky import Cholesky, cholesky
 
@@ -86,22 +86,21 @@ def test_gradient_is_the_derivative_along_symmetric_perturbations(n):
             numpy.testing.assert_allclose(numpy.sum(x.grad * e), numerical, rtol=1e-6, atol=1e-8)
 
 
-def test_not_positive_definite_raises_value_error():
-    with pytest.raises(ValueError, match="cholesky: the input is not positive definite"):
-        cholesky(numpy.array([[1.0, 2.0], [2.0, 1.0]], numpy.float32))
-
-
-@pytest.mark.parametrize(
-    ("shape", "dtype", "expect"),
+test_bad_input = bad_input_test(
     [
-        ((2, 3), numpy.float32, "a.shape[0] == a.shape[1]"),
-        ((2, 2, 2), numpy.float64, "a.ndim == 2"),
-        ((2, 2), numpy.int32, "a.dtype.kind == 'f'"),
-        ((2, 2), numpy.float16, "a.dtype != "),
+        (
+            (numpy.ones((2, 3), numpy.float32),),
+            InvalidType,
+            ("Cholesky", "a.shape[0] == a.shape[1]"),
+        ),
+        ((numpy.ones((2, 2, 2), numpy.float64),), InvalidType, ("Cholesky", "a.ndim == 2")),
+        ((numpy.ones((2, 2), numpy.int32),), InvalidType, ("Cholesky", "a.dtype.kind == 'f'")),
+        ((numpy.ones((2, 2), numpy.float16),), InvalidType, ("Cholesky", "a.dtype != ")),
+        (
+            (numpy.array([[1.0, 2.0], [2.0, 1.0]], numpy.float32),),
+            ValueError,
+            "cholesky: the input is not positive definite",
+        ),
     ],
+    function=cholesky,
 )
-def test_bad_input_raises_invalid_type(shape, dtype, expect):
-    with pytest.raises(InvalidType) as info:
-        cholesky(numpy.ones(shape, dtype))
-    message = str(info.value)
-    assert "Cholesky" in message and expect in message

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.fft import FFT, fft, ifft
 
@@ -54,21 +53,31 @@ def test_float32_stays_float32():
     testing.assert_allclose(y[0], [4.0, 0.0, 0.0, 0.0], atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize(
-    ("real", "imag", "expect"),
+_F32_3 = numpy.ones(3, numpy.float32)
+
+test_bad_input = bad_input_test(
     [
-        (numpy.ones(3, numpy.float32), numpy.ones(4, numpy.float32), "imag.shape == real.shape"),
-        (numpy.ones(3, numpy.float32), numpy.ones(3, numpy.float64), "imag.dtype == real.dtype"),
-        (numpy.ones(3, numpy.int32), numpy.ones(3, numpy.int32), "real.dtype.kind == 'f'"),
-        (numpy.ones((), numpy.float32), numpy.ones((), numpy.float32), "real.ndim > 0"),
+        (
+            ((_F32_3, numpy.ones(4, numpy.float32)),),
+            InvalidType,
+            ("FFT", "imag.shape == real.shape"),
+        ),
+        (
+            ((_F32_3, numpy.ones(3, numpy.float64)),),
+            InvalidType,
+            ("FFT", "imag.dtype == real.dtype"),
+        ),
+        (
+            ((numpy.ones(3, numpy.int32), numpy.ones(3, numpy.int32)),),
+            InvalidType,
+            ("FFT", "real.dtype.kind == 'f'"),
+        ),
+        (
+            ((numpy.ones((), numpy.float32), numpy.ones((), numpy.float32)),),
+            InvalidType,
+            ("FFT", "real.ndim > 0"),
+        ),
+        (FFT, ("rfft",), {}, ValueError, "FFT: expected method 'fft' or 'ifft'"),
     ],
+    function=fft,
 )
-def test_bad_input_raises_invalid_type(real, imag, expect):
-    with pytest.raises(InvalidType) as info:
-        fft((real, imag))
-    assert "FFT" in str(info.value) and expect in str(info.value)
-
-
-def test_unknown_method_raises_value_error():
-    with pytest.raises(ValueError, match="FFT: expected method 'fft' or 'ifft'"):
-        FFT("rfft")

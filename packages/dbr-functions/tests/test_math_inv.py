@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.inv import BatchInv, Inv, batch_inv, inv
 
@@ -54,25 +53,49 @@ def test_inverse_times_input_is_identity():
     assert type(batch_inv(a[None]).creator) is BatchInv
 
 
-def test_singular_matrix_raises_value_error_naming_the_function():
-    with pytest.raises(ValueError, match="inv: the input has a singular matrix"):
-        inv(numpy.zeros((2, 2), numpy.float32))
-    with pytest.raises(ValueError, match="batch_inv: the input has a singular matrix"):
-        batch_inv(numpy.stack([numpy.eye(2), numpy.ones((2, 2))]).astype(numpy.float32))
-
-
-@pytest.mark.parametrize(
-    ("f", "label", "shape", "dtype", "expect"),
+test_bad_input = bad_input_test(
     [
-        (inv, "Inv", (2, 3), numpy.float32, "a.shape[-1] == a.shape[-2]"),
-        (inv, "Inv", (2, 2, 2), numpy.float32, "a.ndim == 2"),
-        (inv, "Inv", (2, 2), numpy.int32, "a.dtype.kind == 'f'"),
-        (batch_inv, "BatchInv", (2, 2), numpy.float32, "a.ndim == 3"),
-        (batch_inv, "BatchInv", (2, 2, 3), numpy.float64, "a.shape[-1] == a.shape[-2]"),
+        (
+            (numpy.zeros((2, 2), numpy.float32),),
+            ValueError,
+            "inv: the input has a singular matrix",
+        ),
+        (
+            batch_inv,
+            (numpy.stack([numpy.eye(2), numpy.ones((2, 2))]).astype(numpy.float32),),
+            {},
+            ValueError,
+            "batch_inv: the input has a singular matrix",
+        ),
+        (
+            (Variable(numpy.ones((2, 3), numpy.float32)),),
+            InvalidType,
+            ("Inv", "a.shape[-1] == a.shape[-2]"),
+        ),
+        (
+            (Variable(numpy.ones((2, 2, 2), numpy.float32)),),
+            InvalidType,
+            ("Inv", "a.ndim == 2"),
+        ),
+        (
+            (Variable(numpy.ones((2, 2), numpy.int32)),),
+            InvalidType,
+            ("Inv", "a.dtype.kind == 'f'"),
+        ),
+        (
+            batch_inv,
+            (Variable(numpy.ones((2, 2), numpy.float32)),),
+            {},
+            InvalidType,
+            ("BatchInv", "a.ndim == 3"),
+        ),
+        (
+            batch_inv,
+            (Variable(numpy.ones((2, 2, 3), numpy.float64)),),
+            {},
+            InvalidType,
+            ("BatchInv", "a.shape[-1] == a.shape[-2]"),
+        ),
     ],
+    function=inv,
 )
-def test_bad_input_raises_invalid_type(f, label, shape, dtype, expect):
-    with pytest.raises(InvalidType) as info:
-        f(Variable(numpy.ones(shape, dtype)))
-    message = str(info.value)
-    assert label in message and expect in message

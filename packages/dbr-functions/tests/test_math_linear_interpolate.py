@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.linear_interpolate import LinearInterpolateGrad, linear_interpolate
 
@@ -66,17 +65,18 @@ def test_second_order_gradients_have_the_closed_form():
     numpy.testing.assert_array_equal(ggz.array, x.array - y.array + 1.0)
 
 
-def test_bad_input():
-    a = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        linear_interpolate(a, numpy.zeros((3, 2), numpy.float32), a)
-    assert "LinearInterpolate" in str(info.value) and "x.shape == p.shape" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        linear_interpolate(a, a, numpy.zeros(3, numpy.float32))
-    assert "y.shape == p.shape" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        linear_interpolate(a, a, a.astype(numpy.float64))
-    assert "y.dtype == p.dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        linear_interpolate(*(numpy.zeros(2, numpy.int32),) * 3)
-    assert "p.dtype.kind == 'f'" in str(info.value)
+_A = numpy.zeros((2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_A, numpy.zeros((3, 2), numpy.float32), _A),
+            InvalidType,
+            ("LinearInterpolate", "x.shape == p.shape"),
+        ),
+        ((_A, _A, numpy.zeros(3, numpy.float32)), InvalidType, "y.shape == p.shape"),
+        ((_A, _A, _A.astype(numpy.float64)), InvalidType, "y.dtype == p.dtype"),
+        ((numpy.zeros(2, numpy.int32),) * 3, InvalidType, "p.dtype.kind == 'f'"),
+    ],
+    function=linear_interpolate,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing, using_config
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.noise.gaussian import gaussian
 
@@ -92,19 +92,35 @@ def test_gradients_use_the_eps_drawn_in_forward():
     testing.assert_allclose(g_ln_var, gy * 0.5 * numpy.exp(ln_var.array / 2) * eps, rtol=1e-12)
 
 
-@pytest.mark.parametrize(
-    "mean, ln_var, eps, names",
+_Z3 = numpy.zeros(3)
+
+test_bad_input = bad_input_test(
     [
-        (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32), None, ("mean.dtype.kind",)),
-        (numpy.zeros(3, numpy.float32), numpy.zeros(3), None, ("mean.dtype", "ln_var.dtype")),
-        (numpy.zeros(3), numpy.zeros(4), None, ("mean.shape", "ln_var.shape")),
-        (numpy.zeros(3), numpy.zeros(3), numpy.zeros(4), ("eps.shape",)),
-        (numpy.zeros(3), numpy.zeros(3), numpy.zeros(3, numpy.float32), ("eps.dtype",)),
+        (
+            (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32)),
+            {"eps": None},
+            InvalidType,
+            ("Gaussian", "mean.dtype.kind"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), _Z3),
+            {"eps": None},
+            InvalidType,
+            ("Gaussian", "mean.dtype", "ln_var.dtype"),
+        ),
+        (
+            (_Z3, numpy.zeros(4)),
+            {"eps": None},
+            InvalidType,
+            ("Gaussian", "mean.shape", "ln_var.shape"),
+        ),
+        ((_Z3, _Z3), {"eps": numpy.zeros(4)}, InvalidType, ("Gaussian", "eps.shape")),
+        (
+            (_Z3, _Z3),
+            {"eps": numpy.zeros(3, numpy.float32)},
+            InvalidType,
+            ("Gaussian", "eps.dtype"),
+        ),
     ],
+    function=gaussian,
 )
-def test_bad_input(mean, ln_var, eps, names):
-    with pytest.raises(InvalidType) as e:
-        gaussian(mean, ln_var, eps=eps)
-    assert "Gaussian" in str(e.value)
-    for name in names:
-        assert name in str(e.value)

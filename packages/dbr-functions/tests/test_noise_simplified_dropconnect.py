@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.noise.simplified_dropconnect import simplified_dropconnect
 
@@ -159,39 +159,72 @@ def test_empty_batch():
     numpy.testing.assert_array_equal(gW.array, numpy.zeros((4, 6), numpy.float32))
 
 
-@pytest.mark.parametrize(
-    "x, W, b, mask, names",
+_X = numpy.ones((2, 6))
+_W = numpy.ones((3, 6))
+
+test_bad_input = bad_input_test(
     [
-        (numpy.ones(6), numpy.ones((3, 6)), None, None, ("x.ndim",)),
-        (numpy.ones((2, 5)), numpy.ones((3, 6)), None, None, ("x.shape", "W.shape")),
-        (numpy.ones((2, 6)), numpy.ones(6), None, None, ("W.ndim",)),
-        (numpy.ones((2, 6), numpy.int32), numpy.ones((3, 6)), None, None, ("x.dtype.kind",)),
-        (numpy.ones((2, 6), numpy.float32), numpy.ones((3, 6)), None, None, ("W.dtype",)),
-        (numpy.ones((2, 6)), numpy.ones((3, 6)), numpy.ones(4), None, ("b.shape",)),
-        (numpy.ones((2, 6)), numpy.ones((3, 6)), None, numpy.ones((3, 3), bool), ("mask.shape",)),
         (
-            numpy.ones((2, 6)),
-            numpy.ones((3, 6)),
-            None,
-            numpy.ones((5, 3, 6), bool),
-            ("mask.shape",),
+            (numpy.ones(6), _W, None),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "x.ndim"),
         ),
+        (
+            (numpy.ones((2, 5)), _W, None),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "x.shape", "W.shape"),
+        ),
+        (
+            (_X, numpy.ones(6), None),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "W.ndim"),
+        ),
+        (
+            (numpy.ones((2, 6), numpy.int32), _W, None),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "x.dtype.kind"),
+        ),
+        (
+            (numpy.ones((2, 6), numpy.float32), _W, None),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "W.dtype"),
+        ),
+        (
+            (_X, _W, numpy.ones(4)),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "b.shape"),
+        ),
+        (
+            (_X, _W, None),
+            {"mask": numpy.ones((3, 3), bool)},
+            InvalidType,
+            ("SimplifiedDropconnect", "mask.shape"),
+        ),
+        (
+            (_X, _W, None),
+            {"mask": numpy.ones((5, 3, 6), bool)},
+            InvalidType,
+            ("SimplifiedDropconnect", "mask.shape"),
+        ),
+        (
+            (_X, _W),
+            {"mask": numpy.ones(6, bool)},
+            ValueError,
+            "simplified_dropconnect: expected mask of shape",
+        ),
+        (
+            (_X, _W),
+            {"ratio": -0.5},
+            ValueError,
+            "simplified_dropconnect: expected ratio in [0, 1)",
+        ),
+        ((_X, _W), {"ratio": 1.0}, ValueError, "simplified_dropconnect: expected ratio in [0, 1)"),
     ],
+    function=simplified_dropconnect,
 )
-def test_bad_input(x, W, b, mask, names):
-    with pytest.raises(InvalidType) as e:
-        simplified_dropconnect(x, W, b, mask=mask)
-    assert "SimplifiedDropconnect" in str(e.value)
-    for name in names:
-        assert name in str(e.value)
-
-
-def test_mask_of_wrong_rank():
-    with pytest.raises(ValueError, match=r"simplified_dropconnect: expected mask of shape"):
-        simplified_dropconnect(numpy.ones((2, 6)), numpy.ones((3, 6)), mask=numpy.ones(6, bool))
-
-
-@pytest.mark.parametrize("ratio", [-0.5, 1.0])
-def test_ratio_out_of_range(ratio):
-    with pytest.raises(ValueError, match=r"simplified_dropconnect: expected ratio in \[0, 1\)"):
-        simplified_dropconnect(numpy.ones((2, 6)), numpy.ones((3, 6)), ratio=ratio)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.normalization.batch_normalization import (
     BatchNormalization,
@@ -221,56 +221,6 @@ def test_single_sample_batch_warns():
         batch_normalization(numpy.ones((3, 1), numpy.float32), gamma, beta, axis=1)
 
 
-def test_keyword_arguments_are_checked():
-    x = numpy.zeros((2, 3), numpy.float32)
-    gamma, beta = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
-    with pytest.raises(ValueError, match="batch_normalization: the train argument"):
-        batch_normalization(x, gamma, beta, train=True)
-    with pytest.raises(TypeError, match=r"batch_normalization\(\) got unexpected .*: foo"):
-        batch_normalization(x, gamma, beta, foo=1)
-    with pytest.raises(ValueError, match="running_mean and running_var to be both"):
-        batch_normalization(x, gamma, beta, running_mean=numpy.zeros(3, numpy.float32))
-    with pytest.raises(ValueError, match=r"ascending order, got \(2, 0\)"):
-        batch_normalization(x, gamma, beta, axis=(2, 0))
-    with pytest.raises(TypeError, match="batch_normalization: expected axis to be None"):
-        batch_normalization(x, gamma, beta, axis=[0])
-    with pytest.raises(ValueError, match=r"batch_normalization: expected eps >= 0, got -1"):
-        batch_normalization(x, gamma, beta, eps=-1)
-    with pytest.raises(TypeError, match="expected decay to be a real number"):
-        batch_normalization(x, gamma, beta, decay="0.9")
-
-
-def test_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    gamma, beta = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
-    cases = [
-        ((x, numpy.ones(4, numpy.float32), numpy.zeros(4, numpy.float32)), {}, "x.shape[1] == "),
-        ((x.astype(numpy.int32), gamma, beta), {}, "x.dtype.kind == 'f'"),
-        ((x, gamma, beta.astype(numpy.float64)), {}, "beta.dtype == gamma.dtype"),
-        ((x, gamma, numpy.zeros(2, numpy.float32)), {}, "beta.shape == gamma.shape"),
-        ((numpy.zeros(3, numpy.float32), gamma, beta), {}, "x.ndim >= gamma.ndim + 1"),
-        ((x, gamma, beta), {"axis": 2}, "-x.ndim <= 2 < x.ndim"),
-        ((x, gamma, beta), {"axis": (-2, 0)}, "ascending order once negative"),
-        ((x, gamma, beta), {"axis": (0, 1)}, "gamma.ndim == 0"),
-        ((numpy.zeros((0, 3), numpy.float32), gamma, beta), {}, "x.shape[0] > 0"),
-        (
-            (x, gamma, beta),
-            {"running_mean": numpy.zeros(2, numpy.float32), "running_var": gamma.copy()},
-            "running_mean is a floating array and running_mean.shape == gamma.shape",
-        ),
-        (
-            (x, gamma, beta),
-            {"running_mean": Variable(gamma.copy()), "running_var": gamma.copy()},
-            "running_mean is Variable of shape (3,)",
-        ),
-    ]
-    for args, kwargs, expected in cases:
-        with pytest.raises(InvalidType) as info:
-            batch_normalization(*args, **kwargs)
-        message = str(info.value)
-        assert "BatchNormalization" in message and expected in message, message
-
-
 # -- fixed batch normalization ---------------------------------------------------------------
 
 
@@ -304,18 +254,130 @@ def test_fixed_batch_normalization_of_an_empty_batch():
     assert y.shape == (0, 3, 2) and y.dtype == numpy.float32
 
 
-def test_fixed_batch_normalization_bad_input():
-    x = numpy.zeros((2, 3), numpy.float32)
-    p = numpy.ones(3, numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        fixed_batch_normalization(x, p, p, numpy.ones(2, numpy.float32), p)
-    assert "FixedBatchNormalization" in str(info.value)
-    assert "mean.shape == gamma.shape" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        fixed_batch_normalization(x, p, p, p, p.astype(numpy.float64))
-    assert "var.dtype == gamma.dtype" in str(info.value)
-    with pytest.raises(ValueError, match="fixed_batch_normalization: expected the values of axis"):
-        fixed_batch_normalization(x, p, p, p, p, axis=(1, 0))
+_X = numpy.zeros((2, 3), numpy.float32)
+_GAMMA, _BETA = numpy.ones(3, numpy.float32), numpy.zeros(3, numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_X, _GAMMA, _BETA),
+            {"train": True},
+            ValueError,
+            "batch_normalization: the train argument",
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"foo": 1},
+            TypeError,
+            ("batch_normalization() got unexpected ", ": foo"),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"running_mean": numpy.zeros(3, numpy.float32)},
+            ValueError,
+            "running_mean and running_var to be both",
+        ),
+        ((_X, _GAMMA, _BETA), {"axis": (2, 0)}, ValueError, "ascending order, got (2, 0)"),
+        (
+            (_X, _GAMMA, _BETA),
+            {"axis": [0]},
+            TypeError,
+            "batch_normalization: expected axis to be None",
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"eps": -1},
+            ValueError,
+            "batch_normalization: expected eps >= 0, got -1",
+        ),
+        ((_X, _GAMMA, _BETA), {"decay": "0.9"}, TypeError, "expected decay to be a real number"),
+        (
+            (_X, numpy.ones(4, numpy.float32), numpy.zeros(4, numpy.float32)),
+            InvalidType,
+            ("BatchNormalization", "x.shape[1] == "),
+        ),
+        (
+            (_X.astype(numpy.int32), _GAMMA, _BETA),
+            InvalidType,
+            ("BatchNormalization", "x.dtype.kind == 'f'"),
+        ),
+        (
+            (_X, _GAMMA, _BETA.astype(numpy.float64)),
+            InvalidType,
+            ("BatchNormalization", "beta.dtype == gamma.dtype"),
+        ),
+        (
+            (_X, _GAMMA, numpy.zeros(2, numpy.float32)),
+            InvalidType,
+            ("BatchNormalization", "beta.shape == gamma.shape"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), _GAMMA, _BETA),
+            InvalidType,
+            ("BatchNormalization", "x.ndim >= gamma.ndim + 1"),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"axis": 2},
+            InvalidType,
+            ("BatchNormalization", "-x.ndim <= 2 < x.ndim"),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"axis": (-2, 0)},
+            InvalidType,
+            ("BatchNormalization", "ascending order once negative"),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"axis": (0, 1)},
+            InvalidType,
+            ("BatchNormalization", "gamma.ndim == 0"),
+        ),
+        (
+            (numpy.zeros((0, 3), numpy.float32), _GAMMA, _BETA),
+            InvalidType,
+            ("BatchNormalization", "x.shape[0] > 0"),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"running_mean": numpy.zeros(2, numpy.float32), "running_var": _GAMMA.copy()},
+            InvalidType,
+            (
+                "BatchNormalization",
+                "running_mean is a floating array and running_mean.shape == gamma.shape",
+            ),
+        ),
+        (
+            (_X, _GAMMA, _BETA),
+            {"running_mean": Variable(_GAMMA.copy()), "running_var": _GAMMA.copy()},
+            InvalidType,
+            ("BatchNormalization", "running_mean is Variable of shape (3,)"),
+        ),
+        (
+            fixed_batch_normalization,
+            (_X, _GAMMA, _GAMMA, numpy.ones(2, numpy.float32), _GAMMA),
+            {},
+            InvalidType,
+            ("FixedBatchNormalization", "mean.shape == gamma.shape"),
+        ),
+        (
+            fixed_batch_normalization,
+            (_X, _GAMMA, _GAMMA, _GAMMA, _GAMMA.astype(numpy.float64)),
+            {},
+            InvalidType,
+            "var.dtype == gamma.dtype",
+        ),
+        (
+            fixed_batch_normalization,
+            (_X, _GAMMA, _GAMMA, _GAMMA, _GAMMA),
+            {"axis": (1, 0)},
+            ValueError,
+            "fixed_batch_normalization: expected the values of axis",
+        ),
+    ],
+    function=batch_normalization,
+)
 
 
 @testing.parameterize(*testing.product({"dtype": FLOATS, "offset": [3.0, 60.0]}))

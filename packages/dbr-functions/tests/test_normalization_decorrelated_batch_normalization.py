@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.normalization.decorrelated_batch_normalization import (
     decorrelated_batch_normalization,
@@ -114,43 +113,6 @@ def test_the_gradient_whitens_like_the_reference():
     testing.assert_allclose(gx, numerical, atol=1e-7, rtol=1e-6)
 
 
-def test_keyword_arguments_are_checked():
-    x = numpy.zeros((4, 4), numpy.float32)
-    with pytest.raises(TypeError, match=r"decorrelated_batch_normalization\(\) got unexpected"):
-        decorrelated_batch_normalization(x, group=2)
-    with pytest.raises(TypeError, match="expected groups to be an int"):
-        decorrelated_batch_normalization(x, groups=2.0)
-    with pytest.raises(ValueError, match="expected groups >= 1, got 0"):
-        decorrelated_batch_normalization(x, groups=0)
-    with pytest.raises(ValueError, match="decorrelated_batch_normalization: expected eps >= 0"):
-        decorrelated_batch_normalization(x, eps=-1.0)
-
-
-def test_bad_input():
-    x = numpy.random.uniform(-1, 1, (4, 6)).astype(numpy.float32)
-    cases = [
-        ((x,), {"groups": 4}, "x.shape[1] % 4 == 0"),
-        ((x.astype(numpy.int32),), {"groups": 2}, "x.dtype.kind == 'f'"),
-        ((x[0],), {"groups": 2}, "x.ndim >= 2"),
-        ((x[:0],), {"groups": 2}, "x.shape[0] > 0"),
-        (
-            (x,),
-            {"groups": 2, "running_mean": numpy.zeros(6, numpy.float32)},
-            "running_mean is a floating array of shape (2, 3)",
-        ),
-        (
-            (x,),
-            {"groups": 2, "running_projection": numpy.zeros((2, 3), numpy.float32)},
-            "running_projection is a floating array of shape (2, 3, 3)",
-        ),
-    ]
-    for args, kwargs, expected in cases:
-        with pytest.raises(InvalidType) as info:
-            decorrelated_batch_normalization(*args, **kwargs)
-        message = str(info.value)
-        assert "DecorrelatedBatchNormalization" in message and expected in message, message
-
-
 # -- fixed decorrelated batch normalization --------------------------------------------------
 
 
@@ -182,18 +144,89 @@ def test_fixed_matches_training_mode_with_the_batch_statistics():
     testing.assert_allclose(fixed.array, y.array, atol=1e-12, rtol=1e-10)
 
 
-def test_fixed_bad_input():
-    x = numpy.zeros((4, 6), numpy.float32)
-    mean = numpy.zeros((2, 3), numpy.float32)
-    projection = numpy.zeros((2, 3, 3), numpy.float32)
-    cases = [
-        ((x, mean[:1], projection), "mean.shape[0] == 2"),
-        ((x, mean, projection[:, :2]), "projection.shape[1] == 3"),
-        ((x, mean.astype(numpy.float64), projection), "mean.dtype == x.dtype"),
-        ((x, mean, projection[0]), "projection.ndim == 3"),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as info:
-            fixed_decorrelated_batch_normalization(*args, groups=2)
-        message = str(info.value)
-        assert "FixedDecorrelatedBatchNormalization" in message and expected in message, message
+_X = numpy.zeros((4, 6), numpy.float32)
+_X44 = numpy.zeros((4, 4), numpy.float32)
+_MEAN = numpy.zeros((2, 3), numpy.float32)
+_PROJECTION = numpy.zeros((2, 3, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_X44,),
+            {"group": 2},
+            TypeError,
+            "decorrelated_batch_normalization() got unexpected",
+        ),
+        ((_X44,), {"groups": 2.0}, TypeError, "expected groups to be an int"),
+        ((_X44,), {"groups": 0}, ValueError, "expected groups >= 1, got 0"),
+        (
+            (_X44,),
+            {"eps": -1.0},
+            ValueError,
+            "decorrelated_batch_normalization: expected eps >= 0",
+        ),
+        (
+            (_X,),
+            {"groups": 4},
+            InvalidType,
+            ("DecorrelatedBatchNormalization", "x.shape[1] % 4 == 0"),
+        ),
+        (
+            (_X.astype(numpy.int32),),
+            {"groups": 2},
+            InvalidType,
+            ("DecorrelatedBatchNormalization", "x.dtype.kind == 'f'"),
+        ),
+        ((_X[0],), {"groups": 2}, InvalidType, ("DecorrelatedBatchNormalization", "x.ndim >= 2")),
+        (
+            (_X[:0],),
+            {"groups": 2},
+            InvalidType,
+            ("DecorrelatedBatchNormalization", "x.shape[0] > 0"),
+        ),
+        (
+            (_X,),
+            {"groups": 2, "running_mean": numpy.zeros(6, numpy.float32)},
+            InvalidType,
+            ("DecorrelatedBatchNormalization", "running_mean is a floating array of shape (2, 3)"),
+        ),
+        (
+            (_X,),
+            {"groups": 2, "running_projection": numpy.zeros((2, 3), numpy.float32)},
+            InvalidType,
+            (
+                "DecorrelatedBatchNormalization",
+                "running_projection is a floating array of shape (2, 3, 3)",
+            ),
+        ),
+        (
+            fixed_decorrelated_batch_normalization,
+            (_X, _MEAN[:1], _PROJECTION),
+            {"groups": 2},
+            InvalidType,
+            ("FixedDecorrelatedBatchNormalization", "mean.shape[0] == 2"),
+        ),
+        (
+            fixed_decorrelated_batch_normalization,
+            (_X, _MEAN, _PROJECTION[:, :2]),
+            {"groups": 2},
+            InvalidType,
+            ("FixedDecorrelatedBatchNormalization", "projection.shape[1] == 3"),
+        ),
+        (
+            fixed_decorrelated_batch_normalization,
+            (_X, _MEAN.astype(numpy.float64), _PROJECTION),
+            {"groups": 2},
+            InvalidType,
+            ("FixedDecorrelatedBatchNormalization", "mean.dtype == x.dtype"),
+        ),
+        (
+            fixed_decorrelated_batch_normalization,
+            (_X, _MEAN, _PROJECTION[0]),
+            {"groups": 2},
+            InvalidType,
+            ("FixedDecorrelatedBatchNormalization", "projection.ndim == 3"),
+        ),
+    ],
+    function=decorrelated_batch_normalization,
+)

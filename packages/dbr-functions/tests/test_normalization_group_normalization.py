@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.normalization.group_normalization import group_normalization
 
@@ -119,30 +119,51 @@ def test_float16_is_computed_in_float32():
     testing.assert_allclose(y.array, reference(x, 1, p, numpy.zeros(2), 1e-5), atol=0.05)
 
 
-def test_arguments_are_checked():
-    x = numpy.zeros((2, 4), numpy.float32)
-    p = numpy.ones(4, numpy.float32)
-    with pytest.raises(TypeError, match="group_normalization: expected groups to be an int"):
-        group_normalization(x, 2.0, p, p)
-    with pytest.raises(ValueError, match=r"group_normalization: expected groups >= 1, got 0"):
-        group_normalization(x, 0, p, p)
-    with pytest.raises(ValueError, match="group_normalization: expected eps >= 0"):
-        group_normalization(x, 2, p, p, eps=-1.0)
+_X24 = numpy.zeros((2, 4), numpy.float32)
+_P4 = numpy.ones(4, numpy.float32)
+_X = numpy.zeros((2, 6), numpy.float32)
+_P = numpy.ones(6, numpy.float32)
 
-
-def test_bad_input():
-    x = numpy.zeros((2, 6), numpy.float32)
-    p = numpy.ones(6, numpy.float32)
-    cases = [
-        ((x, 4, p, p), "x.shape[1] % 4 == 0"),
-        ((x, 2, numpy.ones(5, numpy.float32), numpy.ones(5, numpy.float32)), "x.shape[1] =="),
-        ((x, 2, p, p.astype(numpy.float64)), "beta.dtype == x.dtype"),
-        ((x.astype(numpy.int32), 2, p, p), "x.dtype.kind == 'f'"),
-        ((numpy.zeros(6, numpy.float32), 2, p, p), "x.ndim >= 2"),
-        ((numpy.zeros((2, 6, 0), numpy.float32), 2, p, p), "each group has at least one"),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as info:
-            group_normalization(*args)
-        message = str(info.value)
-        assert "GroupNormalization" in message and expected in message, message
+test_bad_input = bad_input_test(
+    [
+        (
+            (_X24, 2.0, _P4, _P4),
+            TypeError,
+            "group_normalization: expected groups to be an int",
+        ),
+        ((_X24, 0, _P4, _P4), ValueError, "group_normalization: expected groups >= 1, got 0"),
+        (
+            (_X24, 2, _P4, _P4),
+            {"eps": -1.0},
+            ValueError,
+            "group_normalization: expected eps >= 0",
+        ),
+        ((_X, 4, _P, _P), InvalidType, ("GroupNormalization", "x.shape[1] % 4 == 0")),
+        (
+            (_X, 2, numpy.ones(5, numpy.float32), numpy.ones(5, numpy.float32)),
+            InvalidType,
+            ("GroupNormalization", "x.shape[1] =="),
+        ),
+        (
+            (_X, 2, _P, _P.astype(numpy.float64)),
+            InvalidType,
+            ("GroupNormalization", "beta.dtype == x.dtype"),
+        ),
+        (
+            (_X.astype(numpy.int32), 2, _P, _P),
+            InvalidType,
+            ("GroupNormalization", "x.dtype.kind == 'f'"),
+        ),
+        (
+            (numpy.zeros(6, numpy.float32), 2, _P, _P),
+            InvalidType,
+            ("GroupNormalization", "x.ndim >= 2"),
+        ),
+        (
+            (numpy.zeros((2, 6, 0), numpy.float32), 2, _P, _P),
+            InvalidType,
+            ("GroupNormalization", "each group has at least one"),
+        ),
+    ],
+    function=group_normalization,
+)

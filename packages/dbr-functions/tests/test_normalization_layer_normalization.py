@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.normalization.layer_normalization import layer_normalization
 
@@ -51,22 +50,41 @@ def test_rows_are_normalized_independently():
     testing.assert_allclose(y.array, [[-k, 0, k], [-k, k, 0]], atol=1e-6, rtol=1e-6)
 
 
-def test_bad_input():
-    p = numpy.ones(3, numpy.float32)
-    cases = [
-        ((numpy.zeros((2, 3, 1), numpy.float32), p, p), "x.ndim == 2"),
-        ((numpy.zeros((2, 4), numpy.float32), p, p), "x.shape[1] == gamma.shape[0]"),
-        ((numpy.zeros((2, 3), numpy.float64), p, p), "gamma.dtype == x.dtype"),
-        ((numpy.zeros((2, 3), numpy.float32), p, numpy.ones(2, numpy.float32)), "beta.shape"),
+_P = numpy.ones(3, numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
         (
-            (numpy.zeros((2, 0), numpy.float32), p[:0], p[:0]),
-            "x.shape[1] > 0",
+            (numpy.zeros((2, 3, 1), numpy.float32), _P, _P),
+            InvalidType,
+            ("LayerNormalization", "x.ndim == 2"),
         ),
-    ]
-    for args, expected in cases:
-        with pytest.raises(InvalidType) as info:
-            layer_normalization(*args)
-        message = str(info.value)
-        assert "LayerNormalization" in message and expected in message, message
-    with pytest.raises(TypeError, match="layer_normalization: expected eps to be a real number"):
-        layer_normalization(numpy.zeros((2, 3), numpy.float32), p, p, eps="1")
+        (
+            (numpy.zeros((2, 4), numpy.float32), _P, _P),
+            InvalidType,
+            ("LayerNormalization", "x.shape[1] == gamma.shape[0]"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float64), _P, _P),
+            InvalidType,
+            ("LayerNormalization", "gamma.dtype == x.dtype"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), _P, numpy.ones(2, numpy.float32)),
+            InvalidType,
+            ("LayerNormalization", "beta.shape"),
+        ),
+        (
+            (numpy.zeros((2, 0), numpy.float32), _P[:0], _P[:0]),
+            InvalidType,
+            ("LayerNormalization", "x.shape[1] > 0"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), _P, _P),
+            {"eps": "1"},
+            TypeError,
+            "layer_normalization: expected eps to be a real number",
+        ),
+    ],
+    function=layer_normalization,
+)

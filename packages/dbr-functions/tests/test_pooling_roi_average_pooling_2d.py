@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing
+from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
 
@@ -104,22 +105,43 @@ def test_no_regions():
     numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
 
 
-def test_bad_input():
-    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
-    rois = numpy.zeros((1, 4), numpy.float32)
-    index = numpy.zeros(1, numpy.int32)
-    for args, condition in [
-        ((x[0], rois, index), "x.ndim == 4"),
-        ((x, rois[:, :3], index), "rois.shape[1] == 4"),
-        ((x, rois, index.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
-        ((x, rois, numpy.zeros(2, numpy.int32)), "roi_indices.shape[0] == rois.shape[0]"),
-    ]:
-        with pytest.raises(InvalidType) as e:
-            roi_average_pooling_2d(*args, 2, 1.0)
-        assert "ROIAveragePooling2D" in str(e.value) and condition in str(e.value)
-    with pytest.raises(ValueError, match=r"roi_average_pooling_2d: expected outsize to be pos"):
-        roi_average_pooling_2d(x, rois, index, 0, 1.0)
-    with pytest.raises(TypeError, match=r"roi_average_pooling_2d: expected spatial_scale to be"):
-        roi_average_pooling_2d(x, rois, index, 2, None)
-    with pytest.raises(ValueError, match=r"0 <= roi_indices < x.shape\[0\] == 2.*got 5"):
-        roi_average_pooling_2d(x, rois, numpy.array([5], numpy.int32), 2, 1.0)
+_X = numpy.zeros((2, 1, 4, 4), numpy.float32)
+_ROIS = numpy.zeros((1, 4), numpy.float32)
+_INDEX = numpy.zeros(1, numpy.int32)
+
+test_bad_input = bad_input_test(
+    [
+        ((_X[0], _ROIS, _INDEX, 2, 1.0), InvalidType, ("ROIAveragePooling2D", "x.ndim == 4")),
+        (
+            (_X, _ROIS[:, :3], _INDEX, 2, 1.0),
+            InvalidType,
+            ("ROIAveragePooling2D", "rois.shape[1] == 4"),
+        ),
+        (
+            (_X, _ROIS, _INDEX.astype(numpy.float32), 2, 1.0),
+            InvalidType,
+            ("ROIAveragePooling2D", "roi_indices.dtype.kind == 'i'"),
+        ),
+        (
+            (_X, _ROIS, numpy.zeros(2, numpy.int32), 2, 1.0),
+            InvalidType,
+            ("ROIAveragePooling2D", "roi_indices.shape[0] == rois.shape[0]"),
+        ),
+        (
+            (_X, _ROIS, _INDEX, 0, 1.0),
+            ValueError,
+            "roi_average_pooling_2d: expected outsize to be pos",
+        ),
+        (
+            (_X, _ROIS, _INDEX, 2, None),
+            TypeError,
+            "roi_average_pooling_2d: expected spatial_scale to be",
+        ),
+        (
+            (_X, _ROIS, numpy.array([5], numpy.int32), 2, 1.0),
+            ValueError,
+            ("0 <= roi_indices < x.shape[0] == 2", "got 5"),
+        ),
+    ],
+    function=roi_average_pooling_2d,
+)

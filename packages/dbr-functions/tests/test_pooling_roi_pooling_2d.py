@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.roi_pooling_2d import roi_pooling_2d
 
@@ -143,24 +143,39 @@ def test_no_regions():
     numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
 
 
-def test_bad_input():
-    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
-    rois = numpy.zeros((1, 5), numpy.float32)
-    for args, condition in [
-        ((x[0], rois), "x.ndim == 4"),
-        ((x, rois[:, :4]), "rois.shape[1] == 5"),
-        ((x.astype(numpy.int32), rois), "x.dtype.kind == 'f'"),
-        ((x, rois.astype(numpy.int32)), "rois.dtype.kind == 'f'"),
-    ]:
-        with pytest.raises(InvalidType) as e:
-            roi_pooling_2d(*args, 2, 2, 1.0)
-        assert "ROIPooling2D" in str(e.value) and condition in str(e.value)
-    with pytest.raises(ValueError, match=r"roi_pooling_2d: expected outh > 0, got 0"):
-        roi_pooling_2d(x, rois, 0, 2, 1.0)
-    with pytest.raises(TypeError, match=r"roi_pooling_2d: expected outw to be an int, got 2.0"):
-        roi_pooling_2d(x, rois, 2, 2.0, 1.0)
-    with pytest.raises(ValueError, match=r"expected spatial_scale to be finite and > 0, got 0.0"):
-        roi_pooling_2d(x, rois, 2, 2, 0.0)
-    bad = numpy.array([[2, 0, 0, 1, 1]], numpy.float32)
-    with pytest.raises(ValueError, match=r"0 <= rois\[:, 0\] < x.shape\[0\] == 2.*got 2"):
-        roi_pooling_2d(x, bad, 2, 2, 1.0)
+_X = numpy.zeros((2, 1, 4, 4), numpy.float32)
+_ROIS = numpy.zeros((1, 5), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        ((_X[0], _ROIS, 2, 2, 1.0), InvalidType, ("ROIPooling2D", "x.ndim == 4")),
+        ((_X, _ROIS[:, :4], 2, 2, 1.0), InvalidType, ("ROIPooling2D", "rois.shape[1] == 5")),
+        (
+            (_X.astype(numpy.int32), _ROIS, 2, 2, 1.0),
+            InvalidType,
+            ("ROIPooling2D", "x.dtype.kind == 'f'"),
+        ),
+        (
+            (_X, _ROIS.astype(numpy.int32), 2, 2, 1.0),
+            InvalidType,
+            ("ROIPooling2D", "rois.dtype.kind == 'f'"),
+        ),
+        ((_X, _ROIS, 0, 2, 1.0), ValueError, "roi_pooling_2d: expected outh > 0, got 0"),
+        (
+            (_X, _ROIS, 2, 2.0, 1.0),
+            TypeError,
+            "roi_pooling_2d: expected outw to be an int, got 2.0",
+        ),
+        (
+            (_X, _ROIS, 2, 2, 0.0),
+            ValueError,
+            "expected spatial_scale to be finite and > 0, got 0.0",
+        ),
+        (
+            (_X, numpy.array([[2, 0, 0, 1, 1]], numpy.float32), 2, 2, 1.0),
+            ValueError,
+            ("0 <= rois[:, 0] < x.shape[0] == 2", "got 2"),
+        ),
+    ],
+    function=roi_pooling_2d,
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.gradient_check import check_backward, check_double_backward
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.rnn.lstm import lstm
 
@@ -121,22 +121,45 @@ def test_accepts_arrays_and_variables():
     numpy.testing.assert_array_equal(h1.array, h2.array)
 
 
-def test_bad_input():
-    c = numpy.zeros((2, 3), numpy.float32)
-    cases = [
-        ((c, numpy.zeros((2, 11), numpy.float32)), "x.shape[1] == 4 * c_prev.shape[1]"),
-        ((c, numpy.zeros((3, 12), numpy.float32)), "x.shape[0] <= c_prev.shape[0]"),
-        ((c, numpy.zeros((2, 12), numpy.float64)), "x.dtype == c_prev.dtype"),
-        ((c.astype(numpy.int32), numpy.zeros((2, 12), numpy.int32)), "c_prev.dtype.kind == 'f'"),
-        ((numpy.zeros(3, numpy.float32), numpy.zeros(12, numpy.float32)), "c_prev.ndim >= 2"),
-        ((c, numpy.zeros((2, 12, 1), numpy.float32)), "x.ndim == c_prev.ndim"),
+_C = numpy.zeros((2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (_C, numpy.zeros((2, 11), numpy.float32)),
+            InvalidType,
+            ("LSTM", "x.shape[1] == 4 * c_prev.shape[1]"),
+        ),
+        (
+            (_C, numpy.zeros((3, 12), numpy.float32)),
+            InvalidType,
+            ("LSTM", "x.shape[0] <= c_prev.shape[0]"),
+        ),
+        (
+            (_C, numpy.zeros((2, 12), numpy.float64)),
+            InvalidType,
+            ("LSTM", "x.dtype == c_prev.dtype"),
+        ),
+        (
+            (_C.astype(numpy.int32), numpy.zeros((2, 12), numpy.int32)),
+            InvalidType,
+            ("LSTM", "c_prev.dtype.kind == 'f'"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), numpy.zeros(12, numpy.float32)),
+            InvalidType,
+            ("LSTM", "c_prev.ndim >= 2"),
+        ),
+        (
+            (_C, numpy.zeros((2, 12, 1), numpy.float32)),
+            InvalidType,
+            ("LSTM", "x.ndim == c_prev.ndim"),
+        ),
         (
             (numpy.zeros((2, 3, 2), numpy.float32), numpy.zeros((2, 12, 3), numpy.float32)),
-            "x.shape[2] == c_prev.shape[2]",
+            InvalidType,
+            ("LSTM", "x.shape[2] == c_prev.shape[2]"),
         ),
-    ]
-    for args, expect in cases:
-        with pytest.raises(InvalidType) as e:
-            lstm(*args)
-        assert "LSTM" in str(e.value)
-        assert expect in str(e.value)
+    ],
+    function=lstm,
+)

@@ -13,7 +13,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, no_backprop_mode, testing, using_config
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.activation.relu import relu
 from dbr.functions.activation.sigmoid import sigmoid as f_sigmoid
@@ -402,124 +402,363 @@ def test_relu_outputs_are_non_negative():
 # -- bad input --------------------------------------------------------------------
 
 
-def test_rnn_bad_arguments():
-    (hx,), ws, bs, xs = make_inputs("rnn-tanh", 1, 1, [2, 1], numpy.float32)
-    with pytest.raises(
-        ValueError, match=r"n_step_rnn: expected activation to be 'tanh' or 'relu', got 'sigmoid'"
-    ):
-        n_step_rnn(1, 0.0, hx, ws, bs, xs, activation="sigmoid")
-    with pytest.raises(ValueError, match=r"n_step_birnn: expected activation"):
-        n_step_birnn(1, 0.0, hx, ws, bs, xs, activation="elu")
-    with pytest.raises(ValueError, match=r"n_step_rnn: expected ws\[0\] to hold 2 arrays, got 3"):
-        n_step_rnn(1, 0.0, hx, [ws[0] + ws[0][:1]], bs, xs)
-    with pytest.raises(TypeError, match=r"n_step_rnn: expected dropout_ratio to be a float"):
-        n_step_rnn(1, "0.5", hx, ws, bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_rnn: the train argument is not supported"):
-        n_step_rnn(1, 0.0, hx, ws, bs, xs, train=False)
+def _table_inputs(family, n_layers, directions):
+    """make_inputs(family, n_layers, directions, [2, 1], float32) for the table below.
+
+    The table is built at import; NumPy's global random state is put back so
+    that collecting this file draws nothing from it.
+    """
+    state = numpy.random.get_state()
+    try:
+        return make_inputs(family, n_layers, directions, [2, 1], numpy.float32)
+    finally:
+        numpy.random.set_state(state)
 
 
-def test_rnn_bad_input():
-    (hx,), ws, bs, xs = make_inputs("rnn-tanh", 1, 1, [2, 1], numpy.float32)
-    with pytest.raises(InvalidType) as e:
-        n_step_rnn(1, 0.0, hx, ws, bs, [x.astype(numpy.float16) for x in xs])
-    assert "n_step_rnn (Forward)" in str(e.value) and "xs[0].dtype == hx.dtype" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        n_step_rnn(1, 0.0, hx, ws, [[bs[0][0], bs[0][1][:1]]], xs)
-    assert f"bs[0][1].shape == ({N_UNITS},)" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        n_step_birnn(1, 0.0, hx, ws + ws, bs + bs, xs)
-    assert "n_step_birnn (Forward)" in str(e.value) and "hx.shape == (2, B, N)" in str(e.value)
+def _replaced(groups, i, j, value):
+    """A copy of the list of lists ``groups`` with ``groups[i][j]`` replaced by ``value``."""
+    groups = [list(g) for g in groups]
+    groups[i][j] = value
+    return groups
 
 
-def test_gru_bad_arguments():
-    (hx,), ws, bs, xs = make_inputs("gru", 2, 1, [2, 1], numpy.float32)
-    with pytest.raises(ValueError, match=r"n_step_gru: expected ws\[0\] to hold 6 arrays, got 8"):
-        n_step_gru(2, 0.0, hx, [ws[0] + ws[0][:2], ws[1]], bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_bigru: expected bs to hold 4 lists"):
-        n_step_bigru(2, 0.0, hx, ws + ws, bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_gru: the use_cudnn argument is not supported"):
-        n_step_gru(2, 0.0, hx, ws, bs, xs, use_cudnn=False)
-    with pytest.raises(ValueError, match=r"n_step_gru: expected dropout_ratio in \[0, 1\)"):
-        n_step_gru(2, -0.1, hx, ws, bs, xs)
+(_R_HX,), _R_WS, _R_BS, _R_XS = _table_inputs("rnn-tanh", 1, 1)
+(_G_HX,), _G_WS, _G_BS, _G_XS = _table_inputs("gru", 2, 1)
+(_L_HX, _L_CX), _L_WS, _L_BS, _L_XS = _table_inputs("lstm", 2, 1)
+_BI_STATES, _BI_WS, _BI_BS, _BI_XS = _table_inputs("lstm", 2, 2)
+_LSTM = "n_step_lstm (Forward)"
 
-
-def test_gru_bad_input():
-    (hx,), ws, bs, xs = make_inputs("gru", 2, 1, [2, 1], numpy.float32)
-    with pytest.raises(InvalidType) as e:
-        n_step_gru(2, 0.0, hx[:, :, :1], ws, bs, xs)
-    assert "n_step_gru (Forward)" in str(e.value) and "ws[0][0].shape == (1, 3)" in str(e.value)
-    bad_ws = [list(g) for g in ws]
-    bad_ws[1][0] = numpy.zeros((N_UNITS, N_IN), numpy.float32)
-    with pytest.raises(InvalidType) as e:
-        n_step_gru(2, 0.0, hx, bad_ws, bs, xs)
-    assert f"ws[1][0].shape == {(N_UNITS, N_UNITS)}" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        n_step_gru(2, 0.0, hx, ws, bs, xs[::-1])
-    assert "sorted by decreasing length" in str(e.value)
-
-
-def test_lstm_bad_arguments():
-    (hx, cx), ws, bs, xs = make_inputs("lstm", 2, 1, [2, 1], numpy.float32)
-    with pytest.raises(ValueError, match=r"n_step_lstm: expected n_layers >= 1, got 0"):
-        n_step_lstm(0, 0.0, hx[:0], cx[:0], [], [], xs)
-    with pytest.raises(TypeError, match=r"n_step_lstm: expected n_layers to be an int"):
-        n_step_lstm(2.0, 0.0, hx, cx, ws, bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_lstm: expected dropout_ratio in \[0, 1\)"):
-        n_step_lstm(2, 1.0, hx, cx, ws, bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_lstm: expected ws to hold 2 lists"):
-        n_step_lstm(2, 0.0, hx, cx, ws[:1], bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_lstm: expected bs\[1\] to hold 8 arrays, got 7"):
-        n_step_lstm(2, 0.0, hx, cx, ws, [bs[0], bs[1][:7]], xs)
-    with pytest.raises(ValueError, match=r"n_step_bilstm: expected ws to hold 4 lists"):
-        n_step_bilstm(2, 0.0, hx, cx, ws, bs, xs)
-    with pytest.raises(TypeError, match=r"n_step_lstm: expected xs to be a non-empty list"):
-        n_step_lstm(2, 0.0, hx, cx, ws, bs, [])
-    with pytest.raises(TypeError, match=r"n_step_lstm: expected hx to be a Variable or an array"):
-        n_step_lstm(2, 0.0, hx.tolist(), cx, ws, bs, xs)
-    with pytest.raises(TypeError, match=r"n_step_lstm: expected ws\[1\]\[3\] to be a Variable"):
-        n_step_lstm(2, 0.0, hx, cx, [ws[0], ws[1][:3] + [None] + ws[1][4:]], bs, xs)
-    with pytest.raises(ValueError, match=r"n_step_lstm: the train argument is not supported"):
-        n_step_lstm(2, 0.0, hx, cx, ws, bs, xs, train=True)
-    with pytest.raises(TypeError, match=r"n_step_lstm: got an unexpected keyword argument 'foo'"):
-        n_step_lstm(2, 0.0, hx, cx, ws, bs, xs, foo=1)
-
-
-def test_lstm_bad_input():
-    (hx, cx), ws, bs, xs = make_inputs("lstm", 2, 1, [2, 1], numpy.float32)
-
-    def check(expect, hx=hx, cx=cx, ws=ws, bs=bs, xs=xs, who=n_step_lstm):
-        with pytest.raises(InvalidType) as e:
-            who(2, 0.0, hx, cx, ws, bs, xs)
-        assert f"{who.__name__} (Forward)" in str(e.value)
-        assert expect in str(e.value)
-
-    check("hx.shape == (2, B, N)", hx=hx[0])
-    check("hx.shape == (2, B, N)", hx=hx[:1], cx=cx[:1])
-    check("hx.dtype.kind == 'f'", hx=hx.astype(numpy.int32))
-    check("cx.shape == hx.shape", cx=cx[:, :1])
-    check("cx.dtype == hx.dtype", cx=cx.astype(numpy.float64))
-    bad_ws = [list(g) for g in ws]
-    bad_ws[1][5] = numpy.zeros((N_UNITS, N_UNITS + 1), numpy.float32)
-    check(f"ws[1][5].shape == {(N_UNITS, N_UNITS)}", ws=bad_ws)
-    bad_ws = [list(g) for g in ws]
-    bad_ws[0][2] = ws[0][2].astype(numpy.float64)
-    check("ws[0][2].dtype == hx.dtype", ws=bad_ws)
-    bad_bs = [list(g) for g in bs]
-    bad_bs[0][0] = numpy.zeros((N_UNITS + 1,), numpy.float32)
-    check(f"bs[0][0].shape == ({N_UNITS},)", bs=bad_bs)
-    check("xs[1].shape[0] <= xs[0].shape[0] (sorted by decreasing length)", xs=xs[::-1])
-    check("xs[0].shape[0] <= hx.shape[1]", xs=[numpy.zeros((3, N_IN), numpy.float32)])
-    check("xs[1].shape == (B_1, 3)", xs=[xs[0], numpy.zeros((1, N_IN + 1), numpy.float32)])
-    check("xs[0].dtype == hx.dtype", xs=[x.astype(numpy.float64) for x in xs])
-    check("xs[0].ndim == 2", xs=[xs[0][:, :, None], xs[1]])
-    bi_states, bi_ws, bi_bs, bi_xs = make_inputs("lstm", 2, 2, [2, 1], numpy.float32)
-    bad_ws = [list(g) for g in bi_ws]
-    bad_ws[2][0] = numpy.zeros((N_UNITS, N_UNITS), numpy.float32)
-    check(
-        f"ws[2][0].shape == {(N_UNITS, 2 * N_UNITS)}",
-        *bi_states,
-        bad_ws,
-        bi_bs,
-        bi_xs,
-        n_step_bilstm,
-    )
+test_bad_input = bad_input_test(
+    [
+        # n_step_rnn, n_step_birnn
+        (
+            n_step_rnn,
+            (1, 0.0, _R_HX, _R_WS, _R_BS, _R_XS),
+            {"activation": "sigmoid"},
+            ValueError,
+            "n_step_rnn: expected activation to be 'tanh' or 'relu', got 'sigmoid'",
+        ),
+        (
+            n_step_birnn,
+            (1, 0.0, _R_HX, _R_WS, _R_BS, _R_XS),
+            {"activation": "elu"},
+            ValueError,
+            "n_step_birnn: expected activation",
+        ),
+        (
+            n_step_rnn,
+            (1, 0.0, _R_HX, [_R_WS[0] + _R_WS[0][:1]], _R_BS, _R_XS),
+            {},
+            ValueError,
+            "n_step_rnn: expected ws[0] to hold 2 arrays, got 3",
+        ),
+        (
+            n_step_rnn,
+            (1, "0.5", _R_HX, _R_WS, _R_BS, _R_XS),
+            {},
+            TypeError,
+            "n_step_rnn: expected dropout_ratio to be a float",
+        ),
+        (
+            n_step_rnn,
+            (1, 0.0, _R_HX, _R_WS, _R_BS, _R_XS),
+            {"train": False},
+            ValueError,
+            "n_step_rnn: the train argument is not supported",
+        ),
+        (
+            n_step_rnn,
+            (1, 0.0, _R_HX, _R_WS, _R_BS, [x.astype(numpy.float16) for x in _R_XS]),
+            {},
+            InvalidType,
+            ("n_step_rnn (Forward)", "xs[0].dtype == hx.dtype"),
+        ),
+        (
+            n_step_rnn,
+            (1, 0.0, _R_HX, _R_WS, [[_R_BS[0][0], _R_BS[0][1][:1]]], _R_XS),
+            {},
+            InvalidType,
+            f"bs[0][1].shape == ({N_UNITS},)",
+        ),
+        (
+            n_step_birnn,
+            (1, 0.0, _R_HX, _R_WS + _R_WS, _R_BS + _R_BS, _R_XS),
+            {},
+            InvalidType,
+            ("n_step_birnn (Forward)", "hx.shape == (2, B, N)"),
+        ),
+        # n_step_gru, n_step_bigru
+        (
+            n_step_gru,
+            (2, 0.0, _G_HX, [_G_WS[0] + _G_WS[0][:2], _G_WS[1]], _G_BS, _G_XS),
+            {},
+            ValueError,
+            "n_step_gru: expected ws[0] to hold 6 arrays, got 8",
+        ),
+        (
+            n_step_bigru,
+            (2, 0.0, _G_HX, _G_WS + _G_WS, _G_BS, _G_XS),
+            {},
+            ValueError,
+            "n_step_bigru: expected bs to hold 4 lists",
+        ),
+        (
+            n_step_gru,
+            (2, 0.0, _G_HX, _G_WS, _G_BS, _G_XS),
+            {"use_cudnn": False},
+            ValueError,
+            "n_step_gru: the use_cudnn argument is not supported",
+        ),
+        (
+            n_step_gru,
+            (2, -0.1, _G_HX, _G_WS, _G_BS, _G_XS),
+            {},
+            ValueError,
+            "n_step_gru: expected dropout_ratio in [0, 1)",
+        ),
+        (
+            n_step_gru,
+            (2, 0.0, _G_HX[:, :, :1], _G_WS, _G_BS, _G_XS),
+            {},
+            InvalidType,
+            ("n_step_gru (Forward)", "ws[0][0].shape == (1, 3)"),
+        ),
+        (
+            n_step_gru,
+            (
+                2,
+                0.0,
+                _G_HX,
+                _replaced(_G_WS, 1, 0, numpy.zeros((N_UNITS, N_IN), numpy.float32)),
+                _G_BS,
+                _G_XS,
+            ),
+            {},
+            InvalidType,
+            f"ws[1][0].shape == {(N_UNITS, N_UNITS)}",
+        ),
+        (
+            n_step_gru,
+            (2, 0.0, _G_HX, _G_WS, _G_BS, _G_XS[::-1]),
+            {},
+            InvalidType,
+            "sorted by decreasing length",
+        ),
+        # n_step_lstm, n_step_bilstm: arguments
+        (
+            n_step_lstm,
+            (0, 0.0, _L_HX[:0], _L_CX[:0], [], [], _L_XS),
+            {},
+            ValueError,
+            "n_step_lstm: expected n_layers >= 1, got 0",
+        ),
+        (
+            n_step_lstm,
+            (2.0, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            TypeError,
+            "n_step_lstm: expected n_layers to be an int",
+        ),
+        (
+            n_step_lstm,
+            (2, 1.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            ValueError,
+            "n_step_lstm: expected dropout_ratio in [0, 1)",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS[:1], _L_BS, _L_XS),
+            {},
+            ValueError,
+            "n_step_lstm: expected ws to hold 2 lists",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, [_L_BS[0], _L_BS[1][:7]], _L_XS),
+            {},
+            ValueError,
+            "n_step_lstm: expected bs[1] to hold 8 arrays, got 7",
+        ),
+        (
+            n_step_bilstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            ValueError,
+            "n_step_bilstm: expected ws to hold 4 lists",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, []),
+            {},
+            TypeError,
+            "n_step_lstm: expected xs to be a non-empty list",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX.tolist(), _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            TypeError,
+            "n_step_lstm: expected hx to be a Variable or an array",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _replaced(_L_WS, 1, 3, None), _L_BS, _L_XS),
+            {},
+            TypeError,
+            "n_step_lstm: expected ws[1][3] to be a Variable",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS),
+            {"train": True},
+            ValueError,
+            "n_step_lstm: the train argument is not supported",
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS),
+            {"foo": 1},
+            TypeError,
+            "n_step_lstm: got an unexpected keyword argument 'foo'",
+        ),
+        # n_step_lstm, n_step_bilstm: the type check
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX[0], _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            InvalidType,
+            (_LSTM, "hx.shape == (2, B, N)"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX[:1], _L_CX[:1], _L_WS, _L_BS, _L_XS),
+            {},
+            InvalidType,
+            (_LSTM, "hx.shape == (2, B, N)"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX.astype(numpy.int32), _L_CX, _L_WS, _L_BS, _L_XS),
+            {},
+            InvalidType,
+            (_LSTM, "hx.dtype.kind == 'f'"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX[:, :1], _L_WS, _L_BS, _L_XS),
+            {},
+            InvalidType,
+            (_LSTM, "cx.shape == hx.shape"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX.astype(numpy.float64), _L_WS, _L_BS, _L_XS),
+            {},
+            InvalidType,
+            (_LSTM, "cx.dtype == hx.dtype"),
+        ),
+        (
+            n_step_lstm,
+            (
+                2,
+                0.0,
+                _L_HX,
+                _L_CX,
+                _replaced(_L_WS, 1, 5, numpy.zeros((N_UNITS, N_UNITS + 1), numpy.float32)),
+                _L_BS,
+                _L_XS,
+            ),
+            {},
+            InvalidType,
+            (_LSTM, f"ws[1][5].shape == {(N_UNITS, N_UNITS)}"),
+        ),
+        (
+            n_step_lstm,
+            (
+                2,
+                0.0,
+                _L_HX,
+                _L_CX,
+                _replaced(_L_WS, 0, 2, _L_WS[0][2].astype(numpy.float64)),
+                _L_BS,
+                _L_XS,
+            ),
+            {},
+            InvalidType,
+            (_LSTM, "ws[0][2].dtype == hx.dtype"),
+        ),
+        (
+            n_step_lstm,
+            (
+                2,
+                0.0,
+                _L_HX,
+                _L_CX,
+                _L_WS,
+                _replaced(_L_BS, 0, 0, numpy.zeros((N_UNITS + 1,), numpy.float32)),
+                _L_XS,
+            ),
+            {},
+            InvalidType,
+            (_LSTM, f"bs[0][0].shape == ({N_UNITS},)"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, _L_XS[::-1]),
+            {},
+            InvalidType,
+            (_LSTM, "xs[1].shape[0] <= xs[0].shape[0] (sorted by decreasing length)"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, [numpy.zeros((3, N_IN), numpy.float32)]),
+            {},
+            InvalidType,
+            (_LSTM, "xs[0].shape[0] <= hx.shape[1]"),
+        ),
+        (
+            n_step_lstm,
+            (
+                2,
+                0.0,
+                _L_HX,
+                _L_CX,
+                _L_WS,
+                _L_BS,
+                [_L_XS[0], numpy.zeros((1, N_IN + 1), numpy.float32)],
+            ),
+            {},
+            InvalidType,
+            (_LSTM, "xs[1].shape == (B_1, 3)"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, [x.astype(numpy.float64) for x in _L_XS]),
+            {},
+            InvalidType,
+            (_LSTM, "xs[0].dtype == hx.dtype"),
+        ),
+        (
+            n_step_lstm,
+            (2, 0.0, _L_HX, _L_CX, _L_WS, _L_BS, [_L_XS[0][:, :, None], _L_XS[1]]),
+            {},
+            InvalidType,
+            (_LSTM, "xs[0].ndim == 2"),
+        ),
+        (
+            n_step_bilstm,
+            (
+                2,
+                0.0,
+                *_BI_STATES,
+                _replaced(_BI_WS, 2, 0, numpy.zeros((N_UNITS, N_UNITS), numpy.float32)),
+                _BI_BS,
+                _BI_XS,
+            ),
+            {},
+            InvalidType,
+            ("n_step_bilstm (Forward)", f"ws[2][0].shape == {(N_UNITS, 2 * N_UNITS)}"),
+        ),
+    ]
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.gradient_check import check_backward, check_double_backward
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.rnn.slstm import slstm
 
@@ -88,32 +88,49 @@ def test_accepts_arrays_and_variables():
     numpy.testing.assert_array_equal(h.array, h2.array)
 
 
-def test_bad_input():
-    c = numpy.zeros((2, 3), numpy.float32)
-    x = numpy.zeros((2, 12), numpy.float32)
-    cases = [
+_C = numpy.zeros((2, 3), numpy.float32)
+_X = numpy.zeros((2, 12), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
         (
-            (c, c, numpy.zeros((2, 8), numpy.float32), numpy.zeros((2, 8), numpy.float32)),
-            "x1.shape[1] == 4 * c_prev1.shape[1]",
+            (_C, _C, numpy.zeros((2, 8), numpy.float32), numpy.zeros((2, 8), numpy.float32)),
+            InvalidType,
+            ("SLSTM", "x1.shape[1] == 4 * c_prev1.shape[1]"),
         ),
-        ((c, numpy.zeros((2, 4), numpy.float32), x, x), "c_prev2.shape == c_prev1.shape"),
-        ((c, c, x, numpy.zeros((2, 16), numpy.float32)), "x2.shape == x1.shape"),
         (
-            (c, c, numpy.zeros((3, 12), numpy.float32), numpy.zeros((3, 12), numpy.float32)),
-            "x1.shape[0] == c_prev1.shape[0]",
+            (_C, numpy.zeros((2, 4), numpy.float32), _X, _X),
+            InvalidType,
+            ("SLSTM", "c_prev2.shape == c_prev1.shape"),
         ),
-        ((c, c, x, x.astype(numpy.float64)), "x2.dtype == c_prev1.dtype"),
-        ((c.astype(numpy.int32),) * 2 + (x.astype(numpy.int32),) * 2, "c_prev1.dtype.kind == 'f'"),
+        (
+            (_C, _C, _X, numpy.zeros((2, 16), numpy.float32)),
+            InvalidType,
+            ("SLSTM", "x2.shape == x1.shape"),
+        ),
+        (
+            (_C, _C, numpy.zeros((3, 12), numpy.float32), numpy.zeros((3, 12), numpy.float32)),
+            InvalidType,
+            ("SLSTM", "x1.shape[0] == c_prev1.shape[0]"),
+        ),
+        (
+            (_C, _C, _X, _X.astype(numpy.float64)),
+            InvalidType,
+            ("SLSTM", "x2.dtype == c_prev1.dtype"),
+        ),
+        (
+            (_C.astype(numpy.int32),) * 2 + (_X.astype(numpy.int32),) * 2,
+            InvalidType,
+            ("SLSTM", "c_prev1.dtype.kind == 'f'"),
+        ),
         (
             (numpy.zeros(3, numpy.float32),) * 2 + (numpy.zeros(12, numpy.float32),) * 2,
-            "c_prev1.ndim >= 2",
+            InvalidType,
+            ("SLSTM", "c_prev1.ndim >= 2"),
         ),
-    ]
-    for args, expect in cases:
-        with pytest.raises(InvalidType) as e:
-            slstm(*args)
-        assert "SLSTM" in str(e.value)
-        assert expect in str(e.value)
+    ],
+    function=slstm,
+)
 
 
 @pytest.mark.parametrize("wanted", [(0,), (1,), (2,), (3,), (0, 3)])

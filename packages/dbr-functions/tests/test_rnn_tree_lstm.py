@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.gradient_check import check_backward, check_double_backward
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.rnn.tree_lstm import tree_lstm
 
@@ -78,30 +78,49 @@ def test_accepts_arrays_and_variables():
     numpy.testing.assert_array_equal(h1.array, h2.array)
 
 
-def test_bad_input():
-    c = numpy.zeros((2, 3), numpy.float32)
-    cases = [
-        ((c, c, numpy.zeros((2, 12), numpy.float32)), "x.shape[1] == 5 * c1.shape[1]"),
+_C = numpy.zeros((2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
         (
-            (c, numpy.zeros((2, 4), numpy.float32), numpy.zeros((2, 15), numpy.float32)),
-            "x.shape[1] == 5 * c2.shape[1]",
+            (_C, _C, numpy.zeros((2, 12), numpy.float32)),
+            InvalidType,
+            ("TreeLSTM", "x.shape[1] == 5 * c1.shape[1]"),
         ),
-        ((c, numpy.zeros((3, 12), numpy.float32)), "x.shape[0] == c1.shape[0]"),
-        ((c, numpy.zeros((2, 12), numpy.float64)), "x.dtype == c1.dtype"),
-        ((c.astype(numpy.int32), numpy.zeros((2, 12), numpy.int32)), "c1.dtype.kind == 'f'"),
-        ((numpy.zeros(3, numpy.float32), numpy.zeros(12, numpy.float32)), "c1.ndim >= 2"),
+        (
+            (_C, numpy.zeros((2, 4), numpy.float32), numpy.zeros((2, 15), numpy.float32)),
+            InvalidType,
+            ("TreeLSTM", "x.shape[1] == 5 * c2.shape[1]"),
+        ),
+        (
+            (_C, numpy.zeros((3, 12), numpy.float32)),
+            InvalidType,
+            ("TreeLSTM", "x.shape[0] == c1.shape[0]"),
+        ),
+        (
+            (_C, numpy.zeros((2, 12), numpy.float64)),
+            InvalidType,
+            ("TreeLSTM", "x.dtype == c1.dtype"),
+        ),
+        (
+            (_C.astype(numpy.int32), numpy.zeros((2, 12), numpy.int32)),
+            InvalidType,
+            ("TreeLSTM", "c1.dtype.kind == 'f'"),
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), numpy.zeros(12, numpy.float32)),
+            InvalidType,
+            ("TreeLSTM", "c1.ndim >= 2"),
+        ),
         (
             (numpy.zeros((2, 3, 2), numpy.float32), numpy.zeros((2, 12, 3), numpy.float32)),
-            "x.shape[2] == c1.shape[2]",
+            InvalidType,
+            ("TreeLSTM", "x.shape[2] == c1.shape[2]"),
         ),
-    ]
-    for args, expect in cases:
-        with pytest.raises(InvalidType) as e:
-            tree_lstm(*args)
-        assert "TreeLSTM" in str(e.value)
-        assert expect in str(e.value)
-    with pytest.raises(TypeError, match=r"tree_lstm: expected at least two inputs"):
-        tree_lstm(c)
+        ((_C,), TypeError, "tree_lstm: expected at least two inputs"),
+    ],
+    function=tree_lstm,
+)
 
 
 @pytest.mark.parametrize("wanted", [(0,), (1,), (2,), (0, 2)])
