@@ -253,12 +253,20 @@ def _grad_to_targets(seeds, targets, retain_grad, enable_double_backprop):
 
 def _inputs_requiring_grad(func):
     inputs = func.inputs
-    if len(inputs) == 1:
+    n = len(inputs)
+    if n == 1:
         return _FIRST if inputs[0].requires_grad else ()
+    if n == 2:
+        # Most nodes are binary; spelled out, this is a third of the generic form's cost.
+        if inputs[0].requires_grad:
+            return _BOTH if inputs[1].requires_grad else _FIRST
+        return _SECOND if inputs[1].requires_grad else ()
     return tuple([i for i, x in enumerate(inputs) if x.requires_grad])
 
 
 _FIRST = (0,)
+_SECOND = (1,)
+_BOTH = (0, 1)
 
 
 def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enable_double_backprop):
@@ -294,23 +302,28 @@ def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enabl
     with using_config("enable_backprop", enable_double_backprop):
         while heap:
             func = heappop(heap)[2]
-            gys = []
-            found = False
-            for ref in func.outputs:
-                node = ref()
+            refs = func.outputs
+            if len(refs) == 1:
+                # Most nodes have one output: no list to build.
+                node = refs[0]()
                 gy = None if node is None else take_output_grad(node, None)
-                gys.append(gy)
-                if gy is not None:
-                    found = True
-                    if owned:
-                        owned.pop(node, None)
+                if gy is None:
+                    continue
+                gys = (gy,)
+                taken = ((node, gy),)
+            else:
+                nodes = [ref() for ref in refs]
+                gys = tuple([None if n is None else take_output_grad(n, None) for n in nodes])
+                taken = [(n, gy) for n, gy in zip(nodes, gys) if gy is not None]
+                if not taken:
+                    continue
+            if owned or retain_grad:
+                for node, gy in taken:
+                    owned.pop(node, None)
                     if retain_grad:
                         var = node._variable()
                         if var is not None:
                             var._grad_var = gy
-            if not found:
-                continue
-            gys = tuple(gys)
             indexes = input_indexes(func)
             if not indexes:
                 continue

@@ -169,19 +169,20 @@ class Mul(_Binary):
         gy = grad_outputs[0]
         shapes = self._shapes
         if shapes is None and self.backward_on_arrays():
-            gy_data = gy._data
-            others = [self.retained_input_array(1 - i) for i in indexes]
-            if all(x.dtype is gy_data.dtype and x.shape == gy_data.shape for x in others):
-                inputs = self.inputs
-                return tuple(
-                    [
-                        _new_variable(
-                            _as_array(gy_data * x),
-                            gy._requires_grad or inputs[1 - i].requires_grad,
-                        )
-                        for i, x in zip(indexes, others)
-                    ]
-                )
+            # Equal shapes: x0, x1 and gy all have the output's shape. ``indexes`` is
+            # (0,), (1,) or (0, 1).
+            g = gy._data
+            x0, x1 = self.retained_input_array(0), self.retained_input_array(1)
+            if x0.dtype is g.dtype and x1.dtype is g.dtype:
+                flag = gy._requires_grad
+                n0, n1 = self.inputs
+                gx1 = None
+                if indexes[-1] == 1:
+                    gx1 = _new_variable(_as_array(g * x0), flag or n0.requires_grad)
+                    if indexes[0] == 1:
+                        return (gx1,)
+                gx0 = _new_variable(_as_array(g * x1), flag or n1.requires_grad)
+                return (gx0,) if gx1 is None else (gx0, gx1)
         x0, x1 = self.get_retained_inputs()
         ret = []
         for i in indexes:
