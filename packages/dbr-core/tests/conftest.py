@@ -8,6 +8,7 @@ import numpy
 import pytest
 
 from dbr.core import FunctionNode, Variable
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 from dbr.datasets import download
 
 SHARED_DATASETS = (Path(__file__).resolve().parents[3] / ".." / "shared" / "datasets").resolve()

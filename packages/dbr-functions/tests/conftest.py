@@ -28,6 +28,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 from dbr.functions.connection import _im2col
 
 _FAMILIES = runpy.run_path(str(pathlib.Path(__file__).parent / "fixtures" / "families.py"))

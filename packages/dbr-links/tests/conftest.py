@@ -11,6 +11,7 @@ from dbr.core import Link, initializers
 from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import load_npz, save_npz
 from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 
 
 def _persistent_values(link):

@@ -5,6 +5,7 @@ import onnx
 import pytest
 
 from dbr.core import Chain, Parameter, Variable, using_config
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 
 
 class FunctionModel(Chain):

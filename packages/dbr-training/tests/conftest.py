@@ -16,6 +16,7 @@ import pytest
 
 from dbr.core import Chain, Parameter, ops, report
 from dbr.core.serializers import DictionarySerializer, NpzDeserializer, load_npz, save_npz
+from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.optimizers.sgd import SGD
