@@ -252,48 +252,30 @@ test_bad_input = bad_input_test(
             InvalidType,
             "x.dtype.kind == 'f'",
         ),
-        (
-            (3, 2, 2, 3, 2, 3, "min"),
-            {"proj_pool": 2},
-            ValueError,
-            "InceptionBN: pooltype must be 'max' or 'avg', got 'min'",
-        ),
-        (
-            (3, 2, 2, 3, 2, 3, "max"),
-            {"proj_pool": 2, "stride": 2},
-            ValueError,
-            "InceptionBN: stride must be 1 when out1",
-        ),
-        (
-            (3, 2, 2, 3, 2, 3, "max"),
-            {},
-            ValueError,
-            "InceptionBN: proj_pool must be given when out1 > 0, got None",
-        ),
-        (
-            (3, -1, 2, 3, 2, 3, "max"),
-            {},
-            ValueError,
-            "InceptionBN: out1 must be a non-negative int, got -1",
-        ),
-        (
-            (3, 0, 0, 3, 2, 3, "max"),
-            {},
-            ValueError,
-            "InceptionBN: proj3 must be a positive int, got 0",
-        ),
-        (
-            (3, 0, 2, 3, 2, 3, "max"),
-            {"proj_pool": 0},
-            ValueError,
-            "InceptionBN: proj_pool must be a positive int, got 0",
-        ),
-        (
-            (3, 0, 2, 3, 2, 3, "max"),
-            {"stride": 0},
-            ValueError,
-            "InceptionBN: stride must be a positive int, got 0",
-        ),
+    ]
+    + [
+        (args, kwargs, ValueError, "InceptionBN: " + message)
+        for args, kwargs, message in [
+            (
+                (3, 2, 2, 3, 2, 3, "min"),
+                {"proj_pool": 2},
+                "pooltype must be 'max' or 'avg', got 'min'",
+            ),
+            (
+                (3, 2, 2, 3, 2, 3, "max"),
+                {"proj_pool": 2, "stride": 2},
+                "stride must be 1 when out1",
+            ),
+            ((3, 2, 2, 3, 2, 3, "max"), {}, "proj_pool must be given when out1 > 0, got None"),
+            ((3, -1, 2, 3, 2, 3, "max"), {}, "out1 must be a non-negative int, got -1"),
+            ((3, 0, 0, 3, 2, 3, "max"), {}, "proj3 must be a positive int, got 0"),
+            (
+                (3, 0, 2, 3, 2, 3, "max"),
+                {"proj_pool": 0},
+                "proj_pool must be a positive int, got 0",
+            ),
+            ((3, 0, 2, 3, 2, 3, "max"), {"stride": 0}, "stride must be a positive int, got 0"),
+        ]
     ],
     function=InceptionBN,
 )
