@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.activation.maxout import Maxout
 from dbr.links.connection.linear import Linear
 
@@ -109,12 +109,28 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(link)
 
 
-def test_bad_arguments_and_input():
-    with pytest.raises(ValueError, match="Maxout: pool_size must be a positive int, got 0"):
-        Maxout(3, 2, 0)
-    with pytest.raises(ValueError, match=r"initialW must have shape \(2, 4, 3\), got \(8, 3\)"):
-        Maxout(3, 2, 4, initialW=numpy.zeros((8, 3)))
-    with pytest.raises(ValueError, match=r"initial_bias must have shape \(2, 4\), got \(8,\)"):
-        Maxout(3, 2, 4, initial_bias=numpy.zeros(8))
-    with pytest.raises(InvalidType, match=r"LinearFunction[\s\S]*Actual: 4 != 3"):
-        Maxout(3, 2, 2)(numpy.zeros((2, 4), numpy.float32))
+test_bad_input = bad_input_test(
+    [
+        ((3, 2, 0), ValueError, "Maxout: pool_size must be a positive int, got 0"),
+        (
+            (3, 2, 4),
+            {"initialW": numpy.zeros((8, 3))},
+            ValueError,
+            "initialW must have shape (2, 4, 3), got (8, 3)",
+        ),
+        (
+            (3, 2, 4),
+            {"initial_bias": numpy.zeros(8)},
+            ValueError,
+            "initial_bias must have shape (2, 4), got (8,)",
+        ),
+        (
+            Maxout(3, 2, 2),
+            (numpy.zeros((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "Actual: 4 != 3"),
+        ),
+    ],
+    function=Maxout,
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.bilinear import Bilinear
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -99,39 +99,49 @@ def test_copy_modes(link_check):
     link_check.copy_modes(Bilinear(2, 3, 4))
 
 
-def test_wrong_size():
-    link = Bilinear(2, 3, 4)
-    e1, e2 = numpy.ones((1, 3), numpy.float32), numpy.ones((1, 3), numpy.float32)
-    with pytest.raises(
-        InvalidType, match=r"BilinearFunction(?s:.*)prod\(e1.shape\[1:\]\) == W.shape\[0\]"
-    ):
-        link(e1, e2)
+_BILINEAR = Bilinear(2, 3, 4)
 
-
-def test_wrong_dtype():
-    link = Bilinear(2, 3, 4)
-    e1, e2 = numpy.ones((1, 2), numpy.float64), numpy.ones((1, 3), numpy.float64)
-    with pytest.raises(InvalidType, match=r"BilinearFunction(?s:.*)W.dtype == e1.dtype"):
-        link(e1, e2)
-
-
-@pytest.mark.parametrize(
-    "kwargs, match",
+test_bad_input = bad_input_test(
     [
-        ({"initialW": numpy.zeros((3, 2, 4))}, r"Bilinear: initialW must have shape \(2, 3, 4\)"),
         (
-            {"initial_bias": (0, numpy.zeros((2, 4)), 0)},
-            r"Bilinear: initial_bias\[1\] must have shape \(3, 4\), got shape \(2, 4\)",
+            _BILINEAR,
+            (numpy.ones((1, 3), numpy.float32), numpy.ones((1, 3), numpy.float32)),
+            {},
+            InvalidType,
+            ("BilinearFunction", "prod(e1.shape[1:]) == W.shape[0]"),
         ),
-        ({"initial_bias": [0, 0, 0]}, r"Bilinear: initial_bias must be None or a tuple"),
-        ({"initial_bias": 0.0}, r"Bilinear: initial_bias must be None or a tuple .*got 0.0"),
+        (
+            _BILINEAR,
+            (numpy.ones((1, 2), numpy.float64), numpy.ones((1, 3), numpy.float64)),
+            {},
+            InvalidType,
+            ("BilinearFunction", "W.dtype == e1.dtype"),
+        ),
+        (
+            (2, 3, 4),
+            {"initialW": numpy.zeros((3, 2, 4))},
+            ValueError,
+            "Bilinear: initialW must have shape (2, 3, 4)",
+        ),
+        (
+            (2, 3, 4),
+            {"initial_bias": (0, numpy.zeros((2, 4)), 0)},
+            ValueError,
+            "Bilinear: initial_bias[1] must have shape (3, 4), got shape (2, 4)",
+        ),
+        (
+            (2, 3, 4),
+            {"initial_bias": [0, 0, 0]},
+            ValueError,
+            "Bilinear: initial_bias must be None or a tuple",
+        ),
+        (
+            (2, 3, 4),
+            {"initial_bias": 0.0},
+            ValueError,
+            ("Bilinear: initial_bias must be None or a tuple ", "got 0.0"),
+        ),
+        ((2, 0, 4), ValueError, "Bilinear: right_size must be a positive int, got 0"),
     ],
+    function=Bilinear,
 )
-def test_bad_initializers(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        Bilinear(2, 3, 4, **kwargs)
-
-
-def test_bad_size():
-    with pytest.raises(ValueError, match=r"Bilinear: right_size must be a positive int, got 0"):
-        Bilinear(2, 0, 4)

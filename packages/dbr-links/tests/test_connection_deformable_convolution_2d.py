@@ -6,7 +6,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.deformable_convolution_2d import (
     DeformableConvolution2D,
@@ -190,41 +190,49 @@ def test_copy_modes(link_check):
     link_check.copy_modes(DeformableConvolution2D(3, 2, 3))
 
 
-def test_wrong_channels_after_initialisation():
-    link = DeformableConvolution2D(3, 2, 3)
-    match = r"Convolution2D(?s:.*)x.shape\[1\] == W.shape\[1\] \* 1(?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+_DEFORMABLE = DeformableConvolution2D(3, 2, 3)
 
-
-def test_sampler_wrong_offset_channels():
-    link = DeformableConvolution2DSampler(3, 2, 3)
-    with pytest.raises(InvalidType, match=r"DeformableConvolution2DSampler(?s:.*)offset"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.float32), numpy.zeros((1, 9, 3, 3), numpy.float32))
-
-
-def test_wrong_dtype():
-    link = DeformableConvolution2D(3, 2, 3)
-    with pytest.raises(InvalidType, match=r"Convolution2D(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "cls, args, error, match",
+test_bad_input = bad_input_test(
     [
         (
-            DeformableConvolution2D,
-            (3, 2, 0),
-            ValueError,
-            r"DeformableConvolution2D: ksize must be",
+            _DEFORMABLE,
+            (numpy.zeros((1, 4, 5, 5), numpy.float32),),
+            {},
+            InvalidType,
+            ("Convolution2D", "x.shape[1] == W.shape[1] * 1", "4 != 3"),
         ),
-        (DeformableConvolution2D, (3, 0, 3), ValueError, r"Sampler: out_channels must be a posit"),
-        (DeformableConvolution2D, (0, 2, 3), ValueError, r"Convolution2D: in_channels must be a"),
-        (DeformableConvolution2D, (3, 2, 3, 0), ValueError, r"Convolution2D: stride must be >= 1"),
-        (DeformableConvolution2DSampler, (3, 2, 3, 1, -1), ValueError, r"Sampler: pad must be >="),
-        (DeformableConvolution2DSampler, (3, 2, None), TypeError, r"Sampler: ksize must be an in"),
+        (
+            DeformableConvolution2DSampler(3, 2, 3),
+            (numpy.zeros((1, 3, 5, 5), numpy.float32), numpy.zeros((1, 9, 3, 3), numpy.float32)),
+            {},
+            InvalidType,
+            ("DeformableConvolution2DSampler", "offset"),
+        ),
+        (
+            _DEFORMABLE,
+            (numpy.zeros((1, 3, 5, 5), numpy.int32),),
+            {},
+            InvalidType,
+            ("Convolution2D", "x.dtype.kind == 'f'"),
+        ),
+        ((3, 2, 0), ValueError, "DeformableConvolution2D: ksize must be"),
+        ((3, 0, 3), ValueError, "Sampler: out_channels must be a posit"),
+        ((0, 2, 3), ValueError, "Convolution2D: in_channels must be a"),
+        ((3, 2, 3, 0), ValueError, "Convolution2D: stride must be >= 1"),
+        (
+            DeformableConvolution2DSampler,
+            (3, 2, 3, 1, -1),
+            {},
+            ValueError,
+            "Sampler: pad must be >=",
+        ),
+        (
+            DeformableConvolution2DSampler,
+            (3, 2, None),
+            {},
+            TypeError,
+            "Sampler: ksize must be an in",
+        ),
     ],
+    function=DeformableConvolution2D,
 )
-def test_bad_constructor_arguments(cls, args, error, match):
-    with pytest.raises(error, match=match):
-        cls(*args)

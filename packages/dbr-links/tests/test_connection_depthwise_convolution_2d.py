@@ -5,7 +5,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.depthwise_convolution_2d import DepthwiseConvolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -100,30 +100,30 @@ def test_copy_modes(link_check):
     link_check.copy_modes(DepthwiseConvolution2D(3, 2, 3))
 
 
-def test_wrong_channels_after_initialisation():
-    link = DepthwiseConvolution2D(3, 2, 3)
-    match = r"DepthwiseConvolution2D(?s:.*)x.shape\[1\] == W.shape\[1\](?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+_DEPTHWISE = DepthwiseConvolution2D(3, 2, 3)
 
-
-def test_wrong_dtype():
-    link = DepthwiseConvolution2D(3, 2, 3)
-    with pytest.raises(InvalidType, match=r"DepthwiseConvolution2D(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "args, error, match",
+test_bad_input = bad_input_test(
     [
-        ((0, 2, 3), ValueError, r"DepthwiseConvolution2D: in_channels must be a positive int or"),
-        ((3, 0, 3), ValueError, r"DepthwiseConvolution2D: channel_multiplier must be a positive"),
-        ((3, 2, 0), ValueError, r"DepthwiseConvolution2D: ksize must be >= 1, got 0"),
-        ((3, 2, 3, 0), ValueError, r"DepthwiseConvolution2D: stride must be >= 1, got 0"),
-        ((3, 2, 3, 1, (1, 1, 1)), ValueError, r"DepthwiseConvolution2D: pad must be an int or a"),
-        ((3, 2, None), TypeError, r"DepthwiseConvolution2D: ksize must be an int or a sequence"),
+        (
+            _DEPTHWISE,
+            (numpy.zeros((1, 4, 5, 5), numpy.float32),),
+            {},
+            InvalidType,
+            ("DepthwiseConvolution2D", "x.shape[1] == W.shape[1]", "4 != 3"),
+        ),
+        (
+            _DEPTHWISE,
+            (numpy.zeros((1, 3, 5, 5), numpy.int32),),
+            {},
+            InvalidType,
+            ("DepthwiseConvolution2D", "x.dtype.kind == 'f'"),
+        ),
+        ((0, 2, 3), ValueError, "DepthwiseConvolution2D: in_channels must be a positive int or"),
+        ((3, 0, 3), ValueError, "DepthwiseConvolution2D: channel_multiplier must be a positive"),
+        ((3, 2, 0), ValueError, "DepthwiseConvolution2D: ksize must be >= 1, got 0"),
+        ((3, 2, 3, 0), ValueError, "DepthwiseConvolution2D: stride must be >= 1, got 0"),
+        ((3, 2, 3, 1, (1, 1, 1)), ValueError, "DepthwiseConvolution2D: pad must be an int or a"),
+        ((3, 2, None), TypeError, "DepthwiseConvolution2D: ksize must be an int or a sequence"),
     ],
+    function=DepthwiseConvolution2D,
 )
-def test_bad_constructor_arguments(args, error, match):
-    with pytest.raises(error, match=match):
-        DepthwiseConvolution2D(*args)

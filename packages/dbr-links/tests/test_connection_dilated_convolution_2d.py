@@ -5,7 +5,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.dilated_convolution_2d import DilatedConvolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -119,29 +119,29 @@ def test_copy_modes(link_check):
     link_check.copy_modes(DilatedConvolution2D(3, 2, 3))
 
 
-def test_wrong_channels_after_initialisation():
-    link = DilatedConvolution2D(3, 2, 3)
-    match = r"DilatedConvolution2D(?s:.*)x.shape\[1\] == W.shape\[1\] \* 1(?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        link(numpy.zeros((1, 4, 5, 5), numpy.float32))
+_DILATED = DilatedConvolution2D(3, 2, 3)
 
-
-def test_wrong_dtype():
-    link = DilatedConvolution2D(3, 2, 3)
-    with pytest.raises(InvalidType, match=r"DilatedConvolution2D(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "args, kwargs, error, match",
+test_bad_input = bad_input_test(
     [
-        ((0, 2, 3), {}, ValueError, r"DilatedConvolution2D: in_channels must be a positive int"),
-        ((3, 0, 3), {}, ValueError, r"DilatedConvolution2D: out_channels must be a positive int"),
-        ((3, 2, 3), {"dilate": 0}, ValueError, r"DilatedConvolution2D: dilate must be >= 1, go"),
-        ((3, 2, 3), {"stride": (1,)}, ValueError, r"DilatedConvolution2D: stride must be an int"),
-        ((3, 2, 3), {"pad": "1"}, TypeError, r"DilatedConvolution2D: pad must be an int or a s"),
+        (
+            _DILATED,
+            (numpy.zeros((1, 4, 5, 5), numpy.float32),),
+            {},
+            InvalidType,
+            ("DilatedConvolution2D", "x.shape[1] == W.shape[1] * 1", "4 != 3"),
+        ),
+        (
+            _DILATED,
+            (numpy.zeros((1, 3, 5, 5), numpy.int32),),
+            {},
+            InvalidType,
+            ("DilatedConvolution2D", "x.dtype.kind == 'f'"),
+        ),
+        ((0, 2, 3), {}, ValueError, "DilatedConvolution2D: in_channels must be a positive int"),
+        ((3, 0, 3), {}, ValueError, "DilatedConvolution2D: out_channels must be a positive int"),
+        ((3, 2, 3), {"dilate": 0}, ValueError, "DilatedConvolution2D: dilate must be >= 1, go"),
+        ((3, 2, 3), {"stride": (1,)}, ValueError, "DilatedConvolution2D: stride must be an int"),
+        ((3, 2, 3), {"pad": "1"}, TypeError, "DilatedConvolution2D: pad must be an int or a s"),
     ],
+    function=DilatedConvolution2D,
 )
-def test_bad_constructor_arguments(args, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        DilatedConvolution2D(*args, **kwargs)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.embed_id import EmbedID
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -89,17 +89,26 @@ def test_copy_modes(link_check):
     link_check.copy_modes(EmbedID(5, 3))
 
 
-def test_id_out_of_range():
-    with pytest.raises(ValueError, match=r"embed_id: .*0 <= x < len\(W\) == 3, got 3"):
-        EmbedID(3, 2)(numpy.array([0, 3], numpy.int32))
+_EMBED = EmbedID(3, 2)
 
-
-def test_wrong_dtype():
-    with pytest.raises(InvalidType, match=r"EmbedIDFunction(?s:.*)x.dtype.kind == 'i'"):
-        EmbedID(3, 2)(numpy.array([0.0, 1.0], numpy.float32))
-
-
-@pytest.mark.parametrize("args, name", [((0, 2), "in_size"), ((3, None), "out_size")])
-def test_bad_sizes(args, name):
-    with pytest.raises(ValueError, match=rf"EmbedID: {name} must be a positive int, got"):
-        EmbedID(*args)
+test_bad_input = bad_input_test(
+    [
+        (
+            _EMBED,
+            (numpy.array([0, 3], numpy.int32),),
+            {},
+            ValueError,
+            ("embed_id: ", "0 <= x < len(W) == 3, got 3"),
+        ),
+        (
+            _EMBED,
+            (numpy.array([0.0, 1.0], numpy.float32),),
+            {},
+            InvalidType,
+            ("EmbedIDFunction", "x.dtype.kind == 'i'"),
+        ),
+        ((0, 2), ValueError, "EmbedID: in_size must be a positive int, got"),
+        ((3, None), ValueError, "EmbedID: out_size must be a positive int, got"),
+    ],
+    function=EmbedID,
+)

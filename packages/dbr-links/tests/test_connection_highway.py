@@ -4,7 +4,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.highway import Highway
 from dbr.links.connection.linear import Linear
 
@@ -95,11 +95,16 @@ def test_copy_modes(link_check):
     link_check.copy_modes(Highway(3))
 
 
-def test_wrong_size():
-    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)prod\(x.shape\[1:\]\) == W"):
-        Highway(3)(numpy.ones((2, 4), numpy.float32))
-
-
-def test_bad_size():
-    with pytest.raises(ValueError, match=r"Linear: in_size must be a positive int or None, got 0"):
-        Highway(0)
+test_bad_input = bad_input_test(
+    [
+        (
+            Highway(3),
+            (numpy.ones((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "prod(x.shape[1:]) == W"),
+        ),
+        ((0,), ValueError, "Linear: in_size must be a positive int or None, got 0"),
+    ],
+    function=Highway,
+)

@@ -3,7 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.inception import Inception
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -135,25 +135,38 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(link)
 
 
-def test_wrong_input_channels():
-    link = Inception(*SIZES)
-    x = numpy.zeros((1, 4, 3, 3), numpy.float32)
-    with pytest.raises(InvalidType, match=r"x\.shape\[1\] == W\.shape\[1\]"):
-        link(x)
+_INCEPTION = Inception(*SIZES)
 
-
-def test_wrong_dtype():
-    link = Inception(*SIZES)
-    with pytest.raises(InvalidType, match=r"x\.dtype\.kind == 'f'"):
-        link(numpy.zeros((1, 3, 3, 3), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "index, name, value",
-    [(1, "out1", 0), (2, "proj3", -1), (3, "out3", 2.0), (4, "proj5", None), (6, "proj_pool", 0)],
+test_bad_input = bad_input_test(
+    [
+        (
+            _INCEPTION,
+            (numpy.zeros((1, 4, 3, 3), numpy.float32),),
+            {},
+            InvalidType,
+            "x.shape[1] == W.shape[1]",
+        ),
+        (
+            _INCEPTION,
+            (numpy.zeros((1, 3, 3, 3), numpy.int32),),
+            {},
+            InvalidType,
+            "x.dtype.kind == 'f'",
+        ),
+    ]
+    + [
+        (
+            SIZES[:index] + (value,) + SIZES[index + 1 :],
+            ValueError,
+            f"Inception: {name} must be a positive int, got",
+        )
+        for index, name, value in [
+            (1, "out1", 0),
+            (2, "proj3", -1),
+            (3, "out3", 2.0),
+            (4, "proj5", None),
+            (6, "proj_pool", 0),
+        ]
+    ],
+    function=Inception,
 )
-def test_bad_sizes(index, name, value):
-    args = list(SIZES)
-    args[index] = value
-    with pytest.raises(ValueError, match=rf"Inception: {name} must be a positive int, got"):
-        Inception(*args)

@@ -3,7 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.inceptionbn import InceptionBN
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -234,34 +234,48 @@ def test_round_trip_and_copy(link_check):
     link_check.copy_modes(link)
 
 
-def test_wrong_input_channels():
-    link = InceptionBN(3, 2, 2, 3, 2, 3, "max", proj_pool=2)
-    with pytest.raises(InvalidType, match=r"x\.shape\[1\] == W\.shape\[1\]"):
-        link(numpy.zeros((2, 4, 3, 3), numpy.float32))
+_INCEPTIONBN = InceptionBN(3, 2, 2, 3, 2, 3, "max", proj_pool=2)
 
-
-def test_wrong_dtype():
-    link = InceptionBN(3, 2, 2, 3, 2, 3, "max", proj_pool=2)
-    with pytest.raises(InvalidType, match=r"x\.dtype\.kind == 'f'"):
-        link(numpy.zeros((2, 3, 3, 3), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "args, kwargs, message",
+test_bad_input = bad_input_test(
     [
         (
-            (3, 2, 2, 3, 2, 3, "min"),
-            {"proj_pool": 2},
-            "pooltype must be 'max' or 'avg', got 'min'",
+            _INCEPTIONBN,
+            (numpy.zeros((2, 4, 3, 3), numpy.float32),),
+            {},
+            InvalidType,
+            "x.shape[1] == W.shape[1]",
         ),
-        ((3, 2, 2, 3, 2, 3, "max"), {"proj_pool": 2, "stride": 2}, "stride must be 1 when out1"),
-        ((3, 2, 2, 3, 2, 3, "max"), {}, "proj_pool must be given when out1 > 0, got None"),
-        ((3, -1, 2, 3, 2, 3, "max"), {}, "out1 must be a non-negative int, got -1"),
-        ((3, 0, 0, 3, 2, 3, "max"), {}, "proj3 must be a positive int, got 0"),
-        ((3, 0, 2, 3, 2, 3, "max"), {"proj_pool": 0}, "proj_pool must be a positive int, got 0"),
-        ((3, 0, 2, 3, 2, 3, "max"), {"stride": 0}, "stride must be a positive int, got 0"),
+        (
+            _INCEPTIONBN,
+            (numpy.zeros((2, 3, 3, 3), numpy.int32),),
+            {},
+            InvalidType,
+            "x.dtype.kind == 'f'",
+        ),
+    ]
+    + [
+        (args, kwargs, ValueError, "InceptionBN: " + message)
+        for args, kwargs, message in [
+            (
+                (3, 2, 2, 3, 2, 3, "min"),
+                {"proj_pool": 2},
+                "pooltype must be 'max' or 'avg', got 'min'",
+            ),
+            (
+                (3, 2, 2, 3, 2, 3, "max"),
+                {"proj_pool": 2, "stride": 2},
+                "stride must be 1 when out1",
+            ),
+            ((3, 2, 2, 3, 2, 3, "max"), {}, "proj_pool must be given when out1 > 0, got None"),
+            ((3, -1, 2, 3, 2, 3, "max"), {}, "out1 must be a non-negative int, got -1"),
+            ((3, 0, 0, 3, 2, 3, "max"), {}, "proj3 must be a positive int, got 0"),
+            (
+                (3, 0, 2, 3, 2, 3, "max"),
+                {"proj_pool": 0},
+                "proj_pool must be a positive int, got 0",
+            ),
+            ((3, 0, 2, 3, 2, 3, "max"), {"stride": 0}, "stride must be a positive int, got 0"),
+        ]
     ],
+    function=InceptionBN,
 )
-def test_bad_arguments(args, kwargs, message):
-    with pytest.raises(ValueError, match="InceptionBN: " + message.replace("(", r"\(")):
-        InceptionBN(*args, **kwargs)

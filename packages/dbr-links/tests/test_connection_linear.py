@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.linear import Linear
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -122,33 +122,6 @@ def test_copy_modes(link_check):
     link_check.copy_modes(link)
 
 
-def test_wrong_size_after_initialisation():
-    link = Linear(3, 2)
-    match = r"LinearFunction(?s:.*)prod\(x.shape\[1:\]\) == W.shape\[1\](?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        link(numpy.zeros((2, 4), numpy.float32))
-
-
-def test_wrong_dtype():
-    link = Linear(3, 2)
-    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((2, 3), numpy.int32))
-
-
-@pytest.mark.parametrize(
-    "args, match",
-    [
-        ((0, 2), r"Linear: in_size must be a positive int or None, got 0"),
-        ((3, -1), r"Linear: out_size must be a positive int, got -1"),
-        ((-2,), r"Linear: out_size must be a positive int, got -2"),
-        ((3.0, 2), r"Linear: in_size must be a positive int or None, got 3.0"),
-    ],
-)
-def test_bad_constructor_arguments(args, match):
-    with pytest.raises(ValueError, match=match):
-        Linear(*args)
-
-
 def test_from_params():
     W = numpy.random.rand(2, 3).astype(numpy.float32)
     b = numpy.random.rand(2).astype(numpy.float32)
@@ -161,3 +134,30 @@ def test_from_params():
     assert link.b is None
     with pytest.raises(ValueError, match=r"Linear.from_params: b must have 2 elements"):
         Linear.from_params(W, numpy.zeros(3, numpy.float32))
+
+
+_LINEAR = Linear(3, 2)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            _LINEAR,
+            (numpy.zeros((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "prod(x.shape[1:]) == W.shape[1]", "4 != 3"),
+        ),
+        (
+            _LINEAR,
+            (numpy.zeros((2, 3), numpy.int32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "x.dtype.kind == 'f'"),
+        ),
+        ((0, 2), ValueError, "Linear: in_size must be a positive int or None, got 0"),
+        ((3, -1), ValueError, "Linear: out_size must be a positive int, got -1"),
+        ((-2,), ValueError, "Linear: out_size must be a positive int, got -2"),
+        ((3.0, 2), ValueError, "Linear: in_size must be a positive int or None, got 3.0"),
+    ],
+    function=Linear,
+)

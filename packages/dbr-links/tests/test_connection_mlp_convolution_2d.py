@@ -3,7 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.mlp_convolution_2d import MLPConvolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -119,29 +119,30 @@ def test_round_trip_and_copy(link_check):
     assert link.copy("copy").activation is link.activation
 
 
-def test_wrong_input_channels():
-    link = MLPConvolution2D(3, (4, 5), 3)
-    with pytest.raises(InvalidType, match=r"x\.shape\[1\] == W\.shape\[1\]"):
-        link(numpy.zeros((1, 2, 5, 5), numpy.float32))
-
-
-def test_wrong_dtype():
-    link = MLPConvolution2D(3, (4, 5), 1)
-    with pytest.raises(InvalidType, match=r"x\.dtype\.kind == 'f'"):
-        link(numpy.zeros((1, 3, 5, 5), numpy.int32))
-
-
-def test_bad_out_channels():
-    with pytest.raises(ValueError, match=r"MLPConvolution2D: out_channels must hold at least one"):
-        MLPConvolution2D(3, (), 3)
-    with pytest.raises(TypeError, match=r"MLPConvolution2D: out_channels must be a sequence"):
-        MLPConvolution2D(3, 4, 3)
-    with pytest.raises(
-        ValueError, match=r"MLPConvolution2D: out_channels must hold positive ints, got \(4, -1\)"
-    ):
-        MLPConvolution2D(3, (4, -1), 3)
-
-
-def test_use_cudnn_is_rejected():
-    with pytest.raises(TypeError, match="use_cudnn"):
-        MLPConvolution2D(3, (4,), 1, use_cudnn=False)
+test_bad_input = bad_input_test(
+    [
+        (
+            MLPConvolution2D(3, (4, 5), 3),
+            (numpy.zeros((1, 2, 5, 5), numpy.float32),),
+            {},
+            InvalidType,
+            "x.shape[1] == W.shape[1]",
+        ),
+        (
+            MLPConvolution2D(3, (4, 5), 1),
+            (numpy.zeros((1, 3, 5, 5), numpy.int32),),
+            {},
+            InvalidType,
+            "x.dtype.kind == 'f'",
+        ),
+        ((3, (), 3), ValueError, "MLPConvolution2D: out_channels must hold at least one"),
+        ((3, 4, 3), TypeError, "MLPConvolution2D: out_channels must be a sequence"),
+        (
+            (3, (4, -1), 3),
+            ValueError,
+            "MLPConvolution2D: out_channels must hold positive ints, got (4, -1)",
+        ),
+        ((3, (4,), 1), {"use_cudnn": False}, TypeError, "use_cudnn"),
+    ],
+    function=MLPConvolution2D,
+)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.connection.simplified_dropconnect import SimplifiedDropconnect
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -131,25 +131,31 @@ def test_copy_modes(link_check):
     link_check.copy_modes(SimplifiedDropconnect(3, 2))
 
 
-def test_wrong_size():
-    match = r"SimplifiedDropconnect(?s:.*)prod\(x.shape\[1:\]\) == W.shape\[1\](?s:.*)4 != 3"
-    with pytest.raises(InvalidType, match=match):
-        SimplifiedDropconnect(3, 2)(numpy.ones((2, 4), numpy.float32))
+_DROPCONNECT = SimplifiedDropconnect(3, 2)
 
-
-def test_wrong_dtype():
-    with pytest.raises(InvalidType, match=r"SimplifiedDropconnect(?s:.*)W.dtype == x.dtype"):
-        SimplifiedDropconnect(3, 2)(numpy.ones((2, 3), numpy.float64))
-
-
-@pytest.mark.parametrize(
-    "args, match",
+test_bad_input = bad_input_test(
     [
-        ((3, 0), r"SimplifiedDropconnect: out_size must be a positive int, got 0"),
-        ((-1, 2), r"SimplifiedDropconnect: in_size must be a positive int or None, got -1"),
-        ((3, 2, 1.0), r"SimplifiedDropconnect: ratio must be in \[0, 1\), got 1.0"),
+        (
+            _DROPCONNECT,
+            (numpy.ones((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("SimplifiedDropconnect", "prod(x.shape[1:]) == W.shape[1]", "4 != 3"),
+        ),
+        (
+            _DROPCONNECT,
+            (numpy.ones((2, 3), numpy.float64),),
+            {},
+            InvalidType,
+            ("SimplifiedDropconnect", "W.dtype == x.dtype"),
+        ),
+        ((3, 0), ValueError, "SimplifiedDropconnect: out_size must be a positive int, got 0"),
+        (
+            (-1, 2),
+            ValueError,
+            "SimplifiedDropconnect: in_size must be a positive int or None, got -1",
+        ),
+        ((3, 2, 1.0), ValueError, "SimplifiedDropconnect: ratio must be in [0, 1), got 1.0"),
     ],
+    function=SimplifiedDropconnect,
 )
-def test_bad_constructor_arguments(args, match):
-    with pytest.raises(ValueError, match=match):
-        SimplifiedDropconnect(*args)

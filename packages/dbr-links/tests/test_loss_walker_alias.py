@@ -1,6 +1,6 @@
 import numpy
-import pytest
 
+from dbr.core.testing import bad_input_test
 from dbr.links.loss.walker_alias import WalkerAlias
 
 # The 99.9% quantile of the chi-square distribution with 4 degrees of freedom.
@@ -59,16 +59,21 @@ def test_to_device_cpu():
     assert isinstance(sampler.sample(3), numpy.ndarray)
 
 
-@pytest.mark.parametrize(
-    "probs, match",
+test_bad_input = bad_input_test(
     [
-        ([], "non-empty 1-d"),
-        ([[1.0, 2.0]], r"non-empty 1-d sequence, got shape \(1, 2\)"),
-        ([1.0, -1.0], "finite and non-negative"),
-        ([1.0, numpy.nan], "finite and non-negative"),
-        ([0.0, 0.0], "positive sum, got 0.0"),
+        (([],), ValueError, ("WalkerAlias: expected probs", "non-empty 1-d")),
+        (
+            ([[1.0, 2.0]],),
+            ValueError,
+            ("WalkerAlias: expected probs", "non-empty 1-d sequence, got shape (1, 2)"),
+        ),
+        (([1.0, -1.0],), ValueError, ("WalkerAlias: expected probs", "finite and non-negative")),
+        (
+            ([1.0, numpy.nan],),
+            ValueError,
+            ("WalkerAlias: expected probs", "finite and non-negative"),
+        ),
+        (([0.0, 0.0],), ValueError, ("WalkerAlias: expected probs", "positive sum, got 0.0")),
     ],
+    function=WalkerAlias,
 )
-def test_bad_probs(probs, match):
-    with pytest.raises(ValueError, match="WalkerAlias: expected probs.*" + match):
-        WalkerAlias(probs)

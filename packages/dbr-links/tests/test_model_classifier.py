@@ -3,6 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, Link, Parameter, Reporter, Variable
+from dbr.core.testing import bad_input_test
 from dbr.links.connection.linear import Linear
 from dbr.links.model.classifier import Classifier
 
@@ -144,27 +145,6 @@ def test_label_key_selects_the_label(label_key, args, kwargs):
     numpy.testing.assert_allclose(loss.array, ((a + b) * [1.0, -1.0, 0.5]).sum())
 
 
-@pytest.mark.parametrize("label_key", [1.5, None, (0,)])
-def test_bad_label_key_type(label_key):
-    with pytest.raises(TypeError, match=r"Classifier: expected label_key to be an int or a str"):
-        Classifier(Linear(4, 3), label_key=label_key)
-
-
-@pytest.mark.parametrize("label_key", [2, -3])
-def test_label_key_out_of_bounds(data, label_key):
-    x, t = data
-    model = Classifier(Linear(4, 3), label_key=label_key)
-    with pytest.raises(ValueError, match=rf"label_key {label_key} is out of bounds for the 2 "):
-        model(x, t)
-
-
-def test_label_key_not_in_kwargs(data):
-    x, t = data
-    model = Classifier(Linear(4, 3), label_key="label")
-    with pytest.raises(ValueError, match=r'label_key "label" is not found .*\(t\)'):
-        model(x, t=t)
-
-
 def test_results_are_reset_on_each_call(data):
     x, t = data
     model = Classifier(Linear(4, 3))
@@ -174,6 +154,42 @@ def test_results_are_reset_on_each_call(data):
     with pytest.raises(InvalidType, match=r"LinearFunction[\s\S]*Actual: 7 != 4"):
         model(bad, t)
     assert model.y is None and model.loss is None and model.accuracy is None
+
+
+_X = numpy.zeros((2, 4), numpy.float32)
+_T = numpy.array([0, 2], numpy.int32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (Linear(4, 3),),
+            {"label_key": label_key},
+            TypeError,
+            "Classifier: expected label_key to be an int or a str",
+        )
+        for label_key in [1.5, None, (0,)]
+    ]
+    + [
+        (
+            Classifier(Linear(4, 3), label_key=label_key),
+            (_X, _T),
+            {},
+            ValueError,
+            f"label_key {label_key} is out of bounds for the 2 ",
+        )
+        for label_key in [2, -3]
+    ]
+    + [
+        (
+            Classifier(Linear(4, 3), label_key="label"),
+            (_X,),
+            {"t": _T},
+            ValueError,
+            ('label_key "label" is not found ', "(t)"),
+        ),
+    ],
+    function=Classifier,
+)
 
 
 def test_lazy_predictor_and_param_names(link_check, data):

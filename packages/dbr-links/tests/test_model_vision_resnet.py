@@ -7,6 +7,7 @@ import dbr.functions as F
 from dbr.core import Chain, config, initializers, no_backprop_mode, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import DeserializationError, save_npz
+from dbr.core.testing import bad_input_test
 from dbr.links.model.vision import _pretrained
 from dbr.links.model.vision.resnet import (
     BottleneckA,
@@ -106,9 +107,24 @@ def test_deeper_resnets_names(cls, blocks, size, link_check):
     assert sum(p.size for p in model.params()) == size
 
 
-def test_bad_n_layers():
-    with pytest.raises(ValueError, match=r"ResNetLayers: expected n_layers to be 50, 101 or 152"):
-        ResNetLayers(None, 34)
+test_bad_input = bad_input_test(
+    [
+        (
+            ResNetLayers,
+            (None, 34),
+            {},
+            ValueError,
+            "ResNetLayers: expected n_layers to be 50, 101 or 152",
+        ),
+        (
+            ResNet50Layers,
+            ("ResNet-50-model.caffemodel",),
+            {},
+            ValueError,
+            "ResNet50Layers: dbr cannot read Caffe models",
+        ),
+    ]
+)
 
 
 @pytest.mark.parametrize(
@@ -322,11 +338,6 @@ def test_pretrained_auto_missing(tmp_path, monkeypatch):
     assert message.startswith("ResNet152Layers: pretrained_model='auto' found no weights at ")
     assert os.path.join(str(tmp_path), "ResNet-152-model.npz") in message
     assert "dbr does not download weights" in message
-
-
-def test_pretrained_caffemodel_is_refused():
-    with pytest.raises(ValueError, match=r"ResNet50Layers: dbr cannot read Caffe models"):
-        ResNet50Layers("ResNet-50-model.caffemodel")
 
 
 def test_prepare_uses_resnet_mean():

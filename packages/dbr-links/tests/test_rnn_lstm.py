@@ -5,7 +5,7 @@ import pytest
 
 from dbr.core import InvalidType, Variable, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.rnn.lstm import LSTM, StatelessLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -107,24 +107,6 @@ def test_lazy_in_size(cls, args):
     assert_allclose(y.array, _step(link, None, None, x)[1], **tolerances("float32"))
 
 
-@pytest.mark.parametrize(
-    "args, match",
-    [
-        ((IN, 0), r"LSTM: out_size must be a positive int, got 0"),
-        ((-1,), r"LSTM: out_size must be a positive int, got -1"),
-        ((0, OUT), r"LSTM: in_size must be a positive int or None, got 0"),
-    ],
-)
-def test_bad_sizes(args, match):
-    with pytest.raises(ValueError, match=match):
-        LSTM(*args)
-
-
-def test_bad_sizes_stateless():
-    with pytest.raises(ValueError, match=r"StatelessLSTM: out_size must be a positive int"):
-        StatelessLSTM(IN, 2.5)
-
-
 # -- the stateful LSTM ----------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_steps_against_reference(dtype):
@@ -161,14 +143,6 @@ def test_set_state():
     assert_allclose(link.c.array, c_ref, **tolerances("float32"))
 
 
-def test_set_state_needs_variables():
-    link = LSTM(IN, OUT)
-    with pytest.raises(
-        TypeError, match=r"LSTM.set_state: expected h to be a Variable, got ndarray"
-    ):
-        link.set_state(Variable(numpy.zeros((1, OUT), "f")), numpy.zeros((1, OUT), "f"))
-
-
 def test_shrinking_batch_updates_the_first_rows():
     link = LSTM(IN, OUT)
     x1 = numpy.random.uniform(-1, 1, (3, IN)).astype(numpy.float32)
@@ -185,14 +159,6 @@ def test_shrinking_batch_updates_the_first_rows():
     assert_allclose(link.c.array, numpy.concatenate([c2, c1[2:]]), **tol)
     link(numpy.zeros((0, IN), numpy.float32))
     assert_allclose(link.h.array, numpy.concatenate([h2, h1[2:]]), **tol)
-
-
-def test_growing_batch_is_an_error():
-    link = LSTM(IN, OUT)
-    link(numpy.zeros((2, IN), numpy.float32))
-    match = r"LSTM: the batch size of x \(3\) must be equal to or less than .* h \(2\)"
-    with pytest.raises(TypeError, match=match):
-        link(numpy.zeros((3, IN), numpy.float32))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -284,24 +250,64 @@ def test_copy_init_keeps_gate_initialization():
     assert not numpy.array_equal(fresh.upward.W.array, link.upward.W.array)
 
 
-def test_wrong_input_size():
+def _lstm_after_a_batch_of(batch):
     link = LSTM(IN, OUT)
-    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)4 != 3"):
-        link(numpy.zeros((2, 4), numpy.float32))
+    link(numpy.zeros((batch, IN), numpy.float32))
+    return link
 
 
-def test_wrong_dtype():
-    link = LSTM(IN, OUT)
-    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)x.dtype.kind == 'f'"):
-        link(numpy.zeros((2, IN), numpy.int32))
+_LSTM = LSTM(IN, OUT)
 
-
-def test_state_of_another_dtype():
-    link = StatelessLSTM(IN, OUT)
-    c = numpy.zeros((2, OUT), numpy.float64)
-    match = r"LSTM(?s:.*)x.dtype == c_prev.dtype(?s:.*)float32 != float64"
-    with pytest.raises(InvalidType, match=match):
-        link(c, None, numpy.zeros((2, IN), numpy.float32))
+test_bad_input = bad_input_test(
+    [
+        ((IN, 0), ValueError, "LSTM: out_size must be a positive int, got 0"),
+        ((-1,), ValueError, "LSTM: out_size must be a positive int, got -1"),
+        ((0, OUT), ValueError, "LSTM: in_size must be a positive int or None, got 0"),
+        (
+            StatelessLSTM,
+            (IN, 2.5),
+            {},
+            ValueError,
+            "StatelessLSTM: out_size must be a positive int",
+        ),
+        (
+            _LSTM.set_state,
+            (Variable(numpy.zeros((1, OUT), "f")), numpy.zeros((1, OUT), "f")),
+            {},
+            TypeError,
+            "LSTM.set_state: expected h to be a Variable, got ndarray",
+        ),
+        (
+            lambda: _lstm_after_a_batch_of(2)(numpy.zeros((3, IN), numpy.float32)),
+            (),
+            {},
+            TypeError,
+            ("LSTM: the batch size of x (3) must be equal to or less than ", " h (2)"),
+        ),
+        (
+            _LSTM,
+            (numpy.zeros((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "4 != 3"),
+        ),
+        (
+            _LSTM,
+            (numpy.zeros((2, IN), numpy.int32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "x.dtype.kind == 'f'"),
+        ),
+        (
+            StatelessLSTM(IN, OUT),
+            (numpy.zeros((2, OUT), numpy.float64), None, numpy.zeros((2, IN), numpy.float32)),
+            {},
+            InvalidType,
+            ("LSTM", "x.dtype == c_prev.dtype", "float32 != float64"),
+        ),
+    ],
+    function=LSTM,
+)
 
 
 # Chainer's weights for a seeded numpy.random, by fixtures/make_lstm_seeded_init.py.

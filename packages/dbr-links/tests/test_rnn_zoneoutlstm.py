@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import InvalidType, Variable, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -48,17 +48,6 @@ def test_construction():
     assert link.upward.W.array is None
     link(numpy.zeros((1, 5), numpy.float32))
     assert link.upward.W.shape == (4 * OUT, 5)
-
-
-def test_bad_arguments():
-    with pytest.raises(ValueError, match=r"StatefulZoneoutLSTM: the train argument"):
-        StatefulZoneoutLSTM(IN, OUT, train=True)
-    with pytest.raises(TypeError, match=r"StatefulZoneoutLSTM: got unexpected keyword"):
-        StatefulZoneoutLSTM(IN, OUT, foo=1)
-    with pytest.raises(
-        ValueError, match=r"StatefulZoneoutLSTM: h_ratio must be in \[0, 1\], got 2"
-    ):
-        StatefulZoneoutLSTM(IN, OUT, h_ratio=2)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -138,7 +127,23 @@ def test_param_names_round_trip_copy(link_check):
     link_check.copy_modes(link)
 
 
-def test_wrong_input():
-    link = StatefulZoneoutLSTM(IN, OUT)
-    with pytest.raises(InvalidType, match=r"LinearFunction(?s:.*)4 != 3"):
-        link(numpy.zeros((2, 4), numpy.float32))
+test_bad_input = bad_input_test(
+    [
+        ((IN, OUT), {"train": True}, ValueError, "StatefulZoneoutLSTM: the train argument"),
+        ((IN, OUT), {"foo": 1}, TypeError, "StatefulZoneoutLSTM: got unexpected keyword"),
+        (
+            (IN, OUT),
+            {"h_ratio": 2},
+            ValueError,
+            "StatefulZoneoutLSTM: h_ratio must be in [0, 1], got 2",
+        ),
+        (
+            StatefulZoneoutLSTM(IN, OUT),
+            (numpy.zeros((2, 4), numpy.float32),),
+            {},
+            InvalidType,
+            ("LinearFunction", "4 != 3"),
+        ),
+    ],
+    function=StatefulZoneoutLSTM,
+)
