@@ -3,6 +3,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import zlib
 
 import numpy
 import pytest
@@ -760,3 +761,10 @@ def test_bad_input_test_fails_on_a_call_that_is_not_refused(row, function, messa
 def test_bad_input_test_needs_rows():
     with pytest.raises(TypeError, match="bad_input_test: expected at least one row"):
         testing.bad_input_test([])
+
+
+def test_numpy_is_seeded_from_the_file_and_test_name():
+    # conftest.py registers dbr.core.testing.seeding's autouse fixture.
+    seed = zlib.crc32(b"test_testing.py::test_numpy_is_seeded_from_the_file_and_test_name")
+    expected = numpy.random.RandomState(seed).random_sample(3)
+    numpy.testing.assert_array_equal(numpy.random.random_sample(3), expected)
