@@ -103,16 +103,14 @@ def test_bad_label(label):
         sigmoid_cross_entropy(x, t)
 
 
-def test_bad_reduce():
-    x = numpy.zeros(2, numpy.float32)
-    with pytest.raises(
-        ValueError, match="sigmoid_cross_entropy: expected reduce to be 'mean' or 'no', got 'sum'"
-    ):
-        sigmoid_cross_entropy(x, numpy.zeros(2, numpy.int32), reduce="sum")
-
-
 test_bad_input = bad_input_test(
     [
+        (
+            (numpy.zeros(2, numpy.float32), numpy.zeros(2, numpy.int32)),
+            {"reduce": "sum"},
+            ValueError,
+            "sigmoid_cross_entropy: expected reduce to be 'mean' or 'no', got 'sum'",
+        ),
         (
             (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32)),
             InvalidType,
