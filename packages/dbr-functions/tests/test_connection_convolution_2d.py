@@ -145,23 +145,15 @@ def test_large_batch_spans_several_blocks():
     testing.assert_allclose(Wv.grad, expected_gw, atol=1e-9, rtol=1e-9)
 
 
-def _ones(shape):
-    return None if shape is None else numpy.ones(shape, numpy.float32)
-
-
 ONES = numpy.ones((1, 1, 3, 3), numpy.float32)
 X_OPTIONS = numpy.ones((1, 2, 3, 3), numpy.float32)
 W_OPTIONS = numpy.ones((2, 2, 2, 2), numpy.float32)
 
 test_bad_input = bad_input_test(
-    [
-        (
-            (_ones(x_shape), _ones(w_shape), _ones(b_shape)),
-            kwargs,
-            InvalidType,
-            ("Convolution2D", expect),
-        )
-        for x_shape, w_shape, b_shape, kwargs, expect in [
+    families.convolution_shape_refusals(
+        convolution_2d,
+        "Convolution2D",
+        [
             ((2, 3, 4), (1, 3, 2, 2), None, {}, "x.ndim == 4"),
             ((2, 3, 4, 4), (1, 3, 2), None, {}, "W.ndim == 4"),
             ((2, 3, 4, 4), (1, 2, 2, 2), None, {}, "x.shape[1] == W.shape[1] * 1"),
@@ -170,8 +162,8 @@ test_bad_input = bad_input_test(
             ((2, 3, 4, 4), (2, 3, 2, 2), (2, 1), {}, "b.ndim == 1"),
             ((2, 3, 4, 4), (2, 3, 5, 5), None, {}, "a positive output size"),
             ((2, 3, 4, 4), (2, 3, 3, 3), None, {"dilate": 2}, "output size (0, 0)"),
-        ]
-    ]
+        ],
+    )
     + [
         ((ONES.astype(numpy.int32), ONES), InvalidType, "x.dtype.kind == 'f'"),
         ((ONES, ONES.astype(numpy.int64)), InvalidType, "W.dtype.kind == 'f'"),

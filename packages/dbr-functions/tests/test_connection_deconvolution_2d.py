@@ -101,23 +101,15 @@ def test_empty_batch():
     testing.assert_allclose(W.grad, numpy.zeros(W.shape), atol=0, rtol=0)
 
 
-def _ones(shape):
-    return None if shape is None else numpy.ones(shape, numpy.float32)
-
-
 ONES = numpy.ones((1, 1, 3, 3), numpy.float32)
 X_OPTIONS = numpy.ones((1, 2, 3, 3), numpy.float32)
 W_OPTIONS = numpy.ones((2, 2, 2, 2), numpy.float32)
 
 test_bad_input = bad_input_test(
-    [
-        (
-            (_ones(x_shape), _ones(w_shape), _ones(b_shape)),
-            kwargs,
-            InvalidType,
-            ("Deconvolution2D", expect),
-        )
-        for x_shape, w_shape, b_shape, kwargs, expect in [
+    families.convolution_shape_refusals(
+        deconvolution_2d,
+        "Deconvolution2D",
+        [
             ((2, 3, 4), (3, 1, 2, 2), None, {}, "x.ndim == 4"),
             ((2, 3, 4, 4), (3, 1, 2), None, {}, "W.ndim == 4"),
             ((2, 3, 4, 4), (2, 1, 2, 2), None, {}, "x.shape[1] == W.shape[0]"),
@@ -139,8 +131,8 @@ test_bad_input = bad_input_test(
                 {"stride": 2, "outsize": (7, 5)},
                 "2 <= x.shape[3] <= 2",
             ),
-        ]
-    ]
+        ],
+    )
     + [
         ((ONES.astype(numpy.int32), ONES), InvalidType, "x.dtype.kind == 'f'"),
         ((ONES, ONES, numpy.ones(1, numpy.float16)), InvalidType, "b.dtype == x.dtype"),
