@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.activation.maxout import maxout
 
@@ -48,21 +47,20 @@ def test_default_axis_and_ties():
     numpy.testing.assert_array_equal(tied.grad, [[1.0, 1.0]])
 
 
-def test_bad_arguments():
-    x = numpy.zeros((2, 6), numpy.float32)
-    with pytest.raises(InvalidType) as e:
-        maxout(x, 4)
-    assert "maxout" in str(e.value) and "x.shape[1] % pool_size == 0" in str(e.value)
-    assert "x.shape[1] == 6, pool_size == 4" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        maxout(x, 2, axis=2)
-    assert "maxout" in str(e.value) and "x.ndim == 2" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        maxout(numpy.zeros((2, 6), numpy.int32), 2)
-    assert "x.dtype.kind == 'f'" in str(e.value)
-    with pytest.raises(ValueError, match="maxout: expected pool_size > 0, got 0"):
-        maxout(x, 0)
-    with pytest.raises(TypeError, match="maxout: expected pool_size to be an int, got 2.0"):
-        maxout(x, 2.0)
-    with pytest.raises(TypeError, match="maxout: expected axis to be an int, got None"):
-        maxout(x, 2, axis=None)
+X = numpy.zeros((2, 6), numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (X, 4),
+            InvalidType,
+            ("maxout", "x.shape[1] % pool_size == 0", "x.shape[1] == 6, pool_size == 4"),
+        ),
+        ((X, 2), {"axis": 2}, InvalidType, ("maxout", "x.ndim == 2")),
+        ((numpy.zeros((2, 6), numpy.int32), 2), InvalidType, "x.dtype.kind == 'f'"),
+        ((X, 0), ValueError, "maxout: expected pool_size > 0, got 0"),
+        ((X, 2.0), TypeError, "maxout: expected pool_size to be an int, got 2.0"),
+        ((X, 2), {"axis": None}, TypeError, "maxout: expected axis to be an int, got None"),
+    ],
+    function=maxout,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing, using_config
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.activation.rrelu import rrelu
 
@@ -85,22 +85,17 @@ def test_default_bounds():
     testing.assert_allclose(r, (1 / 8 + 1 / 3) / 2, atol=1e-15, rtol=0)
 
 
-def test_bad_arguments():
-    x = numpy.zeros(3, numpy.float32)
-    with pytest.raises(ValueError, match=r"rrelu: expected l in \[0, 1\), got -0.1"):
-        rrelu(x, l=-0.1)
-    with pytest.raises(ValueError, match=r"rrelu: expected u in \[0, 1\), got 1.5"):
-        rrelu(x, u=1.5)
-    with pytest.raises(ValueError, match="rrelu: expected l < u, got l=0.3, u=0.2"):
-        rrelu(x, l=0.3, u=0.2)
-    with pytest.raises(TypeError, match="rrelu: expected r to be None, numpy.ndarray"):
-        rrelu(x, r=[0.1, 0.2, 0.3])
-    with pytest.raises(InvalidType) as e:
-        rrelu(x, r=numpy.zeros(4, numpy.float32))
-    assert "RReLU" in str(e.value) and "r.shape == x.shape" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        rrelu(x, r=numpy.zeros(3, numpy.float64))
-    assert "r.dtype == x.dtype" in str(e.value)
-    with pytest.raises(InvalidType) as e:
-        rrelu(numpy.zeros(3, numpy.int32))
-    assert "x.dtype.kind == 'f'" in str(e.value)
+X = numpy.zeros(3, numpy.float32)
+
+test_bad_input = bad_input_test(
+    [
+        ((X,), {"l": -0.1}, ValueError, "rrelu: expected l in [0, 1), got -0.1"),
+        ((X,), {"u": 1.5}, ValueError, "rrelu: expected u in [0, 1), got 1.5"),
+        ((X,), {"l": 0.3, "u": 0.2}, ValueError, "rrelu: expected l < u, got l=0.3, u=0.2"),
+        ((X,), {"r": [0.1, 0.2, 0.3]}, TypeError, "rrelu: expected r to be None, numpy.ndarray"),
+        ((X,), {"r": numpy.zeros(4, numpy.float32)}, InvalidType, ("RReLU", "r.shape == x.shape")),
+        ((X,), {"r": numpy.zeros(3, numpy.float64)}, InvalidType, "r.dtype == x.dtype"),
+        ((numpy.zeros(3, numpy.int32),), InvalidType, "x.dtype.kind == 'f'"),
+    ],
+    function=rrelu,
+)

@@ -1,5 +1,4 @@
 import pathlib
-import re
 import runpy
 import types
 
@@ -7,7 +6,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.convolution_2d import convolution_2d
 from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
@@ -146,63 +145,47 @@ def test_large_batch_spans_several_blocks():
     testing.assert_allclose(Wv.grad, expected_gw, atol=1e-9, rtol=1e-9)
 
 
-@pytest.mark.parametrize(
-    ("x_shape", "w_shape", "b_shape", "kwargs", "expect"),
-    [
-        ((2, 3, 4), (1, 3, 2, 2), None, {}, "x.ndim == 4"),
-        ((2, 3, 4, 4), (1, 3, 2), None, {}, "W.ndim == 4"),
-        ((2, 3, 4, 4), (1, 2, 2, 2), None, {}, "x.shape[1] == W.shape[1] * 1"),
-        ((2, 4, 4, 4), (3, 2, 2, 2), None, {"groups": 2}, "W.shape[0] % 2 == 0"),
-        ((2, 3, 4, 4), (2, 3, 2, 2), (3,), {}, "b.shape[0] == W.shape[0]"),
-        ((2, 3, 4, 4), (2, 3, 2, 2), (2, 1), {}, "b.ndim == 1"),
-        ((2, 3, 4, 4), (2, 3, 5, 5), None, {}, "a positive output size"),
-        ((2, 3, 4, 4), (2, 3, 3, 3), None, {"dilate": 2}, "output size (0, 0)"),
-    ],
+ONES = numpy.ones((1, 1, 3, 3), numpy.float32)
+X_OPTIONS = numpy.ones((1, 2, 3, 3), numpy.float32)
+W_OPTIONS = numpy.ones((2, 2, 2, 2), numpy.float32)
+
+test_bad_input = bad_input_test(
+    families.convolution_shape_refusals(
+        convolution_2d,
+        "Convolution2D",
+        [
+            ((2, 3, 4), (1, 3, 2, 2), None, {}, "x.ndim == 4"),
+            ((2, 3, 4, 4), (1, 3, 2), None, {}, "W.ndim == 4"),
+            ((2, 3, 4, 4), (1, 2, 2, 2), None, {}, "x.shape[1] == W.shape[1] * 1"),
+            ((2, 4, 4, 4), (3, 2, 2, 2), None, {"groups": 2}, "W.shape[0] % 2 == 0"),
+            ((2, 3, 4, 4), (2, 3, 2, 2), (3,), {}, "b.shape[0] == W.shape[0]"),
+            ((2, 3, 4, 4), (2, 3, 2, 2), (2, 1), {}, "b.ndim == 1"),
+            ((2, 3, 4, 4), (2, 3, 5, 5), None, {}, "a positive output size"),
+            ((2, 3, 4, 4), (2, 3, 3, 3), None, {"dilate": 2}, "output size (0, 0)"),
+        ],
+    )
+    + [
+        ((ONES.astype(numpy.int32), ONES), InvalidType, "x.dtype.kind == 'f'"),
+        ((ONES, ONES.astype(numpy.int64)), InvalidType, "W.dtype.kind == 'f'"),
+        ((ONES, ONES, numpy.ones(1, numpy.float64)), InvalidType, "b.dtype == x.dtype"),
+    ]
+    + [
+        ((X_OPTIONS, W_OPTIONS), kwargs, error, message)
+        for kwargs, error, message in [
+            ({"stride": 0}, ValueError, "convolution_2d: stride must be >= 1, got 0"),
+            (
+                {"stride": (1, 2, 3)},
+                ValueError,
+                "convolution_2d: stride must be an int or a sequence of 2",
+            ),
+            ({"pad": -1}, ValueError, "convolution_2d: pad must be >= 0, got -1"),
+            ({"pad": 1.5}, TypeError, "convolution_2d: pad must be an int or a sequence of ints"),
+            ({"dilate": 0}, ValueError, "convolution_2d: dilate must be >= 1, got 0"),
+            ({"groups": 0}, ValueError, "convolution_2d: groups must be >= 1, got 0"),
+            ({"groups": 1.0}, TypeError, "convolution_2d: groups must be an int, got 1.0"),
+        ]
+    ]
+    # The options after cover_all are keyword-only.
+    + [((ONES, ONES, None, 1, 0, False, 1), TypeError, "positional arguments but 7 were given")],
+    function=convolution_2d,
 )
-def test_bad_shapes(x_shape, w_shape, b_shape, kwargs, expect):
-    x = numpy.ones(x_shape, numpy.float32)
-    W = numpy.ones(w_shape, numpy.float32)
-    b = None if b_shape is None else numpy.ones(b_shape, numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        convolution_2d(x, W, b, **kwargs)
-    message = str(info.value)
-    assert "Convolution2D" in message and expect in message
-
-
-def test_bad_dtypes():
-    x = numpy.ones((1, 1, 3, 3), numpy.float32)
-    with pytest.raises(InvalidType, match=r"x.dtype.kind == 'f'"):
-        convolution_2d(x.astype(numpy.int32), x)
-    with pytest.raises(InvalidType, match=r"W.dtype.kind == 'f'"):
-        convolution_2d(x, x.astype(numpy.int64))
-    with pytest.raises(InvalidType, match=r"b.dtype == x.dtype"):
-        convolution_2d(x, x, numpy.ones(1, numpy.float64))
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "error", "message"),
-    [
-        ({"stride": 0}, ValueError, "convolution_2d: stride must be >= 1, got 0"),
-        (
-            {"stride": (1, 2, 3)},
-            ValueError,
-            "convolution_2d: stride must be an int or a sequence of 2",
-        ),
-        ({"pad": -1}, ValueError, "convolution_2d: pad must be >= 0, got -1"),
-        ({"pad": 1.5}, TypeError, "convolution_2d: pad must be an int or a sequence of ints"),
-        ({"dilate": 0}, ValueError, "convolution_2d: dilate must be >= 1, got 0"),
-        ({"groups": 0}, ValueError, "convolution_2d: groups must be >= 1, got 0"),
-        ({"groups": 1.0}, TypeError, "convolution_2d: groups must be an int, got 1.0"),
-    ],
-)
-def test_bad_options(kwargs, error, message):
-    x = numpy.ones((1, 2, 3, 3), numpy.float32)
-    W = numpy.ones((2, 2, 2, 2), numpy.float32)
-    with pytest.raises(error, match=re.escape(message)):
-        convolution_2d(x, W, **kwargs)
-
-
-def test_options_are_keyword_only():
-    x = numpy.ones((1, 1, 3, 3), numpy.float32)
-    with pytest.raises(TypeError):
-        convolution_2d(x, x, None, 1, 0, False, 1)

@@ -16,6 +16,7 @@ import numpy
 import pytest
 
 from dbr.core import testing, using_config
+from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.convolution_nd import convolution_1d, convolution_3d, convolution_nd
 from dbr.functions.connection.deconvolution_nd import (
@@ -120,74 +121,85 @@ def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options
     families.check_transpose(convolution_nd, deconvolution_nd, x_shape, w_shape, options)
 
 
-@pytest.mark.parametrize(
-    ("function", "x_shape", "w_shape", "label", "expect"),
-    [
-        (convolution_1d, (2, 3, 4, 4), (1, 3, 2), "Convolution1D", "x.ndim == 3"),
-        (convolution_1d, (2, 3, 4), (1, 3, 2, 2), "Convolution1D", "W.ndim == 3"),
-        (convolution_3d, (2, 3, 4, 4), (1, 3, 2, 2), "Convolution3D", "x.ndim == 5"),
-        (convolution_nd, (2, 3), (1, 3), "ConvolutionND", "x.ndim == 3"),
-        (convolution_nd, (2, 3, 4, 4, 4), (1, 3, 2, 2), "ConvolutionND", "W.ndim == 5"),
-        (convolution_nd, (2, 3, 4), (1, 2, 2), "ConvolutionND", "x.shape[1] == W.shape[1] * 1"),
-        (convolution_nd, (2, 3, 4), (1, 3, 5), "ConvolutionND", "a positive output size"),
-        (deconvolution_1d, (2, 3, 4, 4), (3, 1, 2), "Deconvolution1D", "x.ndim == 3"),
-        (deconvolution_3d, (2, 3, 4, 4, 4), (3, 1, 2, 2), "Deconvolution3D", "W.ndim == 5"),
-        (deconvolution_nd, (2, 3, 4), (2, 1, 2), "DeconvolutionND", "x.shape[1] == W.shape[0]"),
-    ],
-)
-def test_bad_shapes(function, x_shape, w_shape, label, expect):
-    with pytest.raises(InvalidType) as info:
-        function(numpy.ones(x_shape, numpy.float32), numpy.ones(w_shape, numpy.float32))
-    message = str(info.value)
-    assert label in message and expect in message
+X_OPTIONS = numpy.ones((1, 2, 3, 3, 3), numpy.float32)
+W_OPTIONS = numpy.ones((2, 2, 2, 2, 2), numpy.float32)
 
-
-@pytest.mark.parametrize(
-    ("function", "kwargs", "error", "message"),
+test_bad_input = bad_input_test(
     [
         (
-            convolution_nd,
-            {"stride": (1, 1)},
-            ValueError,
-            "convolution_nd: stride must be an int or a sequence of 3 ints",
-        ),
-        (
-            convolution_nd,
-            {"pad": (0, -1, 0)},
-            ValueError,
-            "convolution_nd: pad must be >= 0, got (0, -1, 0)",
-        ),
-        (
-            convolution_3d,
-            {"dilate": "2"},
-            TypeError,
-            "convolution_3d: dilate must be an int or a sequence of ints",
-        ),
-        (
-            convolution_3d,
-            {"groups": -2},
-            ValueError,
-            "convolution_3d: groups must be >= 1, got -2",
-        ),
-        (
-            deconvolution_3d,
-            {"outsize": (4, 4)},
-            ValueError,
-            "deconvolution_3d: outsize must be an int or a sequence of 3 ints",
-        ),
-        (
-            deconvolution_nd,
-            {"dilate": (1, 0, 1)},
-            ValueError,
-            "deconvolution_nd: dilate must be >= 1",
-        ),
-    ],
+            function,
+            (numpy.ones(x_shape, numpy.float32), numpy.ones(w_shape, numpy.float32)),
+            {},
+            InvalidType,
+            (label, expect),
+        )
+        for function, x_shape, w_shape, label, expect in [
+            (convolution_1d, (2, 3, 4, 4), (1, 3, 2), "Convolution1D", "x.ndim == 3"),
+            (convolution_1d, (2, 3, 4), (1, 3, 2, 2), "Convolution1D", "W.ndim == 3"),
+            (convolution_3d, (2, 3, 4, 4), (1, 3, 2, 2), "Convolution3D", "x.ndim == 5"),
+            (convolution_nd, (2, 3), (1, 3), "ConvolutionND", "x.ndim == 3"),
+            (convolution_nd, (2, 3, 4, 4, 4), (1, 3, 2, 2), "ConvolutionND", "W.ndim == 5"),
+            (
+                convolution_nd,
+                (2, 3, 4),
+                (1, 2, 2),
+                "ConvolutionND",
+                "x.shape[1] == W.shape[1] * 1",
+            ),
+            (convolution_nd, (2, 3, 4), (1, 3, 5), "ConvolutionND", "a positive output size"),
+            (deconvolution_1d, (2, 3, 4, 4), (3, 1, 2), "Deconvolution1D", "x.ndim == 3"),
+            (deconvolution_3d, (2, 3, 4, 4, 4), (3, 1, 2, 2), "Deconvolution3D", "W.ndim == 5"),
+            (
+                deconvolution_nd,
+                (2, 3, 4),
+                (2, 1, 2),
+                "DeconvolutionND",
+                "x.shape[1] == W.shape[0]",
+            ),
+        ]
+    ]
+    + [
+        (function, (X_OPTIONS, W_OPTIONS), kwargs, error, message)
+        for function, kwargs, error, message in [
+            (
+                convolution_nd,
+                {"stride": (1, 1)},
+                ValueError,
+                "convolution_nd: stride must be an int or a sequence of 3 ints",
+            ),
+            (
+                convolution_nd,
+                {"pad": (0, -1, 0)},
+                ValueError,
+                "convolution_nd: pad must be >= 0, got (0, -1, 0)",
+            ),
+            (
+                convolution_3d,
+                {"dilate": "2"},
+                TypeError,
+                "convolution_3d: dilate must be an int or a sequence of ints",
+            ),
+            (
+                convolution_3d,
+                {"groups": -2},
+                ValueError,
+                "convolution_3d: groups must be >= 1, got -2",
+            ),
+            (
+                deconvolution_3d,
+                {"outsize": (4, 4)},
+                ValueError,
+                "deconvolution_3d: outsize must be an int or a sequence of 3 ints",
+            ),
+            (
+                deconvolution_nd,
+                {"dilate": (1, 0, 1)},
+                ValueError,
+                "deconvolution_nd: dilate must be >= 1",
+            ),
+        ]
+    ]
 )
-def test_bad_options(function, kwargs, error, message):
-    x = numpy.ones((1, 2, 3, 3, 3), numpy.float32)
-    W = numpy.ones((2, 2, 2, 2, 2), numpy.float32)
-    with pytest.raises(error, match=re.escape(message)):
-        function(x, W, **kwargs)
 
 
 def test_convolution_1d_option_length():

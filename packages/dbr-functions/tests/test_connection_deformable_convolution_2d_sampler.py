@@ -256,37 +256,31 @@ test_bad_input = bad_input_test(
         ),
         (_inputs(b=numpy.ones(2)), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "b.shape")),
         (_inputs(b=numpy.ones((3, 1))), _STRIDE1_PAD0, InvalidType, (_DEFORMABLE, "b.ndim")),
+    ]
+    + [
+        (tuple(a.astype(d) for a, d in zip(_inputs()[:3], dtypes)), InvalidType, name)
+        for dtypes, name in [
+            ((numpy.int32, numpy.float64, numpy.float64), "x.dtype.kind"),
+            ((numpy.float64, numpy.float32, numpy.float64), "offset.dtype"),
+            ((numpy.float64, numpy.float64, numpy.float32), "W.dtype"),
+        ]
+    ]
+    + [
+        (_inputs()[:3], kwargs, error, message)
+        for kwargs, error, message in [
+            ({"stride": 0}, ValueError, "deformable_convolution_2d_sampler: stride must be >= 1"),
+            ({"pad": -1}, ValueError, "deformable_convolution_2d_sampler: pad must be >= 0"),
+            (
+                {"pad": (1, 1, 1)},
+                ValueError,
+                "deformable_convolution_2d_sampler: pad must be an int",
+            ),
+            (
+                {"stride": 1.0},
+                TypeError,
+                "deformable_convolution_2d_sampler: stride must be an int",
+            ),
+        ]
     ],
     function=deformable_convolution_2d_sampler,
 )
-
-
-@pytest.mark.parametrize(
-    "dtypes, name",
-    [
-        ((numpy.int32, numpy.float64, numpy.float64), "x.dtype.kind"),
-        ((numpy.float64, numpy.float32, numpy.float64), "offset.dtype"),
-        ((numpy.float64, numpy.float64, numpy.float32), "W.dtype"),
-    ],
-)
-def test_bad_dtypes(dtypes, name):
-    x, offset, W, _ = _inputs()
-    with pytest.raises(InvalidType, match=name.replace(".", r"\.")):
-        deformable_convolution_2d_sampler(
-            x.astype(dtypes[0]), offset.astype(dtypes[1]), W.astype(dtypes[2])
-        )
-
-
-@pytest.mark.parametrize(
-    "kwargs, error, message",
-    [
-        ({"stride": 0}, ValueError, r"deformable_convolution_2d_sampler: stride must be >= 1"),
-        ({"pad": -1}, ValueError, r"deformable_convolution_2d_sampler: pad must be >= 0"),
-        ({"pad": (1, 1, 1)}, ValueError, r"deformable_convolution_2d_sampler: pad must be an int"),
-        ({"stride": 1.0}, TypeError, r"deformable_convolution_2d_sampler: stride must be an int"),
-    ],
-)
-def test_bad_parameters(kwargs, error, message):
-    x, offset, W, _ = _inputs()
-    with pytest.raises(error, match=message):
-        deformable_convolution_2d_sampler(x, offset, W, **kwargs)

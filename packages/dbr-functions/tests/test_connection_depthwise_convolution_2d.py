@@ -1,10 +1,7 @@
-import re
-
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.connection.depthwise_convolution_2d import (
     DepthwiseConvolution2D,
@@ -86,35 +83,37 @@ def test_records_its_node_and_gradient_shapes():
     testing.assert_allclose(b.grad, numpy.full(6, 32.0), atol=0, rtol=0)
 
 
-@pytest.mark.parametrize(
-    ("x_shape", "w_shape", "b_shape", "expect"),
+ONES = numpy.ones((1, 1, 3, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
     [
-        ((2, 3, 4), (2, 3, 2, 2), None, "x.ndim == 4"),
-        ((2, 3, 4, 4), (2, 3, 2), None, "W.ndim == 4"),
-        ((2, 3, 4, 4), (3, 2, 2, 2), None, "x.shape[1] == W.shape[1]"),
-        ((2, 3, 4, 4), (2, 3, 2, 2), (3,), "b.shape[0] == W.shape[0] * W.shape[1]"),
-        ((2, 3, 4, 4), (2, 3, 5, 2), None, "a positive output size"),
+        (
+            (
+                numpy.ones(x_shape, numpy.float32),
+                numpy.ones(w_shape, numpy.float32),
+                None if b_shape is None else numpy.ones(b_shape, numpy.float32),
+            ),
+            InvalidType,
+            ("DepthwiseConvolution2D", expect),
+        )
+        for x_shape, w_shape, b_shape, expect in [
+            ((2, 3, 4), (2, 3, 2, 2), None, "x.ndim == 4"),
+            ((2, 3, 4, 4), (2, 3, 2), None, "W.ndim == 4"),
+            ((2, 3, 4, 4), (3, 2, 2, 2), None, "x.shape[1] == W.shape[1]"),
+            ((2, 3, 4, 4), (2, 3, 2, 2), (3,), "b.shape[0] == W.shape[0] * W.shape[1]"),
+            ((2, 3, 4, 4), (2, 3, 5, 2), None, "a positive output size"),
+        ]
+    ]
+    + [
+        ((ONES, ONES.astype(numpy.int32)), InvalidType, "W.dtype.kind == 'f'"),
+        ((ONES, ONES, numpy.ones(1, numpy.float64)), InvalidType, "b.dtype == x.dtype"),
+        (
+            (ONES, ONES),
+            {"stride": (1, 0)},
+            ValueError,
+            "depthwise_convolution_2d: stride must be >= 1",
+        ),
+        ((ONES, ONES), {"pad": None}, TypeError, "depthwise_convolution_2d: pad must be an int"),
     ],
+    function=depthwise_convolution_2d,
 )
-def test_bad_shapes(x_shape, w_shape, b_shape, expect):
-    x = numpy.ones(x_shape, numpy.float32)
-    W = numpy.ones(w_shape, numpy.float32)
-    b = None if b_shape is None else numpy.ones(b_shape, numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        depthwise_convolution_2d(x, W, b)
-    message = str(info.value)
-    assert "DepthwiseConvolution2D" in message and expect in message
-
-
-def test_bad_dtypes_and_options():
-    x = numpy.ones((1, 1, 3, 3), numpy.float32)
-    with pytest.raises(InvalidType, match=r"W.dtype.kind == 'f'"):
-        depthwise_convolution_2d(x, x.astype(numpy.int32))
-    with pytest.raises(InvalidType, match=r"b.dtype == x.dtype"):
-        depthwise_convolution_2d(x, x, numpy.ones(1, numpy.float64))
-    with pytest.raises(
-        ValueError, match=re.escape("depthwise_convolution_2d: stride must be >= 1")
-    ):
-        depthwise_convolution_2d(x, x, stride=(1, 0))
-    with pytest.raises(TypeError, match=re.escape("depthwise_convolution_2d: pad must be an int")):
-        depthwise_convolution_2d(x, x, pad=None)

@@ -3,6 +3,7 @@ import itertools
 import numpy
 import pytest
 
+from dbr.core.testing import bad_input_test
 from dbr.functions.connection._im2col import (
     col2im_nd,
     get_conv_outsize,
@@ -192,19 +193,28 @@ def test_col2im_nd_is_transpose_of_im2col_nd(case):
     numpy.testing.assert_allclose(lhs, rhs, rtol=1e-12)
 
 
-def test_bad_parameters():
-    x = numpy.zeros((1, 1, 4, 4))
-    with pytest.raises(ValueError, match=r"im2col_nd: stride must be >= 1, got 0"):
-        im2col_nd(x, 3, 0, 0)
-    with pytest.raises(ValueError, match=r"im2col_nd: ksize must be an int or a sequence of 2"):
-        im2col_nd(x, (3, 3, 3), 1, 0)
-    with pytest.raises(TypeError, match=r"im2col_nd: pad must be an int or a sequence of ints"):
-        im2col_nd(x, 3, 1, 0.5)
-    with pytest.raises(ValueError, match=r"im2col_nd: pad must be >= 0, got -1"):
-        im2col_nd(x, 3, 1, -1)
-    with pytest.raises(ValueError, match=r"im2col_nd: the window .* does not fit"):
-        im2col_nd(x, 6, 1, 0)
-    with pytest.raises(ValueError, match=r"im2col_nd: cover_all must be a bool or a sequence"):
-        im2col_nd(x, 3, 1, 0, cover_all=(True,))
-    with pytest.raises(ValueError, match=r"col2im_nd: dilate must be >= 1, got 0"):
-        col2im_nd(numpy.zeros((1, 1, 2, 2, 3, 3)), 1, 0, (4, 4), 0)
+X = numpy.zeros((1, 1, 4, 4))
+
+test_bad_input = bad_input_test(
+    [
+        ((X, 3, 0, 0), ValueError, "im2col_nd: stride must be >= 1, got 0"),
+        ((X, (3, 3, 3), 1, 0), ValueError, "im2col_nd: ksize must be an int or a sequence of 2"),
+        ((X, 3, 1, 0.5), TypeError, "im2col_nd: pad must be an int or a sequence of ints"),
+        ((X, 3, 1, -1), ValueError, "im2col_nd: pad must be >= 0, got -1"),
+        ((X, 6, 1, 0), ValueError, ("im2col_nd: the window (", ") does not fit")),
+        (
+            (X, 3, 1, 0),
+            {"cover_all": (True,)},
+            ValueError,
+            "im2col_nd: cover_all must be a bool or a sequence",
+        ),
+        (
+            col2im_nd,
+            (numpy.zeros((1, 1, 2, 2, 3, 3)), 1, 0, (4, 4), 0),
+            {},
+            ValueError,
+            "col2im_nd: dilate must be >= 1, got 0",
+        ),
+    ],
+    function=im2col_nd,
+)

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
@@ -126,21 +125,23 @@ test_bad_input = bad_input_test(
         (*_case(x_shape=(1, 2, 4, 5)), InvalidType, (_LOCAL, "W.shape[2]")),
         (*_case(b_shape=(1, 2)), InvalidType, (_LOCAL, "b.ndim")),
         (*_case(b_shape=(2, 2, 2)), InvalidType, (_LOCAL, "b.shape")),
+    ]
+    + [
+        (
+            (numpy.ones((1, 2, 4, 4)), numpy.ones((1, 2, 2, 2, 3, 3))),
+            {"stride": stride},
+            error,
+            message,
+        )
+        for stride, error, message in [
+            (0, ValueError, "local_convolution_2d: stride must be >= 1"),
+            (
+                (1, 2, 3),
+                ValueError,
+                "local_convolution_2d: stride must be an int or a sequence of 2",
+            ),
+            (1.5, TypeError, "local_convolution_2d: stride must be an int or a sequence of ints"),
+        ]
     ],
     function=local_convolution_2d,
 )
-
-
-@pytest.mark.parametrize(
-    "stride, error, message",
-    [
-        (0, ValueError, r"local_convolution_2d: stride must be >= 1"),
-        ((1, 2, 3), ValueError, r"local_convolution_2d: stride must be an int or a sequence of 2"),
-        (1.5, TypeError, r"local_convolution_2d: stride must be an int or a sequence of ints"),
-    ],
-)
-def test_bad_stride(stride, error, message):
-    with pytest.raises(error, match=message):
-        local_convolution_2d(
-            numpy.ones((1, 2, 4, 4)), numpy.ones((1, 2, 2, 2, 3, 3)), stride=stride
-        )

@@ -14,6 +14,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import Variable, grad, using_config
+from dbr.core.testing import bad_input_test
 from dbr.functions import _cpu
 from dbr.functions.connection import _im2col, deconvolution_nd
 
@@ -36,13 +37,22 @@ def test_cpu_threads_follows_config_then_omp_num_threads(monkeypatch):
     assert _cpu.cpu_threads() >= 1
 
 
-@pytest.mark.parametrize("value", [0, -2, 1.5, "2", True])
-def test_cpu_threads_rejects_what_is_no_thread_count(value):
-    with (
-        using_config("cpu_threads", value),
-        pytest.raises(ValueError, match=r"config\.cpu_threads.*positive int"),
-    ):
-        _cpu.cpu_threads()
+def _cpu_threads_under(value):
+    with using_config("cpu_threads", value):
+        return _cpu.cpu_threads()
+
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (value,),
+            ValueError,
+            f"config.cpu_threads: expected None or a positive int, got {value!r}",
+        )
+        for value in [0, -2, 1.5, "2", True]
+    ],
+    function=_cpu_threads_under,
+)
 
 
 def test_blockwise_uses_the_pool_and_covers_every_row_once(split_everything):

@@ -1,7 +1,6 @@
 import math
 
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
@@ -59,15 +58,6 @@ def test_large_scores_stay_finite():
     assert numpy.isfinite(gx.array).all()
 
 
-def test_bad_arguments():
-    x = numpy.zeros((2, 3), numpy.float32)
-    t = numpy.zeros(2, numpy.int32)
-    W = numpy.zeros((4, 3), numpy.float32)
-    samples = numpy.zeros((2, 2), numpy.int32)
-    with pytest.raises(ValueError, match="black_out: expected reduce to be one of .* got 'sum'"):
-        black_out(x, t, W, samples, reduce="sum")
-
-
 _BO_X = numpy.zeros((2, 3), numpy.float32)
 _BO_T = numpy.zeros(2, numpy.int32)
 _BO_W = numpy.zeros((4, 3), numpy.float32)
@@ -75,6 +65,12 @@ _BO_SAMPLES = numpy.zeros((2, 2), numpy.int32)
 
 test_bad_input = bad_input_test(
     [
+        (
+            (_BO_X, _BO_T, _BO_W, _BO_SAMPLES),
+            {"reduce": "sum"},
+            ValueError,
+            ("black_out: expected reduce to be one of ", " got 'sum'"),
+        ),
         (
             (_BO_X.astype(numpy.int32), _BO_T, _BO_W, _BO_SAMPLES),
             InvalidType,

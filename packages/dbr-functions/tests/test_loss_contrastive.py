@@ -64,16 +64,6 @@ def test_gradient_is_finite_for_identical_dissimilar_samples(dtype):
     assert numpy.isfinite(x0.grad).all() and numpy.isfinite(x1.grad).all()
 
 
-def test_bad_options():
-    x = numpy.zeros((2, 3), numpy.float32)
-    y = numpy.zeros(2, numpy.int32)
-    for margin in (0, -1.0, float("inf")):
-        with pytest.raises(ValueError, match="contrastive: expected margin to be a positive"):
-            contrastive(x, x, y, margin=margin)
-    with pytest.raises(ValueError, match="contrastive: expected reduce to be 'mean' or 'no'"):
-        contrastive(x, x, y, reduce="sum")
-
-
 def _inputs(**change):
     """Valid float32 x0, x1 of (2, 3) and int32 y of (2,), with the shapes and dtypes in change."""
     shapes = {"x0": (2, 3), "x1": (2, 3), "y": (2,)}
@@ -100,6 +90,23 @@ test_bad_input = bad_input_test(
             ("Contrastive", "x1.shape[0] > 0"),
         ),
         (_inputs(x0=(3,), x1=(3,), y=(3,)), InvalidType, ("Contrastive", "x0.ndim == 2")),
+    ]
+    + [
+        (
+            _inputs(),
+            {"margin": margin},
+            ValueError,
+            "contrastive: expected margin to be a positive",
+        )
+        for margin in (0, -1.0, float("inf"))
+    ]
+    + [
+        (
+            _inputs(),
+            {"reduce": "sum"},
+            ValueError,
+            "contrastive: expected reduce to be 'mean' or 'no'",
+        ),
     ],
     function=contrastive,
 )

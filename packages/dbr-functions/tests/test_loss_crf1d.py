@@ -121,26 +121,31 @@ def test_crf1d_accepts_variables_and_gives_gradients():
     assert gcost.shape == (2, 2) and gx0.shape == (2, 2)
 
 
-def test_bad_arguments():
-    cost = numpy.zeros((3, 3), numpy.float32)
-    xs = [numpy.zeros((2, 3), numpy.float32)] * 2
-    ys = [numpy.zeros(2, numpy.int32)] * 2
-    with pytest.raises(ValueError, match="crf1d: expected reduce to be one of .* got 'sum'"):
-        crf1d(cost, xs, ys, reduce="sum")
-    with pytest.raises(ValueError, match=r"crf1d: expected len\(ys\) == len\(xs\) == 2, got 1"):
-        crf1d(cost, xs, ys[:1])
-    with pytest.raises(TypeError, match="crf1d: expected xs to be a non-empty list"):
-        crf1d(cost, [], [])
-    with pytest.raises(TypeError, match="argmax_crf1d: expected xs to be a non-empty list"):
-        argmax_crf1d(cost, numpy.zeros((2, 2, 3), numpy.float32))
-
-
 _CRF_COST = numpy.zeros((3, 3), numpy.float32)
 _CRF_XS = [numpy.zeros((2, 3), numpy.float32)] * 2
 _CRF_YS = [numpy.zeros(2, numpy.int32)] * 2
 
 test_bad_input = bad_input_test(
     [
+        (
+            (_CRF_COST, _CRF_XS, _CRF_YS),
+            {"reduce": "sum"},
+            ValueError,
+            ("crf1d: expected reduce to be one of ", " got 'sum'"),
+        ),
+        (
+            (_CRF_COST, _CRF_XS, _CRF_YS[:1]),
+            ValueError,
+            "crf1d: expected len(ys) == len(xs) == 2, got 1",
+        ),
+        ((_CRF_COST, [], []), TypeError, "crf1d: expected xs to be a non-empty list"),
+        (
+            argmax_crf1d,
+            (_CRF_COST, numpy.zeros((2, 2, 3), numpy.float32)),
+            {},
+            TypeError,
+            "argmax_crf1d: expected xs to be a non-empty list",
+        ),
         (
             (numpy.zeros((3, 2), numpy.float32), _CRF_XS, _CRF_YS),
             InvalidType,

@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
@@ -42,15 +41,14 @@ def test_default_reduce():
     assert y.shape == () and float(y.array) == 1.0
 
 
-def test_bad_reduce():
-    with pytest.raises(
-        ValueError, match="decov: expected reduce to be 'half_squared_sum' or 'no', got 'sum'"
-    ):
-        decov(numpy.zeros((2, 3), numpy.float32), reduce="sum")
-
-
 test_bad_input = bad_input_test(
     [
+        (
+            (numpy.zeros((2, 3), numpy.float32),),
+            {"reduce": "sum"},
+            ValueError,
+            "decov: expected reduce to be 'half_squared_sum' or 'no', got 'sum'",
+        ),
         ((numpy.zeros((2, 3), numpy.int32),), InvalidType, ("DeCov", "h.dtype.kind == 'f'")),
         ((numpy.zeros(3, numpy.float32),), InvalidType, ("DeCov", "h.ndim == 2")),
         ((numpy.zeros((2, 3, 1), numpy.float32),), InvalidType, ("DeCov", "h.ndim == 2")),

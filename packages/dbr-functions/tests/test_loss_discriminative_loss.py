@@ -1,5 +1,4 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
@@ -114,31 +113,38 @@ def test_l2_float16_second_derivative_is_finite_at_small_distances():
     numpy.testing.assert_array_equal(gg.array, numpy.zeros((1, 1, 1, 2), numpy.float16))
 
 
-def test_bad_arguments():
-    emb = numpy.zeros((1, 2, 2, 2), numpy.float32)
-    labels = numpy.zeros((1, 2, 2), numpy.int32)
-    f = discriminative_margin_based_clustering_loss
-    name = "discriminative_margin_based_clustering_loss"
-    with pytest.raises(ValueError, match=f"{name}: expected norm to be 1 or 2, got 3"):
-        f(emb, labels, 0.5, 1.5, 2, norm=3)
-    with pytest.raises(ValueError, match=f"{name}: expected max_embedding_dim > 0, got 0"):
-        f(emb, labels, 0.5, 1.5, 0)
-    with pytest.raises(TypeError, match=f"{name}: expected max_embedding_dim to be an int"):
-        f(emb, labels, 0.5, 1.5, 2.0)
-    with pytest.raises(
-        ValueError, match=r"embeddings.shape\[1\] == max_embedding_dim, got 2 != 3"
-    ):
-        f(emb, labels, 0.5, 1.5, 3)
-    with pytest.raises(TypeError, match=f"{name}: expected delta_v to be a real number"):
-        f(emb, labels, None, 1.5, 2)
-
-
 _EMB = numpy.zeros((1, 2, 2, 2), numpy.float32)
 _LABELS = numpy.zeros((1, 2, 2), numpy.int32)
 _DISCRIMINATIVE = "discriminative_margin_based_clustering_loss"
 
 test_bad_input = bad_input_test(
     [
+        (
+            (_EMB, _LABELS, 0.5, 1.5, 2),
+            {"norm": 3},
+            ValueError,
+            f"{_DISCRIMINATIVE}: expected norm to be 1 or 2, got 3",
+        ),
+        (
+            (_EMB, _LABELS, 0.5, 1.5, 0),
+            ValueError,
+            f"{_DISCRIMINATIVE}: expected max_embedding_dim > 0, got 0",
+        ),
+        (
+            (_EMB, _LABELS, 0.5, 1.5, 2.0),
+            TypeError,
+            f"{_DISCRIMINATIVE}: expected max_embedding_dim to be an int",
+        ),
+        (
+            (_EMB, _LABELS, 0.5, 1.5, 3),
+            ValueError,
+            "embeddings.shape[1] == max_embedding_dim, got 2 != 3",
+        ),
+        (
+            (_EMB, _LABELS, None, 1.5, 2),
+            TypeError,
+            f"{_DISCRIMINATIVE}: expected delta_v to be a real number",
+        ),
         (
             (_EMB.astype(numpy.int32), _LABELS, 0.5, 1.5, 2),
             InvalidType,

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.huber_loss import huber_loss
 
@@ -45,32 +44,6 @@ class TestHuberLoss(FunctionTestCase):
         x, t = inputs
         return (_reference(x, t, self.delta, self.reduce),)
 
-    function = staticmethod(huber_loss)
-
-    def bad_inputs(self):
-        return [
-            (
-                (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32), 1.0),
-                InvalidType,
-                ("HuberLoss", "x.shape == t.shape"),
-            ),
-            (
-                (numpy.zeros((2, 3), numpy.float32), numpy.zeros((2, 3), numpy.float64), 1.0),
-                InvalidType,
-                "x.dtype == t.dtype",
-            ),
-            (
-                (numpy.zeros((2, 3), numpy.int32), numpy.zeros((2, 3), numpy.int32), 1.0),
-                InvalidType,
-                "x.dtype.kind == 'f'",
-            ),
-            (
-                (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32), 1.0),
-                InvalidType,
-                "x.ndim >= 2",
-            ),
-        ]
-
 
 def test_default_reduce_sums_along_second_axis():
     x = numpy.array([[0.5, 3.0], [-2.0, 0.0]], numpy.float64)
@@ -92,16 +65,44 @@ def test_empty_batch():
     assert huber_loss(x, x, 1.0, reduce="no").shape == (0, 3)
 
 
-def test_bad_reduce():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(
-        ValueError, match="huber_loss.*reduce.*'sum_along_second_axis' or 'no'.*'mean'"
-    ):
-        huber_loss(x, x, 1.0, reduce="mean")
+X = numpy.zeros((2, 3), numpy.float32)
 
-
-@pytest.mark.parametrize("delta", [0, -1.0, float("nan"), "1"])
-def test_bad_delta(delta):
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(ValueError, match="huber_loss.*delta.*positive"):
-        huber_loss(x, x, delta)
+test_bad_input = bad_input_test(
+    [
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32), 1.0),
+            InvalidType,
+            ("HuberLoss", "x.shape == t.shape"),
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.float32), numpy.zeros((2, 3), numpy.float64), 1.0),
+            InvalidType,
+            "x.dtype == t.dtype",
+        ),
+        (
+            (numpy.zeros((2, 3), numpy.int32), numpy.zeros((2, 3), numpy.int32), 1.0),
+            InvalidType,
+            "x.dtype.kind == 'f'",
+        ),
+        (
+            (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32), 1.0),
+            InvalidType,
+            "x.ndim >= 2",
+        ),
+        (
+            (X, X, 1.0),
+            {"reduce": "mean"},
+            ValueError,
+            "huber_loss: expected reduce to be 'sum_along_second_axis' or 'no', got 'mean'",
+        ),
+    ]
+    + [
+        (
+            (X, X, delta),
+            ValueError,
+            f"huber_loss: expected delta to be a positive number, got {delta!r}",
+        )
+        for delta in [0, -1.0, float("nan"), "1"]
+    ],
+    function=huber_loss,
+)

@@ -1,10 +1,9 @@
 import math
 
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.loss.negative_sampling import negative_sampling
 
@@ -74,29 +73,6 @@ class TestNegativeSampling(FunctionTestCase):
         x, t, W = inputs
         return (numpy.asarray(reference_loss(x, t, W, self.samples, self.reduce), self.dtype),)
 
-    function = staticmethod(negative_sampling)
-
-    def bad_inputs(self):
-        x = numpy.zeros((2, 3), numpy.float32)
-        t = numpy.zeros(2, numpy.int32)
-        W = numpy.zeros((4, 3), numpy.float32)
-        sampler = fixed_sampler(numpy.zeros((2, 3), numpy.int32))
-        return [
-            (
-                (x, t, numpy.zeros((4, 2), numpy.float32), sampler, 2),
-                InvalidType,
-                ("NegativeSamplingFunction", "W.shape[1] == x.shape[1]"),
-            ),
-            ((x, t, W.astype(numpy.float64), sampler, 2), InvalidType, "W.dtype == x.dtype"),
-            (
-                (x, numpy.zeros(3, numpy.int32), W, sampler, 2),
-                InvalidType,
-                "x.shape[0] == t.shape[0]",
-            ),
-            ((x, t.astype(numpy.float32), W, sampler, 2), InvalidType, "t.dtype.kind == 'i'"),
-            ((x[0], t, W, sampler, 2), InvalidType, "x.ndim == 2"),
-        ]
-
 
 def test_return_samples_puts_the_labels_first():
     x = numpy.random.uniform(-1, 1, (3, 2)).astype(numpy.float32)
@@ -146,20 +122,49 @@ def test_large_scores_do_not_overflow():
     testing.assert_allclose(xv.grad, [[2.0]], atol=0, rtol=1e-6)
 
 
-def test_bad_arguments():
-    x = numpy.zeros((2, 3), numpy.float32)
-    t = numpy.zeros(2, numpy.int32)
-    W = numpy.zeros((4, 3), numpy.float32)
-    sampler = fixed_sampler(numpy.zeros((2, 3), numpy.int32))
-    with pytest.raises(ValueError, match="negative_sampling: expected reduce .* got 'mean'"):
-        negative_sampling(x, t, W, sampler, 2, reduce="mean")
-    with pytest.raises(TypeError, match="negative_sampling: expected sampler to be callable"):
-        negative_sampling(x, t, W, None, 2)
-    with pytest.raises(TypeError, match="negative_sampling: expected sample_size to be an int"):
-        negative_sampling(x, t, W, sampler, 2.0)
-    with pytest.raises(ValueError, match="negative_sampling: expected sample_size >= 0"):
-        negative_sampling(x, t, W, sampler, -1)
-    with pytest.raises(ValueError, match=r"negative_sampling: expected sampler\(2, 3\) to return"):
-        negative_sampling(x, t, W, lambda shape: numpy.zeros((2, 2), numpy.int32), 2)
-    with pytest.raises(ValueError, match="integer array"):
-        negative_sampling(x, t, W, lambda shape: numpy.zeros(shape, numpy.float32), 2)
+X = numpy.zeros((2, 3), numpy.float32)
+T = numpy.zeros(2, numpy.int32)
+W = numpy.zeros((4, 3), numpy.float32)
+SAMPLER = fixed_sampler(numpy.zeros((2, 3), numpy.int32))
+
+test_bad_input = bad_input_test(
+    [
+        (
+            (X, T, numpy.zeros((4, 2), numpy.float32), SAMPLER, 2),
+            InvalidType,
+            ("NegativeSamplingFunction", "W.shape[1] == x.shape[1]"),
+        ),
+        ((X, T, W.astype(numpy.float64), SAMPLER, 2), InvalidType, "W.dtype == x.dtype"),
+        (
+            (X, numpy.zeros(3, numpy.int32), W, SAMPLER, 2),
+            InvalidType,
+            "x.shape[0] == t.shape[0]",
+        ),
+        ((X, T.astype(numpy.float32), W, SAMPLER, 2), InvalidType, "t.dtype.kind == 'i'"),
+        ((X[0], T, W, SAMPLER, 2), InvalidType, "x.ndim == 2"),
+        (
+            (X, T, W, SAMPLER, 2),
+            {"reduce": "mean"},
+            ValueError,
+            ("negative_sampling: expected reduce ", " got 'mean'"),
+        ),
+        ((X, T, W, None, 2), TypeError, "negative_sampling: expected sampler to be callable"),
+        (
+            (X, T, W, SAMPLER, 2.0),
+            TypeError,
+            "negative_sampling: expected sample_size to be an int",
+        ),
+        ((X, T, W, SAMPLER, -1), ValueError, "negative_sampling: expected sample_size >= 0"),
+        (
+            (X, T, W, lambda shape: numpy.zeros((2, 2), numpy.int32), 2),
+            ValueError,
+            "negative_sampling: expected sampler(2, 3) to return",
+        ),
+        (
+            (X, T, W, lambda shape: numpy.zeros(shape, numpy.float32), 2),
+            ValueError,
+            "integer array",
+        ),
+    ],
+    function=negative_sampling,
+)

@@ -62,23 +62,23 @@ def test_gradient_values():
     numpy.testing.assert_allclose(n.grad, [[0.0, -1.0], [0.0, 0.0]])
 
 
-def test_bad_options():
-    x = numpy.zeros((2, 3), numpy.float32)
-    with pytest.raises(
-        ValueError, match="triplet: expected margin to be a positive number, got 0"
-    ):
-        triplet(x, x, x, margin=0)
-    with pytest.raises(
-        ValueError, match="triplet: expected reduce to be 'mean' or 'no', got 'sum'"
-    ):
-        triplet(x, x, x, reduce="sum")
-
-
 _F = numpy.float32
 _ANCHOR = numpy.zeros((2, 3), _F)
 
 test_bad_input = bad_input_test(
     [
+        (
+            (_ANCHOR,) * 3,
+            {"margin": 0},
+            ValueError,
+            "triplet: expected margin to be a positive number, got 0",
+        ),
+        (
+            (_ANCHOR,) * 3,
+            {"reduce": "sum"},
+            ValueError,
+            "triplet: expected reduce to be 'mean' or 'no', got 'sum'",
+        ),
         (
             (numpy.zeros((2, 3), numpy.int32),) * 3,
             InvalidType,

@@ -3,9 +3,9 @@ import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
+from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.bias import bias
 
@@ -30,36 +30,41 @@ def test_gradient_of_y_is_summed_over_the_other_axes():
     numpy.testing.assert_array_equal(gy.array, [8.0, 8.0, 8.0])
 
 
-def test_bad_shapes_and_dtypes_raise_invalid_type():
-    x = numpy.zeros((2, 3, 4), numpy.float32)
-    with pytest.raises(InvalidType) as info:
-        bias(x, numpy.zeros(4, numpy.float32))
-    message = str(info.value)
-    assert "Bias" in message and "x.shape[1:2] == y.shape" in message and "(3,) != (4,)" in message
-    with pytest.raises(InvalidType) as info:
-        bias(x, numpy.zeros((4, 1), numpy.float32), axis=2)
-    assert "y.ndim + 2 <= x.ndim" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        bias(x, numpy.zeros(3, numpy.float64))
-    assert "y.dtype == x.dtype" in str(info.value)
-    with pytest.raises(InvalidType) as info:
-        bias(x.astype(numpy.int32), numpy.zeros(3, numpy.int32))
-    assert "x.dtype.kind == 'f'" in str(info.value)
+X_3D = numpy.zeros((2, 3, 4), numpy.float32)
+X_2D = numpy.zeros((2, 3), numpy.float32)
+Y = numpy.zeros(3, numpy.float32)
 
-
-def test_bad_axis():
-    x = numpy.zeros((2, 3), numpy.float32)
-    y = numpy.zeros(3, numpy.float32)
-    with pytest.raises(
-        ValueError, match=r"bias: expected axis in \[-2, 2\] for x of ndim 2, got 3"
-    ):
-        bias(x, y, axis=3)
-    with pytest.raises(ValueError, match="got -3"):
-        bias(x, y, axis=-3)
-    with pytest.raises(TypeError, match="bias: expected axis to be an int, got 1.0"):
-        bias(x, y, axis=1.0)
-    with pytest.raises(TypeError, match="bias: expected x to be a Variable or an array, got list"):
-        bias([1.0, 2.0], y)
+test_bad_input = bad_input_test(
+    [
+        (
+            (X_3D, numpy.zeros(4, numpy.float32)),
+            InvalidType,
+            ("Bias", "x.shape[1:2] == y.shape", "(3,) != (4,)"),
+        ),
+        (
+            (X_3D, numpy.zeros((4, 1), numpy.float32)),
+            {"axis": 2},
+            InvalidType,
+            "y.ndim + 2 <= x.ndim",
+        ),
+        ((X_3D, numpy.zeros(3, numpy.float64)), InvalidType, "y.dtype == x.dtype"),
+        (
+            (X_3D.astype(numpy.int32), numpy.zeros(3, numpy.int32)),
+            InvalidType,
+            "x.dtype.kind == 'f'",
+        ),
+        (
+            (X_2D, Y),
+            {"axis": 3},
+            ValueError,
+            "bias: expected axis in [-2, 2] for x of ndim 2, got 3",
+        ),
+        ((X_2D, Y), {"axis": -3}, ValueError, "got -3"),
+        ((X_2D, Y), {"axis": 1.0}, TypeError, "bias: expected axis to be an int, got 1.0"),
+        (([1.0, 2.0], Y), TypeError, "bias: expected x to be a Variable or an array, got list"),
+    ],
+    function=bias,
+)
 
 
 @testing.parameterize(*testing.product({"case": families.BROADCAST_CASES, "dtype": FLOATS}))

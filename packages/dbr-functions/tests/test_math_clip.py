@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.clip import clip
 
@@ -87,24 +87,16 @@ def test_nan_propagates():
     assert numpy.isnan(y.array[0]) and y.array[1] == 1.0
 
 
-def test_bad_bounds():
-    x = numpy.zeros(3, numpy.float32)
-    with pytest.raises(ValueError, match="clip: expected x_min or x_max to be set"):
-        clip(x, None, None)
-    with pytest.raises(
-        ValueError, match=r"clip: expected x_min < x_max, got x_min=1.0, x_max=1.0"
-    ):
-        clip(x, 1.0, 1.0)
-    with pytest.raises(ValueError, match="x_min < x_max"):
-        clip(x, 2.0, -2.0)
-    with pytest.raises(TypeError, match="clip: expected x_min to be a real scalar or None"):
-        clip(x, "0", 1.0)
-    with pytest.raises(TypeError, match="clip: expected x_max to be a real scalar or None"):
-        clip(x, 0.0, numpy.ones(3))
+X = numpy.zeros(3, numpy.float32)
 
-
-def test_integer_input_raises_invalid_type():
-    with pytest.raises(InvalidType) as info:
-        clip(numpy.arange(3), 0.0, 1.0)
-    assert "Clip" in str(info.value)
-    assert "x.dtype.kind == 'f'" in str(info.value)
+test_bad_input = bad_input_test(
+    [
+        ((X, None, None), ValueError, "clip: expected x_min or x_max to be set"),
+        ((X, 1.0, 1.0), ValueError, "clip: expected x_min < x_max, got x_min=1.0, x_max=1.0"),
+        ((X, 2.0, -2.0), ValueError, "x_min < x_max"),
+        ((X, "0", 1.0), TypeError, "clip: expected x_min to be a real scalar or None"),
+        ((X, 0.0, numpy.ones(3)), TypeError, "clip: expected x_max to be a real scalar or None"),
+        ((numpy.arange(3), 0.0, 1.0), InvalidType, ("Clip", "x.dtype.kind == 'f'")),
+    ],
+    function=clip,
+)

@@ -2,7 +2,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math import sparse_matmul as sparse_module
 from dbr.functions.math.sparse_matmul import CooMatMul, CooMatrix, sparse_matmul, to_coo
@@ -137,48 +137,57 @@ def test_order_detection():
     assert CooMatrix(data, *other, (3, 3), order="C").order == "C"
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
+_COO_ARGS = {
+    "data": numpy.ones(2, numpy.float32),
+    "row": numpy.array([0, 1], numpy.int32),
+    "col": numpy.array([1, 0], numpy.int32),
+    "shape": (2, 2),
+}
+_SP = to_coo(numpy.eye(3, dtype=numpy.float32))
+_DENSE = numpy.ones((3, 2), numpy.float32)
+
+test_bad_input = bad_input_test(
     [
-        ({"data": numpy.ones((1, 1, 1))}, ValueError, "CooMatrix: expected data with 1 or 2 axes"),
-        ({"row": numpy.zeros(3, numpy.int32)}, ValueError, "expected data, row and col of one"),
-        ({"row": numpy.zeros(2)}, TypeError, "CooMatrix: expected integer row and col"),
-        ({"shape": (2, 0)}, ValueError, "CooMatrix: expected shape to be two positive ints"),
-        ({"shape": (1, 2)}, ValueError, r"CooMatrix: expected row < 1 and col < 2"),
-        ({"order": "X"}, ValueError, "CooMatrix: expected order"),
+        (CooMatrix, (), {**_COO_ARGS, **kwargs}, error, message)
+        for kwargs, error, message in [
+            (
+                {"data": numpy.ones((1, 1, 1))},
+                ValueError,
+                "CooMatrix: expected data with 1 or 2 axes",
+            ),
+            (
+                {"row": numpy.zeros(3, numpy.int32)},
+                ValueError,
+                "expected data, row and col of one",
+            ),
+            ({"row": numpy.zeros(2)}, TypeError, "CooMatrix: expected integer row and col"),
+            ({"shape": (2, 0)}, ValueError, "CooMatrix: expected shape to be two positive ints"),
+            ({"shape": (1, 2)}, ValueError, "CooMatrix: expected row < 1 and col < 2"),
+            ({"order": "X"}, ValueError, "CooMatrix: expected order"),
+        ]
+    ]
+    + [
+        (
+            to_coo,
+            (numpy.ones(3, numpy.float32),),
+            {},
+            ValueError,
+            "to_coo: expected x with 2 or 3 axes, got shape (3,)",
+        ),
+        ((_DENSE, _DENSE), ValueError, "sparse_matmul: expected one CooMatrix and one"),
+        ((_SP, _SP), ValueError, "got CooMatrix and CooMatrix"),
+        (
+            (_SP, numpy.ones((4, 2), numpy.float32)),
+            InvalidType,
+            ("CooMatMul", "dn.shape[-2] == 3"),
+        ),
+        ((_SP, _DENSE.astype(numpy.float64)), InvalidType, "dn.dtype == sp.dtype"),
+        ((_SP, numpy.ones((1, 3, 2), numpy.float32)), InvalidType, "dn.ndim == sp.ndim"),
+        (
+            (to_coo(numpy.ones((2, 3, 3), numpy.float32)), numpy.ones((4, 3, 2), numpy.float32)),
+            InvalidType,
+            "dn.shape[0] == 2",
+        ),
     ],
+    function=sparse_matmul,
 )
-def test_coo_matrix_validates_its_arguments(kwargs, error, match):
-    args = {
-        "data": numpy.ones(2, numpy.float32),
-        "row": numpy.array([0, 1], numpy.int32),
-        "col": numpy.array([1, 0], numpy.int32),
-        "shape": (2, 2),
-    }
-    args.update(kwargs)
-    with pytest.raises(error, match=match):
-        CooMatrix(**args)
-
-
-def test_to_coo_rejects_other_ranks():
-    with pytest.raises(ValueError, match=r"to_coo: expected x with 2 or 3 axes, got shape \(3,\)"):
-        to_coo(numpy.ones(3, numpy.float32))
-
-
-def test_bad_operands():
-    sp = to_coo(numpy.eye(3, dtype=numpy.float32))
-    dense = numpy.ones((3, 2), numpy.float32)
-    with pytest.raises(ValueError, match="sparse_matmul: expected one CooMatrix and one"):
-        sparse_matmul(dense, dense)
-    with pytest.raises(ValueError, match="got CooMatrix and CooMatrix"):
-        sparse_matmul(sp, sp)
-    with pytest.raises(InvalidType) as info:
-        sparse_matmul(sp, numpy.ones((4, 2), numpy.float32))
-    assert "CooMatMul" in str(info.value) and "dn.shape[-2] == 3" in str(info.value)
-    with pytest.raises(InvalidType, match="dn.dtype == sp.dtype"):
-        sparse_matmul(sp, dense.astype(numpy.float64))
-    with pytest.raises(InvalidType, match="dn.ndim == sp.ndim"):
-        sparse_matmul(sp, numpy.ones((1, 3, 2), numpy.float32))
-    batch = to_coo(numpy.ones((2, 3, 3), numpy.float32))
-    with pytest.raises(InvalidType, match="dn.shape\\[0\\] == 2"):
-        sparse_matmul(batch, numpy.ones((4, 3, 2), numpy.float32))

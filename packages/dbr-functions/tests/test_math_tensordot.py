@@ -3,10 +3,9 @@ import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.tensordot import TensorDot, tensordot
 
@@ -55,38 +54,45 @@ def test_tensordot_records_its_node():
     testing.assert_allclose(y, numpy.full((2, 4), 3.0), atol=0, rtol=0)
 
 
-@pytest.mark.parametrize(
-    ("a_shape", "b_shape", "axes", "expect"),
+_A = numpy.ones((2, 3), numpy.float32)
+
+test_bad_input = bad_input_test(
     [
-        ((2, 3), (4, 5), 1, "a.shape[1] == b.shape[0]"),
-        ((2, 3), (3,), 2, "a.ndim >= 2 and b.ndim >= 2"),
-        ((2, 3), (3, 2), ([2], [0]), "distinct axes of a"),
-        ((2, 3), (3, 2), ([1], [0, 0]), None),
-        ((2, 3), (3, 2), ([1, 1], [0, 1]), "distinct axes of a"),
+        (
+            (numpy.ones(a_shape, numpy.float32), numpy.ones(b_shape, numpy.float32)),
+            {"axes": axes},
+            InvalidType,
+            ("TensorDot", expect),
+        )
+        for a_shape, b_shape, axes, expect in [
+            ((2, 3), (4, 5), 1, "a.shape[1] == b.shape[0]"),
+            ((2, 3), (3,), 2, "a.ndim >= 2 and b.ndim >= 2"),
+            ((2, 3), (3, 2), ([2], [0]), "distinct axes of a"),
+            ((2, 3), (3, 2), ([1, 1], [0, 1]), "distinct axes of a"),
+        ]
+    ]
+    + [
+        (
+            (_A, numpy.ones((3, 2), numpy.float32)),
+            {"axes": ([1], [0, 0])},
+            ValueError,
+            "tensordot: expected as many axes of a as of b",
+        ),
+        ((_A, numpy.ones((3, 2), numpy.float64)), {"axes": 1}, InvalidType, "b.dtype == a.dtype"),
+        (
+            (_A.astype(numpy.int32), _A.astype(numpy.int32)),
+            {"axes": 0},
+            InvalidType,
+            "a.dtype.kind == 'f'",
+        ),
+        ((_A, _A), {"axes": 1.0}, TypeError, "tensordot: expected axes to be an int or a pair"),
+        (
+            (_A, _A),
+            {"axes": ([0], [0], [1])},
+            TypeError,
+            "tensordot: expected axes to be an int or a pair",
+        ),
+        ((_A, _A), {"axes": -1}, ValueError, "tensordot: expected axes to be non-negative"),
     ],
+    function=tensordot,
 )
-def test_bad_shapes_or_axes(a_shape, b_shape, axes, expect):
-    a = numpy.ones(a_shape, numpy.float32)
-    b = numpy.ones(b_shape, numpy.float32)
-    if expect is None:
-        with pytest.raises(ValueError, match="tensordot: expected as many axes of a as of b"):
-            tensordot(a, b, axes=axes)
-        return
-    with pytest.raises(InvalidType) as info:
-        tensordot(a, b, axes=axes)
-    message = str(info.value)
-    assert "TensorDot" in message and expect in message
-
-
-def test_bad_dtypes_and_axes_arguments():
-    a = numpy.ones((2, 3), numpy.float32)
-    with pytest.raises(InvalidType, match="b.dtype == a.dtype"):
-        tensordot(a, numpy.ones((3, 2), numpy.float64), axes=1)
-    with pytest.raises(InvalidType, match="a.dtype.kind == 'f'"):
-        tensordot(a.astype(numpy.int32), a.astype(numpy.int32), axes=0)
-    with pytest.raises(TypeError, match="tensordot: expected axes to be an int or a pair"):
-        tensordot(a, a, axes=1.0)
-    with pytest.raises(TypeError, match="tensordot: expected axes to be an int or a pair"):
-        tensordot(a, a, axes=([0], [0], [1]))
-    with pytest.raises(ValueError, match="tensordot: expected axes to be non-negative"):
-        tensordot(a, a, axes=-1)

@@ -1,8 +1,7 @@
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.average_pooling_2d import average_pooling_2d
 
@@ -75,36 +74,28 @@ def test_empty_batch(pooling_checks):
     )
 
 
-@pytest.mark.parametrize("x_shape", [(2, 3, 4), (1, 2, 3, 4, 5)])
-def test_wrong_ndim(x_shape):
-    with pytest.raises(InvalidType) as e:
-        average_pooling_2d(numpy.zeros(x_shape, numpy.float32), 2)
-    assert "AveragePooling2D" in str(e.value) and "x.ndim == 4" in str(e.value)
+X = numpy.zeros((1, 1, 4, 4), numpy.float32)
 
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        average_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.int64), 2)
-    assert "AveragePooling2D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-
-
-def test_window_larger_than_the_input():
-    with pytest.raises(InvalidType) as e:
-        average_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.float32), (5, 2))
-    assert "AveragePooling2D" in str(e.value) and "at least one window" in str(e.value)
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,words",
+test_bad_input = bad_input_test(
     [
-        ({"ksize": 0}, ValueError, ["average_pooling_2d", "ksize", ">= 1"]),
-        ({"ksize": None}, TypeError, ["average_pooling_2d", "ksize"]),
-        ({"ksize": 2, "stride": (1, 2, 3)}, ValueError, ["average_pooling_2d", "stride"]),
-        ({"ksize": 2, "pad": -1}, ValueError, ["average_pooling_2d", "pad", ">= 0"]),
+        (
+            (numpy.zeros(x_shape, numpy.float32), 2),
+            InvalidType,
+            ("AveragePooling2D", "x.ndim == 4"),
+        )
+        for x_shape in [(2, 3, 4), (1, 2, 3, 4, 5)]
+    ]
+    + [
+        (
+            (numpy.zeros((1, 1, 4, 4), numpy.int64), 2),
+            InvalidType,
+            ("AveragePooling2D", "x.dtype.kind == 'f'"),
+        ),
+        ((X, (5, 2)), InvalidType, ("AveragePooling2D", "at least one window")),
+        ((X,), {"ksize": 0}, ValueError, ("average_pooling_2d", "ksize", ">= 1")),
+        ((X,), {"ksize": None}, TypeError, ("average_pooling_2d", "ksize")),
+        ((X,), {"ksize": 2, "stride": (1, 2, 3)}, ValueError, ("average_pooling_2d", "stride")),
+        ((X,), {"ksize": 2, "pad": -1}, ValueError, ("average_pooling_2d", "pad", ">= 0")),
     ],
+    function=average_pooling_2d,
 )
-def test_bad_options(kwargs, error, words):
-    with pytest.raises(error) as e:
-        average_pooling_2d(numpy.zeros((1, 1, 4, 4), numpy.float32), **kwargs)
-    for word in words:
-        assert word in str(e.value)

@@ -1,10 +1,9 @@
 import itertools
 
 import numpy
-import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.average_pooling_nd import (
     average_pooling_1d,
@@ -146,44 +145,50 @@ def test_empty_batch(pooling_checks):
     )
 
 
-@pytest.mark.parametrize(
-    "func,x_shape,expect",
+test_bad_input = bad_input_test(
     [
-        (average_pooling_nd, (2, 3), "x.ndim == 3"),
-        (average_pooling_1d, (2, 3, 4, 4), "x.ndim == 3"),
-        (average_pooling_3d, (2, 3, 4, 4), "x.ndim == 5"),
+        (
+            func,
+            (numpy.zeros(x_shape, numpy.float32), 2),
+            {},
+            InvalidType,
+            (expect, "AveragePooling"),
+        )
+        for func, x_shape, expect in [
+            (average_pooling_nd, (2, 3), "x.ndim == 3"),
+            (average_pooling_1d, (2, 3, 4, 4), "x.ndim == 3"),
+            (average_pooling_3d, (2, 3, 4, 4), "x.ndim == 5"),
+        ]
+    ]
+    + [
+        (
+            average_pooling_3d,
+            (numpy.zeros((1, 1, 2, 2, 2), numpy.int32), 2),
+            {},
+            InvalidType,
+            ("AveragePooling3D", "x.dtype.kind == 'f'"),
+        ),
+        (
+            average_pooling_1d,
+            (numpy.zeros((1, 1, 3), numpy.float32), 6, 1, 1),
+            {},
+            InvalidType,
+            ("AveragePooling1D", "at least one window"),
+        ),
+    ]
+    + [
+        (
+            (numpy.zeros((1, 1, 4, 4), numpy.float32),),
+            kwargs,
+            error,
+            ("average_pooling_nd", *words),
+        )
+        for kwargs, error, words in [
+            ({"ksize": 2, "pad_value": 1}, ValueError, ["pad_value", "0 or None", "1"]),
+            ({"ksize": 2, "pad": 2, "pad_value": None}, ValueError, ["pad", "smaller than ksize"]),
+            ({"ksize": (2, 0)}, ValueError, ["ksize", ">= 1"]),
+            ({"ksize": 2, "stride": (1, 1, 1)}, ValueError, ["stride", "2 ints"]),
+        ]
     ],
+    function=average_pooling_nd,
 )
-def test_wrong_ndim(func, x_shape, expect):
-    with pytest.raises(InvalidType) as e:
-        func(numpy.zeros(x_shape, numpy.float32), 2)
-    assert expect in str(e.value) and "AveragePooling" in str(e.value)
-
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        average_pooling_3d(numpy.zeros((1, 1, 2, 2, 2), numpy.int32), 2)
-    assert "AveragePooling3D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-
-
-def test_window_larger_than_the_padded_input():
-    with pytest.raises(InvalidType) as e:
-        average_pooling_1d(numpy.zeros((1, 1, 3), numpy.float32), 6, 1, 1)
-    assert "AveragePooling1D" in str(e.value) and "at least one window" in str(e.value)
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,words",
-    [
-        ({"ksize": 2, "pad_value": 1}, ValueError, ["pad_value", "0 or None", "1"]),
-        ({"ksize": 2, "pad": 2, "pad_value": None}, ValueError, ["pad", "smaller than ksize"]),
-        ({"ksize": (2, 0)}, ValueError, ["ksize", ">= 1"]),
-        ({"ksize": 2, "stride": (1, 1, 1)}, ValueError, ["stride", "2 ints"]),
-    ],
-)
-def test_bad_options(kwargs, error, words):
-    with pytest.raises(error) as e:
-        average_pooling_nd(numpy.zeros((1, 1, 4, 4), numpy.float32), **kwargs)
-    assert "average_pooling_nd" in str(e.value)
-    for word in words:
-        assert word in str(e.value)

@@ -4,7 +4,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, no_backprop_mode, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.max_pooling_nd import (
     MaxPoolingND,
@@ -207,46 +207,42 @@ def test_nd_takes_the_number_of_axes_from_a_ksize_tuple():
     assert "MaxPoolingND" in str(e.value) and "x.ndim == 5" in str(e.value)
 
 
-@pytest.mark.parametrize(
-    "func,x_shape,expect",
+X_3D = numpy.zeros((1, 1, 4, 4, 4), numpy.float32)
+
+test_bad_input = bad_input_test(
     [
-        (max_pooling_nd, (2, 3), "x.ndim == 3"),
-        (max_pooling_1d, (2, 3, 4, 4), "x.ndim == 3"),
-        (max_pooling_3d, (2, 3, 4, 4), "x.ndim == 5"),
+        (func, (numpy.zeros(x_shape, numpy.float32), 2), {}, InvalidType, (expect, "MaxPooling"))
+        for func, x_shape, expect in [
+            (max_pooling_nd, (2, 3), "x.ndim == 3"),
+            (max_pooling_1d, (2, 3, 4, 4), "x.ndim == 3"),
+            (max_pooling_3d, (2, 3, 4, 4), "x.ndim == 5"),
+        ]
+    ]
+    + [
+        (
+            max_pooling_1d,
+            (numpy.zeros((2, 3, 4), numpy.int32), 2),
+            {},
+            InvalidType,
+            ("MaxPooling1D", "x.dtype.kind == 'f'"),
+        ),
+        (
+            max_pooling_1d,
+            (numpy.zeros((2, 3, 4), numpy.float32), 7, 1, 1),
+            {"cover_all": False},
+            InvalidType,
+            ("MaxPooling1D", "at least one window", "(2, 3, 4)"),
+        ),
+        ((X_3D,), {"ksize": 0}, ValueError, ("max_pooling_3d", "ksize", ">= 1")),
+        ((X_3D,), {"ksize": 2.0}, TypeError, ("max_pooling_3d", "ksize", "2.0")),
+        (
+            (X_3D,),
+            {"ksize": (2, 2)},
+            ValueError,
+            ("max_pooling_3d", "ksize", "3 ints", "length 2"),
+        ),
+        ((X_3D,), {"ksize": 2, "stride": 0}, ValueError, ("max_pooling_3d", "stride", ">= 1")),
+        ((X_3D,), {"ksize": 2, "pad": -1}, ValueError, ("max_pooling_3d", "pad", ">= 0")),
     ],
+    function=max_pooling_3d,
 )
-def test_wrong_ndim(func, x_shape, expect):
-    with pytest.raises(InvalidType) as e:
-        func(numpy.zeros(x_shape, numpy.float32), 2)
-    assert expect in str(e.value) and "MaxPooling" in str(e.value)
-
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        max_pooling_1d(numpy.zeros((2, 3, 4), numpy.int32), 2)
-    assert "MaxPooling1D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-
-
-def test_window_larger_than_the_padded_input():
-    with pytest.raises(InvalidType) as e:
-        max_pooling_1d(numpy.zeros((2, 3, 4), numpy.float32), 7, 1, 1, cover_all=False)
-    message = str(e.value)
-    assert "MaxPooling1D" in message and "at least one window" in message
-    assert "(2, 3, 4)" in message
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,words",
-    [
-        ({"ksize": 0}, ValueError, ["max_pooling_3d", "ksize", ">= 1"]),
-        ({"ksize": 2.0}, TypeError, ["max_pooling_3d", "ksize", "2.0"]),
-        ({"ksize": (2, 2)}, ValueError, ["max_pooling_3d", "ksize", "3 ints", "length 2"]),
-        ({"ksize": 2, "stride": 0}, ValueError, ["max_pooling_3d", "stride", ">= 1"]),
-        ({"ksize": 2, "pad": -1}, ValueError, ["max_pooling_3d", "pad", ">= 0"]),
-    ],
-)
-def test_bad_options(kwargs, error, words):
-    with pytest.raises(error) as e:
-        max_pooling_3d(numpy.zeros((1, 1, 4, 4, 4), numpy.float32), **kwargs)
-    for word in words:
-        assert word in str(e.value)

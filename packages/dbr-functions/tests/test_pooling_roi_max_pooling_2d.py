@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, backend, testing
+from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.where import where
 from dbr.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
@@ -163,57 +164,72 @@ def test_no_regions():
     numpy.testing.assert_array_equal(x.grad, numpy.zeros(x.shape))
 
 
-@pytest.mark.parametrize(
-    "x,rois,roi_indices,condition",
+_X = numpy.zeros((1, 1, 4, 4), numpy.float32)
+_X_2 = numpy.zeros((2, 1, 4, 4), numpy.float32)
+_ROIS = numpy.zeros((1, 4), numpy.float32)
+_INDEX = numpy.zeros(1, numpy.int32)
+
+test_bad_input = bad_input_test(
     [
-        ((2, 3, 4), (1, 4), (1,), "x.ndim == 4"),
-        ((1, 1, 4, 4), (1, 5), (1,), "rois.shape[1] == 4"),
-        ((1, 1, 4, 4), (2, 4), (1,), "roi_indices.shape[0] == rois.shape[0]"),
-        ((1, 1, 4, 4), (4,), (1,), "rois.ndim == 2"),
-        ((1, 1, 4, 4), (1, 4), (1, 1), "roi_indices.ndim == 1"),
-    ],
-)
-def test_bad_shapes(x, rois, roi_indices, condition):
-    with pytest.raises(InvalidType) as e:
-        roi_max_pooling_2d(
-            numpy.zeros(x, numpy.float32),
-            numpy.zeros(rois, numpy.float32),
-            numpy.zeros(roi_indices, numpy.int32),
-            2,
-            1.0,
+        (
+            (
+                numpy.zeros(x, numpy.float32),
+                numpy.zeros(rois, numpy.float32),
+                numpy.zeros(roi_indices, numpy.int32),
+                2,
+                1.0,
+            ),
+            InvalidType,
+            ("ROIMaxPooling2D", condition),
         )
-    assert "ROIMaxPooling2D" in str(e.value) and condition in str(e.value)
-
-
-def test_bad_dtypes():
-    x = numpy.zeros((1, 1, 4, 4), numpy.float32)
-    rois = numpy.zeros((1, 4), numpy.float32)
-    index = numpy.zeros(1, numpy.int32)
-    for args, condition in [
-        ((x.astype(numpy.int32), rois, index), "x.dtype.kind == 'f'"),
-        ((x, rois.astype(numpy.int32), index), "rois.dtype.kind == 'f'"),
-        ((x, rois, index.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
-    ]:
-        with pytest.raises(InvalidType) as e:
-            roi_max_pooling_2d(*args, 2, 1.0)
-        assert "ROIMaxPooling2D" in str(e.value) and condition in str(e.value)
-
-
-def test_bad_arguments():
-    x = numpy.zeros((2, 1, 4, 4), numpy.float32)
-    rois = numpy.zeros((1, 4), numpy.float32)
-    index = numpy.zeros(1, numpy.int32)
-    with pytest.raises(ValueError, match=r"roi_max_pooling_2d: expected outsize to be positive"):
-        roi_max_pooling_2d(x, rois, index, (2, 0), 1.0)
-    with pytest.raises(TypeError, match=r"roi_max_pooling_2d: expected outsize to be an int or"):
-        roi_max_pooling_2d(x, rois, index, 2.0, 1.0)
-    with pytest.raises(TypeError, match=r"expected outsize to be an int or a pair of ints"):
-        roi_max_pooling_2d(x, rois, index, (1, 2, 3), 1.0)
-    with pytest.raises(ValueError, match=r"expected spatial_scale to be finite and > 0, got -1"):
-        roi_max_pooling_2d(x, rois, index, 2, -1.0)
-    with pytest.raises(TypeError, match=r"expected spatial_scale to be a float, got '1'"):
-        roi_max_pooling_2d(x, rois, index, 2, "1")
-    with pytest.raises(ValueError, match=r"0 <= roi_indices < x.shape\[0\] == 2.*got 2"):
-        roi_max_pooling_2d(x, rois, numpy.array([2], numpy.int32), 2, 1.0)
-    with pytest.raises(ValueError, match=r"got -1"):
-        roi_max_pooling_2d(x, rois, numpy.array([-1], numpy.int32), 2, 1.0)
+        for x, rois, roi_indices, condition in [
+            ((2, 3, 4), (1, 4), (1,), "x.ndim == 4"),
+            ((1, 1, 4, 4), (1, 5), (1,), "rois.shape[1] == 4"),
+            ((1, 1, 4, 4), (2, 4), (1,), "roi_indices.shape[0] == rois.shape[0]"),
+            ((1, 1, 4, 4), (4,), (1,), "rois.ndim == 2"),
+            ((1, 1, 4, 4), (1, 4), (1, 1), "roi_indices.ndim == 1"),
+        ]
+    ]
+    + [
+        ((*args, 2, 1.0), InvalidType, ("ROIMaxPooling2D", condition))
+        for args, condition in [
+            ((_X.astype(numpy.int32), _ROIS, _INDEX), "x.dtype.kind == 'f'"),
+            ((_X, _ROIS.astype(numpy.int32), _INDEX), "rois.dtype.kind == 'f'"),
+            ((_X, _ROIS, _INDEX.astype(numpy.float32)), "roi_indices.dtype.kind == 'i'"),
+        ]
+    ]
+    + [
+        (
+            (_X_2, _ROIS, _INDEX, (2, 0), 1.0),
+            ValueError,
+            "roi_max_pooling_2d: expected outsize to be positive",
+        ),
+        (
+            (_X_2, _ROIS, _INDEX, 2.0, 1.0),
+            TypeError,
+            "roi_max_pooling_2d: expected outsize to be an int or",
+        ),
+        (
+            (_X_2, _ROIS, _INDEX, (1, 2, 3), 1.0),
+            TypeError,
+            "expected outsize to be an int or a pair of ints",
+        ),
+        (
+            (_X_2, _ROIS, _INDEX, 2, -1.0),
+            ValueError,
+            "expected spatial_scale to be finite and > 0, got -1",
+        ),
+        (
+            (_X_2, _ROIS, _INDEX, 2, "1"),
+            TypeError,
+            "expected spatial_scale to be a float, got '1'",
+        ),
+        (
+            (_X_2, _ROIS, numpy.array([2], numpy.int32), 2, 1.0),
+            ValueError,
+            ("0 <= roi_indices < x.shape[0] == 2", "got 2"),
+        ),
+        ((_X_2, _ROIS, numpy.array([-1], numpy.int32), 2, 1.0), ValueError, "got -1"),
+    ],
+    function=roi_max_pooling_2d,
+)

@@ -1,10 +1,9 @@
 import math
 
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
 
@@ -89,28 +88,29 @@ def test_gradient_goes_to_each_levels_maxima():
     numpy.testing.assert_array_equal(x.grad[0, 0], expected)
 
 
-@pytest.mark.parametrize("pooling", [None, "average", "avg"])
-def test_only_max_pooling(pooling):
-    with pytest.raises(ValueError) as e:
-        spatial_pyramid_pooling_2d(numpy.ones((1, 1, 4, 4), numpy.float32), 2, pooling=pooling)
-    assert "spatial_pyramid_pooling_2d" in str(e.value) and "pooling" in str(e.value)
-    assert repr(pooling) in str(e.value)
+X = numpy.ones((1, 1, 4, 4), numpy.float32)
 
-
-@pytest.mark.parametrize("height,error", [(0, ValueError), (-1, ValueError), (1.5, TypeError)])
-def test_bad_pyramid_height(height, error):
-    with pytest.raises(error) as e:
-        spatial_pyramid_pooling_2d(numpy.ones((1, 1, 4, 4), numpy.float32), height, "max")
-    assert "spatial_pyramid_pooling_2d" in str(e.value) and "pyramid_height" in str(e.value)
-
-
-def test_wrong_ndim():
-    with pytest.raises(InvalidType) as e:
-        spatial_pyramid_pooling_2d(numpy.ones((1, 4, 4), numpy.float32), 2, "max")
-    assert "spatial_pyramid_pooling_2d" in str(e.value) and "x.ndim == 4" in str(e.value)
-
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        spatial_pyramid_pooling_2d(numpy.ones((1, 1, 4, 4), numpy.int32), 2, "max")
-    assert "x.dtype.kind == 'f'" in str(e.value)
+test_bad_input = bad_input_test(
+    [
+        (
+            (X, 2),
+            {"pooling": pooling},
+            ValueError,
+            ("spatial_pyramid_pooling_2d", "pooling", repr(pooling)),
+        )
+        for pooling in [None, "average", "avg"]
+    ]
+    + [
+        ((X, height, "max"), error, ("spatial_pyramid_pooling_2d", "pyramid_height"))
+        for height, error in [(0, ValueError), (-1, ValueError), (1.5, TypeError)]
+    ]
+    + [
+        (
+            (numpy.ones((1, 4, 4), numpy.float32), 2, "max"),
+            InvalidType,
+            ("spatial_pyramid_pooling_2d", "x.ndim == 4"),
+        ),
+        ((numpy.ones((1, 1, 4, 4), numpy.int32), 2, "max"), InvalidType, "x.dtype.kind == 'f'"),
+    ],
+    function=spatial_pyramid_pooling_2d,
+)

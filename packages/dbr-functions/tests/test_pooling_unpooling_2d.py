@@ -3,10 +3,9 @@ import runpy
 import types
 
 import numpy
-import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.unpooling_2d import unpooling_2d
 
@@ -89,35 +88,28 @@ def test_empty_batch():
     assert x.grad.shape == (0, 2, 2, 2)
 
 
-@pytest.mark.parametrize("x_shape", [(2, 3, 4), (1, 2, 3, 4, 5)])
-def test_wrong_ndim(x_shape):
-    with pytest.raises(InvalidType) as e:
-        unpooling_2d(numpy.zeros(x_shape, numpy.float32), 2)
-    assert "Unpooling2D" in str(e.value) and "x.ndim == 4" in str(e.value)
+X = numpy.zeros((1, 1, 2, 2), numpy.float32)
 
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        unpooling_2d(numpy.zeros((1, 1, 2, 2), numpy.int64), 2)
-    assert "Unpooling2D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-
-
-def test_outsize_that_pooling_would_not_map_back():
-    with pytest.raises(InvalidType) as e:
-        unpooling_2d(numpy.zeros((1, 1, 2, 2), numpy.float32), 2, outsize=(4, 6))
-    assert "Unpooling2D" in str(e.value) and "x.shape[3] == 3" in str(e.value)
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,words",
+test_bad_input = bad_input_test(
     [
-        ({"ksize": (2, 0)}, ValueError, ["unpooling_2d", "ksize", ">= 1"]),
-        ({"ksize": 2, "outsize": (4, 4, 4)}, ValueError, ["unpooling_2d", "outsize", "2 ints"]),
-        ({"ksize": 2, "stride": 0}, ValueError, ["unpooling_2d", "stride", ">= 1"]),
+        ((numpy.zeros(x_shape, numpy.float32), 2), InvalidType, ("Unpooling2D", "x.ndim == 4"))
+        for x_shape in [(2, 3, 4), (1, 2, 3, 4, 5)]
+    ]
+    + [
+        (
+            (numpy.zeros((1, 1, 2, 2), numpy.int64), 2),
+            InvalidType,
+            ("Unpooling2D", "x.dtype.kind == 'f'"),
+        ),
+        ((X, 2), {"outsize": (4, 6)}, InvalidType, ("Unpooling2D", "x.shape[3] == 3")),
+        ((X,), {"ksize": (2, 0)}, ValueError, ("unpooling_2d", "ksize", ">= 1")),
+        (
+            (X,),
+            {"ksize": 2, "outsize": (4, 4, 4)},
+            ValueError,
+            ("unpooling_2d", "outsize", "2 ints"),
+        ),
+        ((X,), {"ksize": 2, "stride": 0}, ValueError, ("unpooling_2d", "stride", ">= 1")),
     ],
+    function=unpooling_2d,
 )
-def test_bad_options(kwargs, error, words):
-    with pytest.raises(error) as e:
-        unpooling_2d(numpy.zeros((1, 1, 2, 2), numpy.float32), **kwargs)
-    for word in words:
-        assert word in str(e.value)

@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 from dbr.core import Variable, grad, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.pooling.max_pooling_2d import max_pooling_2d
 from dbr.functions.pooling.upsampling_2d import upsampling_2d
@@ -127,62 +127,55 @@ def test_empty_batch():
     assert x.grad.shape == (0, 2, 2, 2)
 
 
-def test_indexes_of_another_shape():
-    indexes = numpy.zeros((1, 1, 2, 3), numpy.int32)
-    with pytest.raises(InvalidType) as e:
-        upsampling_2d(numpy.zeros((1, 1, 2, 2), numpy.float32), indexes, 2)
-    assert "Upsampling2D" in str(e.value) and "x.shape == (1, 1, 2, 3)" in str(e.value)
+X = numpy.zeros((1, 1, 2, 2), numpy.float32)
+INDEXES = numpy.zeros((1, 1, 2, 2), numpy.int32)
 
 
-@pytest.mark.parametrize("bad", [-1, 4])
-def test_indexes_outside_the_window(bad):
-    indexes = numpy.zeros((1, 1, 2, 2), numpy.int32)
+def _indexes_with(bad):
+    """Valid (1, 1, 2, 2) indexes for ksize 2, but one entry set to ``bad``."""
+    indexes = INDEXES.copy()
     indexes[0, 0, 1, 0] = bad
-    with pytest.raises(ValueError) as e:
-        upsampling_2d(numpy.zeros((1, 1, 2, 2), numpy.float32), indexes, 2)
-    message = str(e.value)
-    assert "upsampling_2d" in message and "indexes" in message and "[0, 4)" in message
-    assert str(bad) in message
+    return indexes
 
 
-def test_indexes_that_are_not_integers():
-    with pytest.raises(TypeError) as e:
-        upsampling_2d(numpy.zeros((1, 1, 2, 2), numpy.float32), numpy.zeros((1, 1, 2, 2)), 2)
-    assert "upsampling_2d" in str(e.value) and "indexes" in str(e.value)
-    assert "float64" in str(e.value)
-
-
-@pytest.mark.parametrize("x_shape", [(2, 3, 4), (1, 2, 3, 4, 5)])
-def test_wrong_ndim(x_shape):
-    with pytest.raises(InvalidType) as e:
-        upsampling_2d(numpy.zeros(x_shape, numpy.float32), numpy.zeros(x_shape, numpy.int32), 2)
-    assert "Upsampling2D" in str(e.value) and "x.ndim == 4" in str(e.value)
-
-
-def test_non_float_input():
-    with pytest.raises(InvalidType) as e:
-        upsampling_2d(numpy.zeros((1, 1, 2, 2), numpy.int32), numpy.zeros((1, 1, 2, 2), int), 2)
-    assert "Upsampling2D" in str(e.value) and "x.dtype.kind == 'f'" in str(e.value)
-
-
-def test_outsize_that_pooling_would_not_map_back():
-    x = numpy.zeros((1, 1, 2, 2), numpy.float32)
-    with pytest.raises(InvalidType) as e:
-        upsampling_2d(x, numpy.zeros((1, 1, 2, 2), numpy.int32), 2, outsize=(6, 4))
-    assert "Upsampling2D" in str(e.value) and "x.shape[2] == 3" in str(e.value)
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,words",
+test_bad_input = bad_input_test(
     [
-        ({"ksize": (2, 0)}, ValueError, ["upsampling_2d", "ksize", ">= 1"]),
-        ({"ksize": 2, "outsize": (4,)}, ValueError, ["upsampling_2d", "outsize", "2 ints"]),
-        ({"ksize": 2, "pad": (0, -1)}, ValueError, ["upsampling_2d", "pad", ">= 0"]),
+        (
+            (X, numpy.zeros((1, 1, 2, 3), numpy.int32), 2),
+            InvalidType,
+            ("Upsampling2D", "x.shape == (1, 1, 2, 3)"),
+        ),
+    ]
+    + [
+        ((X, _indexes_with(bad), 2), ValueError, ("upsampling_2d", "indexes", "[0, 4)", str(bad)))
+        for bad in [-1, 4]
+    ]
+    + [
+        ((X, numpy.zeros((1, 1, 2, 2)), 2), TypeError, ("upsampling_2d", "indexes", "float64")),
+    ]
+    + [
+        (
+            (numpy.zeros(x_shape, numpy.float32), numpy.zeros(x_shape, numpy.int32), 2),
+            InvalidType,
+            ("Upsampling2D", "x.ndim == 4"),
+        )
+        for x_shape in [(2, 3, 4), (1, 2, 3, 4, 5)]
+    ]
+    + [
+        (
+            (numpy.zeros((1, 1, 2, 2), numpy.int32), numpy.zeros((1, 1, 2, 2), int), 2),
+            InvalidType,
+            ("Upsampling2D", "x.dtype.kind == 'f'"),
+        ),
+        ((X, INDEXES, 2), {"outsize": (6, 4)}, InvalidType, ("Upsampling2D", "x.shape[2] == 3")),
+        ((X, INDEXES), {"ksize": (2, 0)}, ValueError, ("upsampling_2d", "ksize", ">= 1")),
+        (
+            (X, INDEXES),
+            {"ksize": 2, "outsize": (4,)},
+            ValueError,
+            ("upsampling_2d", "outsize", "2 ints"),
+        ),
+        ((X, INDEXES), {"ksize": 2, "pad": (0, -1)}, ValueError, ("upsampling_2d", "pad", ">= 0")),
     ],
+    function=upsampling_2d,
 )
-def test_bad_options(kwargs, error, words):
-    x = numpy.zeros((1, 1, 2, 2), numpy.float32)
-    with pytest.raises(error) as e:
-        upsampling_2d(x, numpy.zeros((1, 1, 2, 2), numpy.int32), **kwargs)
-    for word in words:
-        assert word in str(e.value)
