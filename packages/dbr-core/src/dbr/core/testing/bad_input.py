@@ -9,7 +9,12 @@ such a table from its ``bad_inputs()``; :func:`bad_input_test` turns one into
 a pytest test of its own, one case per row.
 """
 
-import pytest
+try:
+    import pytest
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "dbr.core.testing.bad_input_test needs pytest: pip install 'dbr-core[testing]'"
+    ) from e
 
 __all__ = ["bad_input_test", "check_bad_input"]
 

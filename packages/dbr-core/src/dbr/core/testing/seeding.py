@@ -12,7 +12,13 @@ here passes in CI. Register it by importing it into a ``conftest.py``::
 import zlib
 
 import numpy
-import pytest
+
+try:
+    import pytest
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "dbr.core.testing.seeding needs pytest: pip install 'dbr-core[testing]'"
+    ) from e
 
 __all__ = ["numpy_seeded_per_test"]
 
