@@ -102,7 +102,7 @@ class FunctionTestCase:
     with ``fragment`` (a string, or a tuple of strings) in its message. A row
     ``(other_function, args, kwargs, error, fragment)`` calls a function of
     its own (a sibling such as ``fliplr`` beside ``flip``); see
-    :mod:`dbr.core.testing.bad_input`.
+    :func:`~dbr.core.testing.check_bad_input`.
 
     Class attributes (or ones set by :func:`~dbr.core.testing.parameterize`)
     tune the tests.
