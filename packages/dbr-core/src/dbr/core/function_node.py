@@ -96,8 +96,13 @@ class FunctionNode:
         When backprop is enabled the outputs are linked to this node, so that
         ``backward`` can reach the inputs through it.
         """
+        cfg = config
+        record = cfg.enable_backprop
         in_data = []
+        nodes = []
         requires_grad = False
+        rank = 0
+        # One pass gathers the arrays and, when the graph is recorded, the input nodes.
         for x in inputs:
             if isinstance(x, Variable):
                 if x._requires_grad:
@@ -105,9 +110,18 @@ class FunctionNode:
                 in_data.append(x._data)
             else:
                 in_data.append(x)
+                if not record:
+                    continue
+                x = _new_variable(x, False)
+            if record:
+                node = x._node
+                if node is None:
+                    node = x._node = VariableNode(x, x._requires_grad)
+                elif node.rank > rank:
+                    rank = node.rank
+                nodes.append(node)
         in_data = tuple(in_data)
 
-        cfg = config
         if self._checks_types and cfg.type_check:
             try:
                 self.check_type_forward(_light_types(in_data))
@@ -135,22 +149,11 @@ class FunctionNode:
             self.stack = traceback.extract_stack()[:-1]
             _check_finite(self, outputs, "forward")
 
-        if not cfg.enable_backprop:
+        if not record:
             if len(outputs) == 1:
                 return (_new_variable(outputs[0], requires_grad),)
             return tuple([_new_variable(y, requires_grad) for y in outputs])
 
-        nodes = []
-        rank = 0
-        for x in inputs:
-            if not isinstance(x, Variable):
-                x = _new_variable(x, False)
-            node = x._node
-            if node is None:
-                node = x._node = VariableNode(x, x._requires_grad)
-            elif node.rank > rank:
-                rank = node.rank
-            nodes.append(node)
         self.rank = rank
         self.inputs = tuple(nodes)
 
