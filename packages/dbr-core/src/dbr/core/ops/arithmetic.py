@@ -158,8 +158,10 @@ class SubFromConstant(_ConstantOp):
 class Mul(_Binary):
     """``lhs * rhs``."""
 
+    # Both inputs are always retained: declared once, no per-call attribute.
+    _input_indexes_to_retain = (0, 1)
+
     def forward(self, inputs):
-        self._input_indexes_to_retain = (0, 1)
         x0, x1 = inputs
         if x0.shape != x1.shape:
             self._shapes = (x0.shape, x1.shape)
@@ -206,9 +208,9 @@ class Div(_Binary):
     """``lhs / rhs`` (floating dtypes)."""
 
     float_only = True
+    _input_indexes_to_retain = (0, 1)
 
     def forward(self, inputs):
-        self._input_indexes_to_retain = (0, 1)
         x0, x1 = inputs
         if x0.shape != x1.shape:
             self._shapes = (x0.shape, x1.shape)
@@ -321,9 +323,9 @@ class PowVarConst(_ConstantOp):
     """``x ** c`` for a scalar ``c`` (floating dtypes)."""
 
     float_only = True
+    _input_indexes_to_retain = (0,)
 
     def forward(self, inputs):
-        self._input_indexes_to_retain = (0,)
         x = inputs[0]
         return (_as_array(x ** scalar_of(self.value, x.dtype)),)
 
