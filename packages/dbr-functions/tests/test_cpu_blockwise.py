@@ -109,6 +109,17 @@ def test_blockwise_workers_keep_the_callers_errstate(split_everything):
         _cpu.blockwise(lambda o, a: numpy.multiply(a, a, out=o), out, x)
 
 
+def _assert_same_split_or_not(run, threads):
+    """``run()``'s arrays at ``threads`` threads equal (bits and dtypes) those at one."""
+    with using_config("cpu_threads", 1):
+        expected = run()
+    with using_config("cpu_threads", threads):
+        actual = run()
+    for a, e in zip(actual, expected, strict=True):
+        assert a.dtype == e.dtype
+        numpy.testing.assert_array_equal(a, e)
+
+
 def _forward_backward(f, x, gy=None):
     v = Variable(x)
     y = f(v)
@@ -124,13 +135,7 @@ def test_activations_are_the_same_split_or_not(split_everything, name, dtype):
     x = rng.standard_normal((33, 5, 3)).astype(dtype)
     gy = rng.standard_normal(x.shape).astype(dtype)
     f = getattr(F, name)
-    with using_config("cpu_threads", 1):
-        expected = _forward_backward(f, x, gy)
-    with using_config("cpu_threads", 3):
-        actual = _forward_backward(f, x, gy)
-    for a, e in zip(actual, expected):
-        assert a.dtype == e.dtype
-        numpy.testing.assert_array_equal(a, e)
+    _assert_same_split_or_not(lambda: _forward_backward(f, x, gy), 3)
 
 
 @pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh"])
@@ -145,12 +150,7 @@ def test_double_backward_is_the_same_split_or_not(split_everything, name):
         (ggx,) = grad([F.sum(gx * gx)], [v])
         return gx.array, ggx.array
 
-    with using_config("cpu_threads", 1):
-        expected = second_order()
-    with using_config("cpu_threads", 2):
-        actual = second_order()
-    for a, e in zip(actual, expected):
-        numpy.testing.assert_array_equal(a, e)
+    _assert_same_split_or_not(second_order, 2)
 
 
 @pytest.mark.parametrize(
@@ -175,24 +175,17 @@ def test_convolution_is_the_same_split_or_not(split_everything, options):
         y.backward()
         return y.array, vx.grad, vw.grad, vb.grad
 
-    with using_config("cpu_threads", 1):
-        expected = run()
-    with using_config("cpu_threads", 3):
-        actual = run()
-    for a, e in zip(actual, expected):
-        numpy.testing.assert_array_equal(a, e)
+    _assert_same_split_or_not(run, 3)
 
 
 def test_im2col_and_col2im_are_the_same_split_or_not(split_everything):
     x = numpy.random.default_rng(3).standard_normal((5, 2, 7, 6))
-    with using_config("cpu_threads", 1):
-        col = _im2col.im2col_nd(x, 3, 2, 1)
-        img = _im2col.col2im_nd(col, 2, 1, (7, 6))
-    with using_config("cpu_threads", 4):
-        col_split = _im2col.im2col_nd(x, 3, 2, 1)
-        img_split = _im2col.col2im_nd(col, 2, 1, (7, 6))
-    numpy.testing.assert_array_equal(col_split, col)
-    numpy.testing.assert_array_equal(img_split, img)
+    col = _im2col.im2col_nd(x, 3, 2, 1)
+
+    def run():
+        return _im2col.im2col_nd(x, 3, 2, 1), _im2col.col2im_nd(col, 2, 1, (7, 6))
+
+    _assert_same_split_or_not(run, 4)
 
 
 @pytest.mark.parametrize("reduce", ["mean", "no"])
@@ -209,12 +202,7 @@ def test_softmax_cross_entropy_is_the_same_split_or_not(split_everything, reduce
         loss.backward()
         return loss.array, v.grad
 
-    with using_config("cpu_threads", 1):
-        expected = run()
-    with using_config("cpu_threads", 3):
-        actual = run()
-    for a, e in zip(actual, expected):
-        numpy.testing.assert_array_equal(a, e)
+    _assert_same_split_or_not(run, 3)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

@@ -5,7 +5,7 @@ import types
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.type_check import InvalidType
+from dbr.core.testing import bad_input_test
 from dbr.functions.loss.mean_absolute_error import mean_absolute_error
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
@@ -25,24 +25,8 @@ class TestMeanAbsoluteError(families.KinkedPairCase):
         diff = x0.astype(numpy.float64) - x1.astype(numpy.float64)
         return (numpy.asarray(numpy.mean(numpy.abs(diff))).astype(self.dtype),)
 
-    def bad_inputs(self):
-        return [
-            (
-                (numpy.zeros((2, 3), numpy.float32), numpy.zeros((3, 2), numpy.float32)),
-                InvalidType,
-                ("MeanAbsoluteError", "x0.shape == x1.shape"),
-            ),
-            (
-                (numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float64)),
-                InvalidType,
-                "x0.dtype == x1.dtype",
-            ),
-            (
-                (numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32)),
-                InvalidType,
-                "x0.dtype.kind == 'f'",
-            ),
-        ]
+
+test_bad_input = bad_input_test(families.pair_refusals(mean_absolute_error, "MeanAbsoluteError"))
 
 
 def test_float16_accumulates_in_float32():
