@@ -579,3 +579,25 @@ def test_grad_of_a_target_used_many_times():
     assert_equal(ga.array, [36.0, 288.0])
     (gh,) = grad([ops.sum(y)], [h])
     assert_equal(gh.array, [3.0, 3.0])
+
+
+def test_output_data_puts_none_where_an_output_is_not_retained():
+    class TwoOrOne(FunctionNode):
+        def __init__(self, n_out, retained):
+            self.n_out, self.retained = n_out, retained
+
+        def forward(self, inputs):
+            self.retain_outputs(self.retained)
+            return tuple(inputs[0] + i for i in range(self.n_out))
+
+    x = numpy.arange(3.0)
+    for n_out, retained, expected in [(1, (0,), [0]), (1, (), [None]), (2, (1,), [None, 1])]:
+        node = TwoOrOne(n_out, retained)
+        node.apply((x,))
+        got = node.output_data
+        assert len(got) == n_out
+        for g, e in zip(got, expected):
+            if e is None:
+                assert g is None
+            else:
+                numpy.testing.assert_array_equal(g, x + e)

@@ -84,9 +84,12 @@ class FunctionNode:
         """The retained output arrays (None for the ones not retained)."""
         if self._retained_output_data is None:
             raise RuntimeError(f"{self.label}: retain_outputs was not called in forward")
+        data = self._retained_output_data
+        if len(data) == 1 == len(self.outputs):
+            return data  # the one output, retained
         ret = [None] * len(self.outputs)
-        for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
-            ret[index] = data
+        for index, array in zip(self._output_indexes_to_retain, data):
+            ret[index] = array
         return tuple(ret)
 
     # -- application ----------------------------------------------------------

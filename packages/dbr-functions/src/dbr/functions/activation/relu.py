@@ -51,8 +51,8 @@ class ReLU(FloatInput):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         if self.backward_on_arrays():
-            gx = ReLUGrad(self.output_data[0]).forward((gy._data,))[0]
-            return (Variable.from_array(gx, gy._requires_grad),)
+            gx = ReLUGrad(self.output_data[0]).forward((gy.array,))[0]
+            return (Variable.from_array(gx, gy.requires_grad),)
         return ReLUGrad(self.output_data[0]).apply(grad_outputs)
 
 

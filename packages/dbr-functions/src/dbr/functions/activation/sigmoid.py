@@ -60,8 +60,8 @@ class Sigmoid(FloatInput):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         if self.backward_on_arrays():
-            y = self._retained_output_data[0]
-            return (Variable.from_array(SigmoidGrad().forward((y, gy._data))[0], True),)
+            y = self.output_data[0]
+            return (Variable.from_array(SigmoidGrad().forward((y, gy.array))[0], True),)
         y = self.get_retained_outputs()[0]
         return SigmoidGrad().apply((y, gy))
 
