@@ -89,6 +89,27 @@ def test_a_ratio_of_zero_keeps_everything_and_draws_as_chainer(dtype):
     numpy.testing.assert_array_equal(y.array, x)
 
 
+def test_a_ratio_of_zero_draws_in_chunks_as_one_draw_and_passes_gradients_through():
+    # More uniforms than skip_uniforms draws at a time.
+    x = Variable(numpy.random.uniform(-1, 1, (3, 65536 + 7)).astype(numpy.float32))
+    state = numpy.random.get_state()
+    y, mask = dropout(x, 0.0, return_mask=True)
+    after = numpy.random.rand(4)
+    numpy.random.set_state(state)
+    numpy.random.random_sample(x.shape)
+    numpy.testing.assert_array_equal(after, numpy.random.rand(4))
+    numpy.testing.assert_array_equal(y.array, x.array)
+    assert mask.dtype == numpy.float32 and mask.shape == x.shape and mask.flags.writeable
+    numpy.testing.assert_array_equal(mask, 1)
+    gy = Variable(numpy.random.uniform(-1, 1, x.shape).astype(numpy.float32))
+    (gx,) = grad([y], [x], [gy], enable_double_backprop=True)
+    numpy.testing.assert_array_equal(gx.array, gy.array)
+    (ggy,) = grad([gx], [gy], [Variable(numpy.full(x.shape, 2, numpy.float32))])
+    numpy.testing.assert_array_equal(ggy.array, 2)
+    x2 = numpy.random.uniform(-1, 1, x.shape).astype(numpy.float32)
+    numpy.testing.assert_array_equal(dropout(x2, 0.7, mask=mask).array, x2)
+
+
 def test_returned_mask_repeats_the_dropout():
     x1 = numpy.random.uniform(-1, 1, (6, 7)).astype(numpy.float32)
     x2 = numpy.random.uniform(-1, 1, (6, 7)).astype(numpy.float32)

@@ -5,12 +5,13 @@ import math
 
 import numpy
 
-from dbr.core import type_check
+from dbr.core import backend, type_check
 from dbr.core.function_node import FunctionNode
 from dbr.core.ops._util import force_array
 from dbr.core.ops.broadcast import broadcast_to
 from dbr.core.ops.cast import cast
 from dbr.core.ops.shape import reshape
+from dbr.core.variable import Variable
 
 # NumPy's pairwise sum runs at about a third of the speed of a BLAS matrix-vector
 # product with a vector of ones (which also uses the BLAS threads); below this
@@ -103,14 +104,22 @@ class Sum(FunctionNode):
     def backward(self, indexes, grad_outputs):
         gy = grad_outputs[0]
         shape = self._x_shape
+        kept = None
         if not self.keepdims and self.axis is not None:
             ndim = len(shape)
             kept = list(gy.shape)
             for a in sorted(a % ndim for a in self.axis):
                 kept.insert(a, 1)
-            gy = reshape(gy, tuple(kept))
+            kept = tuple(kept)
         elif not self.keepdims:
-            gy = reshape(gy, (1,) * len(shape))
+            kept = (1,) * len(shape)
+        if self.backward_on_arrays():
+            # The arrays reshape, broadcast_to and cast would make, without their nodes.
+            g = gy.array if kept is None else gy.array.reshape(kept)
+            g = backend.get_array_module(g).broadcast_to(g, shape)
+            return (Variable.from_array(g.astype(self._x_dtype, copy=False), gy.requires_grad),)
+        if kept is not None:
+            gy = reshape(gy, kept)
         # NumPy sums small integers in a wider dtype; the gradient keeps the input's.
         return (cast(broadcast_to(gy, shape), self._x_dtype),)
 

@@ -20,6 +20,21 @@ def keep_flags(xp, shape, ratio):
     return force_array(u >= ratio)
 
 
+# Uniforms drawn at a time by skip_uniforms: 512 KiB of float64, reused from the heap.
+_SKIP_CHUNK = 1 << 16
+
+
+def skip_uniforms(n):
+    """Advance ``numpy.random`` as ``numpy.random.random_sample(n)`` would, keeping nothing.
+
+    The legacy generator draws uniforms one after the other, so drawing them in
+    chunks leaves it in the same state as one draw of ``n``.
+    """
+    while n > 0:
+        numpy.random.random_sample(min(n, _SKIP_CHUNK))
+        n -= _SKIP_CHUNK
+
+
 def gpu_sample_dtype(dtype):
     """The dtype ``cupy.random`` draws ``dtype`` samples in (it has float32 and float64 only)."""
     return _float64 if dtype == _float64 else numpy.dtype(numpy.float32)

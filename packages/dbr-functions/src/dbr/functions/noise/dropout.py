@@ -5,7 +5,7 @@ import numpy
 from dbr.core import FunctionNode, Variable, as_variable, backend, config, type_check
 from dbr.core.utils import force_array, force_type
 from dbr.functions._gpu import kernel
-from dbr.functions.noise._random import check_ratio, keep_flags
+from dbr.functions.noise._random import check_ratio, keep_flags, skip_uniforms
 
 # The mask from uniform draws u in [0, 1) and the output, in one pass.
 _DROPOUT_ELEMENTWISE = {
@@ -51,6 +51,12 @@ class Dropout(FunctionNode):
         mask = self.mask
         if mask is None:
             xp = numpy if type(x) is _ndarray else backend.get_array_module(x)
+            if xp is numpy and self.ratio == 0:
+                # Every element is kept, times 1: the output is x. The uniforms are
+                # still drawn (and dropped), so numpy.random stays in step with Chainer.
+                skip_uniforms(x.size)
+                self.mask = numpy.broadcast_to(numpy.ones((), x.dtype), x.shape)
+                return (x,)
             if xp is not numpy:
                 u = xp.random.random_sample(x.shape, dtype=numpy.float32)
                 scale = force_type(x.dtype, 1.0 / (1.0 - self.ratio))
@@ -59,6 +65,9 @@ class Dropout(FunctionNode):
             mask = keep_flags(xp, x.shape, self.ratio).astype(x.dtype)
             mask *= force_type(x.dtype, 1.0 / (1.0 - self.ratio))
             self.mask = mask
+        elif type(mask) is _ndarray and mask.size and not any(mask.strides) and mask.flat[0] == 1:
+            # The unit mask of ratio 0 (x * 1 is x, bit for bit).
+            return (x,)
         return (force_array(x * mask),)
 
     def backward(self, indexes, grad_outputs):
@@ -109,4 +118,8 @@ def dropout(x, ratio=0.5, *, mask=None, return_mask=False):
         mask = mask.array
     func = Dropout(ratio, mask)
     y = func.apply((x,))[0]
-    return (y, func.mask) if return_mask else y
+    if not return_mask:
+        return y
+    mask = func.mask
+    # Ratio 0 keeps a read-only view of a single 1; the caller gets an array it owns.
+    return y, (mask.copy() if isinstance(mask, _ndarray) and not mask.flags.writeable else mask)

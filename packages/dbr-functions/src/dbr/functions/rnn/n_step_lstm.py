@@ -30,7 +30,7 @@ class LSTMLayer(_n_step.RecurrentLayer):
 
     def forward_loop(self, inputs):
         p, h0, c0, w = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         xp = backend.get_array_module(p)
         dtype = p.dtype
         total, n = p.shape[0], h0.shape[1]
@@ -47,8 +47,7 @@ class LSTMLayer(_n_step.RecurrentLayer):
             h_prev = h[:b]
             c_prev = c[:b]
             act = acts[rows]
-            # (W h^T)^T: BLAS is faster this way round for a small batch
-            xp.add(p[rows], matmul_as(w, h_prev.T, dtype).T, out=act.reshape(b, 4 * n))
+            products.forward(h_prev, p[rows], act.reshape(b, 4 * n))
             _LAYOUT.activate_inplace(act)
             c_new = act[:, _F] * c_prev
             c_new += act[:, _A] * act[:, _I]
@@ -66,7 +65,7 @@ class LSTMLayer(_n_step.RecurrentLayer):
 
     def backward_loop(self, inputs, grads, indexes):
         p, h0, c0, w = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h, g_c = grads
         acts, tanh_cs, h_prevs, c_prevs = self._saved
         xp = backend.get_array_module(p)
@@ -81,10 +80,10 @@ class LSTMLayer(_n_step.RecurrentLayer):
         dh_dc = tanh_cs * tanh_cs
         xp.subtract(one, dh_dc, out=dh_dc)
         dh_dc *= o
-        gacts = xp.empty((total, 4, n), dtype)
-        sig = gacts[:, :3]
-        xp.subtract(one, acts[:, :3], out=sig)
-        sig *= acts[:, :3]
+        # s (1 - s) of every gate: over the whole contiguous block, which is faster than
+        # over the three sigmoid gates' strided view; a's slot is overwritten below.
+        gacts = xp.subtract(one, acts)
+        gacts *= acts
         gacts[:, _O] *= tanh_cs
         gacts[:, _I] *= a
         gacts[:, _F] *= c_prevs
@@ -103,7 +102,7 @@ class LSTMLayer(_n_step.RecurrentLayer):
             g[:, _O] *= gh_t
             g[:, _I:] *= gc_t[:, None]
             xp.multiply(gc_t, f[rows], out=gc[:b])
-            gh[:b] = matmul_as(g.reshape(b, 4 * n), w, dtype)
+            gh[:b] = products.backward(g.reshape(b, 4 * n), dtype)
         gp = gacts.reshape(total, 4 * n)
         gw = matmul_as(gp.T, h_prevs, dtype) if 3 in indexes else None
         return tuple([(gp, gh, gc, gw)[i] for i in indexes])

@@ -1,0 +1,74 @@
+import numpy
+import pytest
+
+import dbr.functions as F
+from dbr.core import Variable
+from dbr.functions.rnn import _n_step
+
+
+@pytest.fixture(params=[False, True], ids=["one-product", "blocked"])
+def small_kernels(request, monkeypatch):
+    # Both ways run on every machine, whatever its BLAS would choose.
+    monkeypatch.setattr(_n_step, "SMALL_MATRIX_KERNELS", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("gates, units, batch", [(1024, 256, 20), (160, 40, 3), (12, 3, 2)])
+def test_step_products_match_float64_products(small_kernels, dtype, gates, units, batch):
+    rng = numpy.random.default_rng(0)
+    w = rng.standard_normal((gates, units)).astype(dtype)
+    h = rng.standard_normal((batch, units)).astype(dtype)
+    p = rng.standard_normal((batch, gates)).astype(dtype)
+    g = rng.standard_normal((batch, gates)).astype(dtype)
+    products = _n_step.StepProducts(w, batch)
+    blocked = small_kernels and dtype == numpy.float32 and gates > 64
+    assert (products.block is not None) == blocked
+    out = numpy.empty((batch, gates), dtype)
+    products.forward(h, p, out)
+    w64, h64 = w.astype(numpy.float64), h.astype(numpy.float64)
+    tol = {"rtol": 1e-2, "atol": 1e-1} if dtype == numpy.float16 else {"rtol": 1e-4, "atol": 1e-4}
+    numpy.testing.assert_allclose(out, p.astype(numpy.float64) + h64 @ w64.T, **tol)
+    back = products.backward(g, dtype)
+    assert back.dtype == dtype and back.shape == (batch, units)
+    numpy.testing.assert_allclose(back, g.astype(numpy.float64) @ w64, **tol)
+
+
+def test_blocks_keep_each_product_within_the_small_matrix_size():
+    # rows x block x depth stays at most _SMALL_PRODUCT, and a block is narrower than W.
+    assert _n_step._block(20, 256, 1024) == 128
+    assert _n_step._block(20, 650, 2600) == 64
+    assert _n_step._block(64, 650, 2600) is None
+    assert _n_step._block(2, 3, 12) is None
+
+
+def test_small_matrix_kernel_detection_gives_a_bool():
+    assert isinstance(_n_step._has_small_matrix_kernels(), bool)
+
+
+def _lstm_gradients(units, batches, n_in):
+    rng = numpy.random.default_rng(1)
+
+    def f32(*shape):
+        return (rng.standard_normal(shape) * 0.3).astype(numpy.float32)
+
+    xs = [Variable(f32(b, n_in)) for b in batches]
+    ws = [[Variable(f32(units, n_in if j < 4 else units)) for j in range(8)]]
+    bs = [[Variable(f32(units)) for _ in range(8)]]
+    h0, c0 = Variable(f32(1, batches[0], units)), Variable(f32(1, batches[0], units))
+    hy, cy, ys = F.n_step_lstm(1, 0.0, h0, c0, ws, bs, xs)
+    loss = F.sum(F.concat(ys, axis=0) * f32(sum(batches), units)) + F.sum(hy * cy)
+    loss.backward()
+    arrays = [hy.array, cy.array] + [y.array for y in ys]
+    grads = [v.grad for v in xs + ws[0] + bs[0] + [h0, c0]]
+    return arrays, grads
+
+
+def test_n_step_lstm_gives_the_same_values_and_gradients_both_ways(monkeypatch):
+    results = []
+    for small in (False, True):
+        monkeypatch.setattr(_n_step, "SMALL_MATRIX_KERNELS", small)
+        results.append(_lstm_gradients(40, [5, 5, 3, 1], 7))
+    (a0, g0), (a1, g1) = results
+    for x, y in zip(a0 + g0, a1 + g1):
+        numpy.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
