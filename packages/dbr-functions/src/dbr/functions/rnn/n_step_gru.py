@@ -25,7 +25,7 @@ class GRULayer(_n_step.RecurrentLayer):
 
     def forward_loop(self, inputs):
         p, h0, w, b_h = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         xp = backend.get_array_module(p)
         dtype = p.dtype
         total, n = p.shape[0], h0.shape[1]
@@ -39,8 +39,9 @@ class GRULayer(_n_step.RecurrentLayer):
             hw_news = xp.empty((total, n), dtype)
         for b, rows in self.steps():
             h_prev = h[:b]
-            # (W h^T)^T: BLAS is faster this way round for a small batch
-            hw = xp.add(matmul_as(w, h_prev.T, dtype).T, b_h).reshape(b, 3, n)
+            hw = xp.empty((b, 3 * n), dtype)
+            products.forward(h_prev, b_h, hw)
+            hw = hw.reshape(b, 3, n)
             pg = p[rows].reshape(b, 3, n)
             g = gates[rows]
             rz = g[:, :2]
@@ -68,7 +69,7 @@ class GRULayer(_n_step.RecurrentLayer):
 
     def backward_loop(self, inputs, grads, indexes):
         p, h0, w, b_h = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h = grads
         gates, hw_news, h_prevs = self._saved
         xp = backend.get_array_module(p)
@@ -104,7 +105,7 @@ class GRULayer(_n_step.RecurrentLayer):
             ghw_t = ghw[rows]
             xp.multiply(gp_t, scale[rows], out=ghw_t)
             g_prev = gh_t * z[rows]
-            g_prev += matmul_as(ghw_t.reshape(b, 3 * n), w, dtype)
+            g_prev += products.backward(ghw_t.reshape(b, 3 * n), dtype)
             gh[:b] = g_prev
         ghw = ghw.reshape(total, 3 * n)
         ret = []

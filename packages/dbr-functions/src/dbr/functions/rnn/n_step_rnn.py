@@ -27,7 +27,7 @@ class RNNLayer(_n_step.RecurrentLayer):
 
     def forward_loop(self, inputs):
         p, h0, w = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         xp = backend.get_array_module(p)
         dtype = p.dtype
         total, n = p.shape[0], h0.shape[1]
@@ -41,7 +41,7 @@ class RNNLayer(_n_step.RecurrentLayer):
         for b, rows in self.steps():
             h_prev = h[:b]
             out = hs[rows]
-            xp.add(p[rows], matmul_as(w, h_prev.T, dtype).T, out=out)
+            products.forward(h_prev, p[rows], out)
             if is_tanh:
                 xp.tanh(out, out=out)
             else:
@@ -55,7 +55,7 @@ class RNNLayer(_n_step.RecurrentLayer):
 
     def backward_loop(self, inputs, grads, indexes):
         p, h0, w = inputs
-        w = _n_step.gemm_operand(w)
+        products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h = grads
         hs, h_prevs = self._saved
         xp = backend.get_array_module(p)
@@ -72,7 +72,7 @@ class RNNLayer(_n_step.RecurrentLayer):
         for b, rows in reversed(self.steps()):
             g = gz[rows]
             g *= gh[:b] if g_hs is None else gh[:b] + g_hs[rows]
-            gh[:b] = matmul_as(g, w, dtype)
+            gh[:b] = products.backward(g, dtype)
         ret = []
         for i in indexes:
             if i == 0:
