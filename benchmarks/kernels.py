@@ -1,6 +1,7 @@
 """Array work against PyTorch on the CPU at the same thread count (issue 21's targets).
 
-Groups (each one fresh process per run, dbr and PyTorch interleaved in it):
+Groups (each one fresh process per run, dbr and PyTorch interleaved in it, or
+each in its own with ``--isolate``):
 
 - ``small``: forward + backward of relu, sigmoid, tanh, sum and softmax_cross_entropy
   on (256, 1024) float32 at 1 thread (target: at most 1.3x PyTorch), and
@@ -18,6 +19,15 @@ BLAS, ``torch.set_num_threads`` for PyTorch. Inside a process, each case runs
 median of each; the table shows the median over ``--runs`` processes and the
 spread (lowest-highest) of the ratio.
 
+With ``--isolate``, each run times dbr and PyTorch in two separate fresh processes
+(each case alone in its process) instead of interleaving them in one. They share
+the C heap when interleaved: glibc returns the memory freed at the end of one
+library's iteration to the system and the other's next allocations fault it in
+again, so each side's time depends on the other's memory use (n_step_lstm:
+dbr using 6 MiB less at its peak made PyTorch's iterations 7 ms faster in the
+same process). Isolated, each side pays for its own page faults only, as when it
+trains alone.
+
 To compare two trees of dbr, run it twice with ``PYTHONPATH`` naming each one's
 ``packages/*/src``. On a machine shared with other work, ``--clock thread`` times
 the CPU time of the calling thread instead of the wall clock: it ignores the time
@@ -25,7 +35,7 @@ other processes take the core away, but also any work of other threads, so it is
 meaningful for the 1-thread groups only.
 
 Run: ``python benchmarks/kernels.py [--runs 3] [--repeat 20] [--groups small large lenet1 lenet2]
-[--clock wall|thread]``.
+[--clock wall|thread] [--isolate]``.
 """
 
 import argparse
@@ -191,8 +201,12 @@ def lenet_case(torch):
     return ours, theirs
 
 
-def worker(group, repeat, clock):
-    """Time one group in this process; print {case: [dbr_ms, torch_ms]} as JSON."""
+def worker(group, repeat, clock, side=None):
+    """Time one group in this process; print {case: [dbr_ms, torch_ms]} as JSON.
+
+    With ``side`` (0 for dbr, 1 for PyTorch) only that side runs; the other's
+    time is printed as None.
+    """
     import torch
 
     threads, shape = GROUPS[group]
@@ -206,17 +220,24 @@ def worker(group, repeat, clock):
     else:
         cases = {f"lenet5 step, {threads} thread(s)": lenet_case(torch)}
     result = {}
-    for name, (ours, theirs) in cases.items():
-        times = ([], [])
-        for fn in (ours, theirs, ours, theirs):
+    for name, pair in cases.items():
+        sides = (0, 1) if side is None else (side,)
+        runs = [pair[k] for k in sides]
+        times = {k: [] for k in sides}
+        for fn in runs + runs:
             fn()
         for _ in range(repeat):
-            for fn, out in zip((ours, theirs), times):
+            for k, fn in zip(sides, runs):
                 start = clock()
                 fn()
-                out.append(clock() - start)
-        result[name] = [statistics.median(ts) * 1e3 for ts in times]
+                times[k].append(clock() - start)
+        result[name] = [statistics.median(times[k]) * 1e3 if k in times else None for k in (0, 1)]
     print(json.dumps(result))
+
+
+def _run_worker(command, env):
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main():
@@ -230,19 +251,26 @@ def main():
         default="wall",
         help="wall clock, or CPU time of the calling thread (1-thread groups only)",
     )
+    parser.add_argument(
+        "--isolate",
+        action="store_true",
+        help="time dbr and PyTorch in separate processes (see the module docstring)",
+    )
     parser.add_argument("--worker", choices=tuple(GROUPS), help=argparse.SUPPRESS)
+    parser.add_argument("--side", type=int, choices=(0, 1), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.repeat, args.clock)
+        worker(args.worker, args.repeat, args.clock, args.side)
         return
     try:
         import torch
     except ImportError:
         print("torch not installed (pip install torch==2.13.0 to compare)")
         return
+    layout = "dbr and PyTorch in separate processes" if args.isolate else "interleaved"
     print(
         f"torch {torch.__version__}; median ms ({args.clock} clock) of {args.repeat} "
-        f"per process, {args.runs} runs"
+        f"per process, {args.runs} runs, {layout}"
     )
     print(f"{'case':<28}{'thr':>4}{'shape':>12}{'dbr':>10}{'torch':>10}{'ratio':>8}  spread")
     for group in args.groups:
@@ -254,8 +282,11 @@ def main():
         for _ in range(args.runs):
             command = [sys.executable, __file__, "--worker", group, "--repeat", str(args.repeat)]
             command += ["--clock", args.clock]
-            out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            if not args.isolate:
+                runs.append(_run_worker(command, env))
+                continue
+            ours, theirs = (_run_worker(command + ["--side", str(k)], env) for k in (0, 1))
+            runs.append({name: [ours[name][0], theirs[name][1]] for name in ours})
         for name in runs[0]:
             ours = statistics.median(r[name][0] for r in runs)
             theirs = statistics.median(r[name][1] for r in runs)

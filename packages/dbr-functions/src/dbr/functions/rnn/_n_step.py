@@ -1,11 +1,11 @@
 """The machinery shared by n_step_rnn, n_step_lstm and n_step_gru and their bi-directional forms.
 
-Each layer (and direction) first projects the inputs of every time step at
-once, with one :func:`~dbr.functions.linear` over the sequence concatenated
-along the batch axis. A :class:`RecurrentLayer` node then runs the recurrence:
-its forward loops over time with only the recurrent product and the cell, on
-arrays; its backward is a fused backpropagation through time that takes the
-recurrent weight's gradient with one product over every step.
+Each layer (and direction) is one :class:`RecurrentLayer` node. Its forward
+first projects the inputs of every time step at once, with one product over
+the sequence concatenated along the batch axis, then loops over time with only
+the recurrent product and the cell, on arrays; its backward is a fused
+backpropagation through time that takes the weights' gradients with one
+product each over every step.
 
 When the backward pass is itself recorded (``enable_double_backprop``), the
 layer is instead recomputed step by step with differentiable functions and its
@@ -25,7 +25,7 @@ from dbr.functions.array.concat import concat
 from dbr.functions.array.separate import separate
 from dbr.functions.array.split_axis import split_axis
 from dbr.functions.array.stack import stack
-from dbr.functions.connection.linear import matmul_as
+from dbr.functions.connection.linear import linear, matmul_as
 from dbr.functions.noise.dropout import dropout
 
 _new_variable = Variable.from_array
@@ -162,17 +162,23 @@ def check_inputs(who, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_weights, di
 class RecurrentLayer(FunctionNode):
     """One direction of one layer over every time step.
 
-    Inputs are ``(P, h0, *rest)``: ``P`` the projected inputs of all steps,
-    concatenated along the batch axis (``sum_t B_t`` rows), ``h0`` the initial
+    Inputs are ``(x, W_x, b_x, h0, *rest)``: ``x`` the inputs of all steps,
+    concatenated along the batch axis (``sum_t B_t`` rows), which the layer
+    projects to ``P = x W_x^T + b_x`` with one product; ``h0`` the initial
     hidden state of all ``B`` rows, then the initial cell state if any and the
     recurrent weights. Outputs are ``(H, h_last, *c_last)``: the hidden states
-    of all steps, concatenated like ``P``, and the final states of all rows.
+    of all steps, concatenated like ``x``, and the final states of all rows.
 
-    A subclass implements ``forward_loop(inputs)`` (arrays; it may keep what
-    its backward needs when ``config.enable_backprop``), ``backward_loop(inputs,
-    grads, indexes)`` (arrays; ``grads`` has None for absent output gradients)
-    and ``step(p_t, h, c, params)`` (Variables; one time step, returning
-    ``(h, c)``) which defines the layer step by step.
+    ``P`` is as large as the gates and only a recorded backward (which
+    recomputes it) would need it again, so the layer keeps its inputs but not
+    ``P``; the gradients of ``x``, ``W_x`` and ``b_x`` come from ``P``'s.
+
+    A subclass implements ``forward_loop(inputs)`` (arrays ``(P, h0, *rest)``;
+    it may keep what its backward needs when ``config.enable_backprop``),
+    ``backward_loop(inputs, grads, indexes)`` (arrays ``(None, h0, *rest)``,
+    ``grads`` with None for absent output gradients; ``indexes`` count ``P``
+    as 0 and always include it) and ``step(p_t, h, c, params)`` (Variables;
+    one time step, returning ``(h, c)``) which defines the layer step by step.
 
     Args:
         batches (list of int): ``B_t`` for each step.
@@ -194,18 +200,36 @@ class RecurrentLayer(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
-        return self.forward_loop(inputs)
+        x, w_x, b_x = inputs[:3]
+        p = matmul_as(x, w_x.T, x.dtype)
+        p += b_x
+        return self.forward_loop((p,) + tuple(inputs[3:]))
 
     def backward(self, indexes, grad_outputs):
         inputs = self.get_retained_inputs()
         if config.enable_backprop:
             return self._backward_step_by_step(inputs, indexes, grad_outputs)
+        arrays = [v.array for v in inputs]
         grads = self.backward_loop(
-            [x.array for x in inputs],
+            [None] + arrays[3:],
             [None if g is None else g.array for g in grad_outputs],
-            indexes,
+            (0,) + tuple([i - 2 for i in indexes if i >= 3]),
         )
-        return tuple([None if g is None else _new_variable(g, False) for g in grads])
+        gp = grads[0]
+        x, w_x = arrays[0], arrays[1]
+        rest = iter(grads[1:])
+        ret = []
+        for i in indexes:
+            if i == 0:
+                g = matmul_as(gp, w_x, x.dtype)
+            elif i == 1:
+                g = matmul_as(gp.T, x, w_x.dtype)
+            elif i == 2:
+                g = gp.sum(axis=0)
+            else:
+                g = next(rest)
+            ret.append(None if g is None else _new_variable(g, False))
+        return tuple(ret)
 
     def _backward_step_by_step(self, inputs, indexes, grad_outputs):
         outputs = self.step_by_step(inputs)
@@ -221,10 +245,11 @@ class RecurrentLayer(FunctionNode):
 
     def step_by_step(self, inputs):
         """The layer as a graph of differentiable functions: ``(H, h_last, *c_last)``."""
-        p, h0 = inputs[:2]
+        p = linear(*inputs[:3])
+        h0 = inputs[3]
         has_cell = self.has_cell
-        c = inputs[2] if has_cell else None
-        params = inputs[3:] if has_cell else inputs[2:]
+        c = inputs[4] if has_cell else None
+        params = inputs[5:] if has_cell else inputs[4:]
         batches = self.batches
         ps = split_axis(p, self.offsets[1:], axis=0) if len(batches) > 1 else (p,)
         rows = _Rows(h0)

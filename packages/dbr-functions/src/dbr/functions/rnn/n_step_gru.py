@@ -14,11 +14,10 @@ _float16 = numpy.dtype(numpy.float16)
 
 
 class GRULayer(_n_step.RecurrentLayer):
-    """One direction of one GRU layer: inputs ``(P, h0, W, b)``, outputs ``(H, h)``.
+    """One direction of one GRU layer: inputs ``(x, W_x, b_x, h0, W, b)``, outputs ``(H, h)``.
 
-    ``P`` holds the projected inputs ``x_t [W_0; W_1; W_2]^T + [b_0; b_1; b_2]``
-    (blocks r, z, n along the second axis); ``W`` is ``[W_3; W_4; W_5]`` and ``b``
-    is ``[b_3; b_4; b_5]``.
+    ``W_x`` is ``[W_0; W_1; W_2]`` and ``b_x`` is ``[b_0; b_1; b_2]`` (blocks r,
+    z, n); ``W`` is ``[W_3; W_4; W_5]`` and ``b`` is ``[b_3; b_4; b_5]``.
     """
 
     has_cell = False
@@ -68,13 +67,13 @@ class GRULayer(_n_step.RecurrentLayer):
         return hs, h
 
     def backward_loop(self, inputs, grads, indexes):
-        p, h0, w, b_h = inputs
+        _, h0, w, b_h = inputs
         products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h = grads
         gates, hw_news, h_prevs = self._saved
-        xp = backend.get_array_module(p)
-        dtype = p.dtype
-        total, n = p.shape[0], h0.shape[1]
+        xp = backend.get_array_module(gates)
+        dtype = gates.dtype
+        total, n = gates.shape[0], h0.shape[1]
         one = dtype.type(1)
         r, z, new = gates[:, 0], gates[:, 1], gates[:, 2]
 
@@ -132,8 +131,10 @@ class GRULayer(_n_step.RecurrentLayer):
 
 
 def _run_layer(x, h0, c0, w, b, batches, reverse):
-    p = linear(x, concat(w[:3], axis=0), concat(b[:3], axis=0))
-    return GRULayer(batches, reverse).apply((p, h0, concat(w[3:], axis=0), concat(b[3:], axis=0)))
+    w_x, b_x = concat(w[:3], axis=0), concat(b[:3], axis=0)
+    return GRULayer(batches, reverse).apply(
+        (x, w_x, b_x, h0, concat(w[3:], axis=0), concat(b[3:], axis=0))
+    )
 
 
 def _n_step_gru(who, directions, n_layers, dropout_ratio, hx, ws, bs, xs, kwargs):

@@ -20,10 +20,10 @@ class NStepLSTMCell(CellFunction):
 
 
 class LSTMLayer(_n_step.RecurrentLayer):
-    """One direction of one LSTM layer: inputs ``(P, h0, c0, W)``, outputs ``(H, h, c)``.
+    """One direction of one LSTM layer: inputs ``(x, W_x, b_x, h0, c0, W)``, outputs ``(H, h, c)``.
 
-    ``P`` holds the projected inputs ``x_t [W_3; W_0; W_1; W_2]^T`` plus the
-    biases (gates o, i, f, a); ``W`` is ``[W_7; W_4; W_5; W_6]``.
+    ``W_x`` is ``[W_3; W_0; W_1; W_2]`` and ``b_x`` the sums of the biases
+    (gates o, i, f, a); ``W`` is ``[W_7; W_4; W_5; W_6]``.
     """
 
     has_cell = True
@@ -64,13 +64,13 @@ class LSTMLayer(_n_step.RecurrentLayer):
         return hs, h, c
 
     def backward_loop(self, inputs, grads, indexes):
-        p, h0, c0, w = inputs
+        _, h0, c0, w = inputs
         products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h, g_c = grads
         acts, tanh_cs, h_prevs, c_prevs = self._saved
-        xp = backend.get_array_module(p)
-        dtype = p.dtype
-        total, n = p.shape[0], h0.shape[1]
+        xp = backend.get_array_module(acts)
+        dtype = acts.dtype
+        total, n = acts.shape[0], h0.shape[1]
         one = dtype.type(1)
         o, i, f, a = acts[:, _O], acts[:, _I], acts[:, _F], acts[:, _A]
 
@@ -115,7 +115,7 @@ def _run_layer(x, h0, c0, w, b, batches, reverse):
     w_x = concat([w[j] for j in _ORDER], axis=0)
     w_h = concat([w[j + 4] for j in _ORDER], axis=0)
     bias = concat([b[j] for j in _ORDER], axis=0) + concat([b[j + 4] for j in _ORDER], axis=0)
-    return LSTMLayer(batches, reverse).apply((linear(x, w_x, bias), h0, c0, w_h))
+    return LSTMLayer(batches, reverse).apply((x, w_x, bias, h0, c0, w_h))
 
 
 def _n_step_lstm(who, directions, n_layers, dropout_ratio, hx, cx, ws, bs, xs, kwargs):

@@ -10,9 +10,7 @@ _ACTIVATIONS = ("tanh", "relu")
 
 
 class RNNLayer(_n_step.RecurrentLayer):
-    """One direction of one RNN layer: inputs ``(P, h0, W_1)``, outputs ``(H, h)``.
-
-    ``P`` holds the projected inputs ``x_t W_0^T + b_0 + b_1``.
+    """One direction of one RNN layer: inputs ``(x, W_0, b_0 + b_1, h0, W_1)``, outputs ``(H, h)``.
 
     Args:
         batches, reverse: as for :class:`~dbr.functions.rnn._n_step.RecurrentLayer`.
@@ -54,12 +52,12 @@ class RNNLayer(_n_step.RecurrentLayer):
         return hs, h
 
     def backward_loop(self, inputs, grads, indexes):
-        p, h0, w = inputs
+        _, h0, w = inputs
         products = _n_step.StepProducts(w, h0.shape[0])
         g_hs, g_h = grads
         hs, h_prevs = self._saved
-        xp = backend.get_array_module(p)
-        dtype = p.dtype
+        xp = backend.get_array_module(hs)
+        dtype = hs.dtype
         one = dtype.type(1)
         gh = _n_step.zeros_or_copy(xp, g_h, h0.shape, dtype)
         # the derivative of the activation at every step, then scaled step by step
@@ -95,8 +93,7 @@ def _n_step_rnn(who, directions, n_layers, dropout_ratio, hx, ws, bs, xs, activa
     _n_step.check_inputs(who, n_layers, dropout_ratio, hx, None, ws, bs, xs, 2, directions)
 
     def run_layer(x, h0, c0, w, b, batches, reverse):
-        p = linear(x, w[0], b[0] + b[1])
-        return RNNLayer(batches, reverse, activation).apply((p, h0, w[1]))
+        return RNNLayer(batches, reverse, activation).apply((x, w[0], b[0] + b[1], h0, w[1]))
 
     hy, _, ys = _n_step.n_step(
         n_layers, dropout_ratio, hx, None, ws, bs, xs, directions, run_layer

@@ -33,6 +33,10 @@ def _lstm(p):
     return c.nodes
 
 
+# A RecurrentLayer's inputs: x, W_x, b_x, then h0.
+_H0 = 3
+
+
 def _rows(c, x, start, stop):
     """Rows ``start:stop`` of ``x``."""
     return c.op("Slice", [x, c.const([start]), c.const([stop]), c.const([0])])
@@ -41,28 +45,30 @@ def _rows(c, x, start, stop):
 def _recurrent_layer(step):
     """The converter of a RecurrentLayer (n_step_lstm/gru/rnn's loop over time), unrolled.
 
-    The layer's inputs are the projected inputs ``P`` of every step
-    (concatenated along the batch axis, ``B_t`` rows for step ``t``), the
-    initial state(s) of all ``B`` rows and the recurrent weights. Each step
-    of the recurrence, in the order the layer runs them (backward for the
-    second direction), updates the leading ``B_t`` rows of the state with
-    ``step(c, p_t, h, cell, params)``; the others keep theirs.
+    The layer's inputs are the inputs ``x`` of every step (concatenated along
+    the batch axis, ``B_t`` rows for step ``t``) with the weight and bias that
+    project them (one Gemm for all steps), the initial state(s) of all ``B``
+    rows and the recurrent weights. Each step of the recurrence, in the order
+    the layer runs them (backward for the second direction), updates the
+    leading ``B_t`` rows of the state with ``step(c, p_t, h, cell, params)``;
+    the others keep theirs.
     """
 
     def convert(p):
         c = Chain(p)
         func = p.func
         names = list(p.input_names)
-        n_rows = p.input_arrays[1].shape[0]
+        projected = c.op("Gemm", names[:3], transB=1)
+        n_rows = p.input_arrays[_H0].shape[0]
         has_cell = func.has_cell
-        h = names[1]
-        cell = names[2] if has_cell else None
-        params = names[3:] if has_cell else names[2:]
+        h = names[_H0]
+        cell = names[_H0 + 1] if has_cell else None
+        params = names[_H0 + 2 :] if has_cell else names[_H0 + 1 :]
         hs = {}
         for t in func.order:
             b = func.batches[t]
             start = func.offsets[t]
-            p_t = _rows(c, names[0], start, start + b)
+            p_t = _rows(c, projected, start, start + b)
             head_h = h if b == n_rows else _rows(c, h, 0, b)
             head_c = None
             if has_cell:
@@ -92,7 +98,7 @@ def _recurrent_layer(step):
 def _lstm_step(c, p_t, h, cell, params):
     # Pre-activations blocked as gates o, i, f, a (see dbr.functions.rnn.n_step_lstm).
     act = c.op("Gemm", [h, params[0], p_t], transB=1)
-    n = c.p.input_arrays[1].shape[1]
+    n = c.p.input_arrays[_H0].shape[1]
     o, i, f, a = c.op("Split", [act, c.const([n] * 4)], n_outputs=4, axis=1)
     o, i, f = (c.op("Sigmoid", [g]) for g in (o, i, f))
     new_c = c.op("Add", [c.op("Mul", [f, cell]), c.op("Mul", [i, c.op("Tanh", [a])])])
@@ -101,7 +107,7 @@ def _lstm_step(c, p_t, h, cell, params):
 
 def _gru_step(c, p_t, h, cell, params):
     # Blocks r, z, n of the input and recurrent projections (see n_step_gru).
-    n = c.p.input_arrays[1].shape[1]
+    n = c.p.input_arrays[_H0].shape[1]
     hw = c.op("Gemm", [h, params[0], params[1]], transB=1)
     p_r, p_z, p_n = c.op("Split", [p_t, c.const([n] * 3)], n_outputs=3, axis=1)
     h_r, h_z, h_n = c.op("Split", [hw, c.const([n] * 3)], n_outputs=3, axis=1)
