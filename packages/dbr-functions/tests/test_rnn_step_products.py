@@ -90,3 +90,35 @@ def test_n_step_rnns_give_the_same_values_and_gradients_both_ways(monkeypatch, k
     for x, y in zip(a0 + g0, a1 + g1):
         # float32 rounding, relative to each array's largest element (sums cancel).
         numpy.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5 * numpy.abs(y).max())
+
+
+@pytest.mark.parametrize("kind", sorted(_N_WEIGHTS))
+def test_a_layer_keeps_its_inputs_but_not_their_projection(kind):
+    # The projection P (sum B_t rows by the gate width) is what the backward would
+    # hold beyond the inputs; the layer node recomputes it instead of keeping it.
+    rng = numpy.random.default_rng(2)
+    units, batches, n_in = 6, [3, 2, 2], 4
+    n_weights = _N_WEIGHTS[kind]
+    xs = [rng.standard_normal((b, n_in)).astype(numpy.float32) for b in batches]
+    ws = [
+        [
+            rng.standard_normal((units, n_in if j < n_weights // 2 else units)).astype(
+                numpy.float32
+            )
+            for j in range(n_weights)
+        ]
+    ]
+    bs = [[numpy.zeros(units, numpy.float32) for _ in range(n_weights)]]
+    h0 = numpy.zeros((1, 3, units), numpy.float32)
+    if kind == "lstm":
+        hy = F.n_step_lstm(1, 0.0, h0, h0, ws, bs, xs)[0]
+    elif kind == "gru":
+        hy = F.n_step_gru(1, 0.0, h0, ws, bs, xs)[0]
+    else:
+        hy = F.n_step_rnn(1, 0.0, h0, ws, bs, xs, activation=kind[4:])[0]
+    layer = hy.creator.inputs[0].creator
+    assert type(layer).__name__.endswith("Layer")
+    kept = [v.shape for v in layer.get_retained_inputs()]
+    gates = {"lstm": 4, "gru": 3}.get(kind, 1) * units
+    assert kept[:4] == [(sum(batches), n_in), (gates, n_in), (gates,), (3, units)]
+    assert (sum(batches), gates) not in kept
