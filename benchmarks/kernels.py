@@ -26,7 +26,9 @@ library's iteration to the system and the other's next allocations fault it in
 again, so each side's time depends on the other's memory use (n_step_lstm:
 dbr using 6 MiB less at its peak made PyTorch's iterations 7 ms faster in the
 same process). Isolated, each side pays for its own page faults only, as when it
-trains alone.
+trains alone. Every worker imports dbr, whose import sets glibc's malloc to keep
+freed memory (dbr.core.memory), so PyTorch runs with the same allocator settings
+as dbr in both layouts; ``DBR_KEEP_FREED_MEMORY=0`` compares both without them.
 
 To compare two trees of dbr, run it twice with ``PYTHONPATH`` naming each one's
 ``packages/*/src``. On a machine shared with other work, ``--clock thread`` times

@@ -152,6 +152,17 @@ PAGES = [
         [
             ("Configuration", "dbr.core", CORE_CONFIG),
             ("Configuration module", "dbr.core.configuration", "module"),
+            (
+                "Memory of freed arrays",
+                "dbr.core.memory",
+                [
+                    "keep_freed_memory",
+                    "keeps_freed_memory_by_default",
+                    "MMAP_THRESHOLD",
+                    "TRIM_THRESHOLD",
+                    "ENVIRONMENT_VARIABLE",
+                ],
+            ),
             ("Devices", "dbr.core", CORE_DEVICE),
             ("Backend", "dbr.core.backend", "module"),
             ("Type checks", "dbr.core.type_check", "all"),

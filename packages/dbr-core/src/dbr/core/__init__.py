@@ -18,6 +18,7 @@ from dbr.core import (
     graph_optimizations,
     initializers,
     link_hooks,
+    memory,
     ops,
     reporter,
     serializers,
@@ -63,6 +64,10 @@ from dbr.core.sequential import Sequential
 from dbr.core.type_check import InvalidType
 from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
+# Freed array memory stays in the process (glibc): see dbr.core.memory.
+if memory.keeps_freed_memory_by_default():
+    memory.keep_freed_memory()
+
 try:
     __version__ = _version("dbr-core")
 except PackageNotFoundError:
@@ -77,7 +82,7 @@ __all__ = [
     "configuration", "force_backprop_mode", "function_hooks", "get_array_module",
     "get_current_reporter", "get_device", "get_device_from_array", "get_dtype",
     "get_function_hooks", "global_config", "grad", "gradient_check", "graph_optimizations",
-    "initializers", "is_debug", "link_hooks", "no_backprop_mode",
+    "initializers", "is_debug", "link_hooks", "memory", "no_backprop_mode",
     "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "static_code",
     "static_graph", "to_device", "type_check", "using_config", "utils",
 ]  # fmt: skip
