@@ -381,11 +381,10 @@ class StepProducts:
     ``forward(h, p, out)`` writes ``p + h W^T`` (``h`` of shape ``(b, N)``,
     ``p`` and ``out`` of shape ``(b, G)``) into ``out``; ``backward(g, dtype)``
     returns ``g W`` (``g`` of shape ``(b, G)``). ``batch`` is the largest
-    ``b``. On
-    NumPy float32 with OpenBLAS's small-matrix kernels they run as products of
-    column (row) blocks of ``W`` small enough for those kernels; otherwise as
-    one product each (float16 multiplied in float32, as :func:`matmul_as`).
-    The two ways differ only by float rounding.
+    ``b``. On NumPy float32 with OpenBLAS's small-matrix kernels they run as
+    products of column (row) blocks of ``W`` small enough for those kernels;
+    otherwise as one product each (float16 multiplied in float32, as
+    :func:`matmul_as`). The two ways differ only by float rounding.
     """
 
     def __init__(self, w, batch):
