@@ -9,12 +9,9 @@ such a table from its ``bad_inputs()``; :func:`bad_input_test` turns one into
 a pytest test of its own, one case per row.
 """
 
-try:
-    import pytest
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "dbr.core.testing.bad_input_test needs pytest: pip install 'dbr-core[testing]'"
-    ) from e
+from dbr.core.testing._pytest import require_pytest
+
+pytest = require_pytest()
 
 __all__ = ["bad_input_test", "check_bad_input"]
 

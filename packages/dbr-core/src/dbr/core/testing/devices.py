@@ -8,14 +8,10 @@ the reason when dbr.gpu is not installed or no GPU can be used.
 
 import importlib.util
 
-try:
-    import pytest
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "dbr.core.testing.DEVICES needs pytest: pip install 'dbr-core[testing]'"
-    ) from e
-
 from dbr.core import backend
+from dbr.core.testing._pytest import require_pytest
+
+pytest = require_pytest()
 
 __all__ = ["DEVICES", "get_test_device"]
 

@@ -31,13 +31,6 @@ import zlib
 
 import numpy
 
-try:
-    import pytest
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "dbr.core.testing.FunctionTestCase needs pytest: pip install 'dbr-core[testing]'"
-    ) from e
-
 from dbr.core import backend
 from dbr.core.configuration import no_backprop_mode
 from dbr.core.gradient_check import (
@@ -45,10 +38,13 @@ from dbr.core.gradient_check import (
     check_backward,
     check_double_backward,
 )
+from dbr.core.testing._pytest import require_pytest
 from dbr.core.testing.array import assert_allclose, tolerances
 from dbr.core.testing.bad_input import check_bad_input
 from dbr.core.testing.devices import DEVICES, get_test_device
 from dbr.core.variable import Variable
+
+pytest = require_pytest()
 
 __all__ = ["FunctionTestCase"]
 

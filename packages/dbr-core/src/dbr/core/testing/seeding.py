@@ -13,12 +13,9 @@ import zlib
 
 import numpy
 
-try:
-    import pytest
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "dbr.core.testing.seeding needs pytest: pip install 'dbr-core[testing]'"
-    ) from e
+from dbr.core.testing._pytest import require_pytest
+
+pytest = require_pytest()
 
 __all__ = ["numpy_seeded_per_test"]
 
