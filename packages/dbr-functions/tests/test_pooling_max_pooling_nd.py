@@ -176,6 +176,47 @@ def test_an_infinite_gradient_stays_where_it_belongs():
     numpy.testing.assert_array_equal(x.grad, [[[numpy.inf, 0.0, 0.0, 1.0]]])
 
 
+DISJOINT_CASES = [
+    # (x_shape, ksize, stride, pad, cover_all) with stride >= ksize on every axis
+    ((2, 3, 7), 2, None, 0, True),
+    ((1, 2, 7), 2, 3, 1, True),
+    ((2, 2, 5, 6), 2, None, 0, True),
+    ((1, 2, 5, 6), 2, 2, 1, False),
+    ((1, 2, 4, 4), 2, 3, 0, True),
+    ((1, 2, 4, 5, 3), 2, None, 0, True),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("x_shape,ksize,stride,pad,cover_all", DISJOINT_CASES)
+def test_disjoint_windows_send_each_gradient_to_the_first_maximum_and_zero_elsewhere(
+    x_shape, ksize, stride, pad, cover_all, dtype
+):
+    # Ties (values on a coarse grid) and negative gradients: the picked element
+    # gets gy exactly, every other element +0.0.
+    x = numpy.random.randint(-2, 3, x_shape).astype(dtype)
+    nd = len(x_shape) - 2
+    k = as_tuple(ksize, nd)
+    s = k if stride is None else as_tuple(stride, nd)
+    p = as_tuple(pad, nd)
+    _, idx_ref = max_pool_reference(x, k, s, p, cover_all)
+    v = Variable(x)
+    y = max_pooling_nd(v, ksize, stride, pad, cover_all)
+    gy = numpy.random.uniform(-1, 1, y.shape).astype(dtype)
+    y.grad = gy
+    y.backward()
+    expected = numpy.zeros(x_shape, dtype)
+    for n, c in itertools.product(range(x_shape[0]), range(x_shape[1])):
+        for o in itertools.product(*[range(v) for v in y.shape[2:]]):
+            offset = list(itertools.product(*[range(v) for v in k]))[idx_ref[(n, c) + o]]
+            pos = tuple(o[i] * s[i] - p[i] + offset[i] for i in range(nd))
+            if all(0 <= pos[i] < x_shape[2 + i] for i in range(nd)):
+                expected[(n, c) + pos] += gy[(n, c) + o]
+    assert v.grad.dtype == dtype and v.grad.flags.c_contiguous
+    numpy.testing.assert_array_equal(v.grad, expected)
+    assert not numpy.signbit(v.grad[v.grad == 0]).any()
+
+
 def test_indexes_are_kept_only_when_backprop_can_use_them():
     x = distinct((2, 3, 6, 6), numpy.float32)
     with no_backprop_mode():

@@ -116,6 +116,62 @@ def _padded(x, pad_before, pad_after, pad_value):
     return xpad
 
 
+def padded_size(in_size, ksize, stride, pad, outs, dilate):
+    """The spatial shape of an image padded so that ``outs`` windows fit inside it.
+
+    ``pad`` on both sides, and more at the end where ``cover_all`` added a
+    window that reaches past the padding.
+    """
+    return tuple(
+        max(in_size[i] + 2 * pad[i], (outs[i] - 1) * stride[i] + (ksize[i] - 1) * dilate[i] + 1)
+        for i in range(len(in_size))
+    )
+
+
+def window_slices(ksize, stride, outs, dilate):
+    """One index per window element (in C order of the window) into a padded image.
+
+    ``img[index]`` of a padded image ``(N, C, ...)`` is element ``k`` of every
+    window, of shape ``(N, C, out_1, ..., out_n)``.
+    """
+    nd = len(ksize)
+    return [
+        (Ellipsis,)
+        + tuple(
+            slice(
+                offset[i] * dilate[i],
+                offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
+                stride[i],
+            )
+            for i in range(nd)
+        )
+        for offset in itertools.product(*[range(k) for k in ksize])
+    ]
+
+
+def window_elements(x, ksize, stride, pad, outs, pad_value):
+    """Views of ``x`` padded with ``pad_value``, one per window element.
+
+    Args:
+        x: array ``(N, C, d_1, ..., d_n)``.
+        ksize, stride, pad (tuples of ints): the windows (no dilation).
+        outs (tuple of ints): the number of windows along each axis.
+        pad_value: the value read outside ``x``.
+
+    Returns:
+        A list of ``k_1 * ... * k_n`` arrays of shape ``(N, C, out_1, ...,
+        out_n)``, in C order of the window: the ``k``-th holds element ``k``
+        of every window. They are views of ``x``, or of one padded copy.
+    """
+    in_size = x.shape[2:]
+    nd = len(in_size)
+    ones = (1,) * nd
+    padded = padded_size(in_size, ksize, stride, pad, outs, ones)
+    pad_after = tuple(padded[i] - in_size[i] - pad[i] for i in range(nd))
+    xpad = _padded(x, pad, pad_after, pad_value)
+    return [xpad[index] for index in window_slices(ksize, stride, outs, ones)]
+
+
 def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
     """Every sliding window of an N-d image, as one array.
 
@@ -213,25 +269,12 @@ def col2im_nd(col, stride, pad, in_size, dilate=1, out=None):
     ksize = col.shape[2 : 2 + nd]
     outs = col.shape[2 + nd :]
     xp = backend.get_array_module(col)
-    padded = tuple(
-        max(in_size[i] + 2 * pad[i], (outs[i] - 1) * stride[i] + (ksize[i] - 1) * dilate[i] + 1)
-        for i in range(nd)
-    )
+    padded = padded_size(in_size, ksize, stride, pad, outs, dilate)
     img = xp.zeros(col.shape[:2] + padded, dtype=col.dtype)
+    offsets = itertools.product(*[range(k) for k in ksize])
     windows = [
-        (
-            (Ellipsis,)
-            + tuple(
-                slice(
-                    offset[i] * dilate[i],
-                    offset[i] * dilate[i] + (outs[i] - 1) * stride[i] + 1,
-                    stride[i],
-                )
-                for i in range(nd)
-            ),
-            (slice(None), slice(None)) + offset,
-        )
-        for offset in itertools.product(*[range(k) for k in ksize])
+        (window, (slice(None), slice(None)) + offset)
+        for window, offset in zip(window_slices(ksize, stride, outs, dilate), offsets)
     ]
 
     def add_windows(img_part, col_part):

@@ -16,9 +16,13 @@ number of times:
   upsampling). They touch one element per window, so instead of columns
   they use the input position of that element (:meth:`Windows.targets`,
   read off ``im2col_nd`` of a numbered plane): a ``take`` and a
-  ``bincount``, one pass each.
+  ``bincount``, one pass each. On the CPU, windows that share no element
+  scatter without positions: element ``k`` of every window is a strided view
+  of the (padded) image, which takes ``y`` where the index is ``k``.
 
-On the CPU the columns of a batch are built in blocks that stay in the cache.
+Max pooling reads its windows the same way, as ``K`` strided views
+(:meth:`Windows.elements`), without copying them into columns. On the CPU the
+columns of a batch are built in blocks that stay in the cache.
 """
 
 import math
@@ -35,6 +39,9 @@ from dbr.functions.connection._im2col import (
     get_conv_outsize,
     get_deconv_outsize,
     im2col_nd,
+    padded_size,
+    window_elements,
+    window_slices,
 )
 
 _float16 = numpy.dtype(numpy.float16)
@@ -203,6 +210,14 @@ class Windows:
         """The windows of ``x`` as a ``(N, C, K, out_1, ..., out_d)`` array (a copy)."""
         col = im2col_nd(x, self.ksize, self.stride, self.pad, 1, self.cover_all, pad_value)
         return col.reshape(col.shape[:2] + (self.size,) + col.shape[2 + self.ndim :])
+
+    def elements(self, x, out_size, pad_value):
+        """Element ``k`` of every window of ``x``, for each ``k``: a list of views.
+
+        See :func:`~dbr.functions.connection._im2col.window_elements`; each
+        view has shape ``(N, C, out_1, ..., out_d)``.
+        """
+        return window_elements(x, self.ksize, self.stride, self.pad, out_size, pad_value)
 
     def image(self, col, in_size):
         """The sum of the windows ``col`` (as :meth:`columns` lays them out) as an image."""
@@ -380,6 +395,8 @@ class WindowScatter(FunctionNode):
                 xp.ascontiguousarray(y), xp.ascontiguousarray(self.indexes), *geometry, gx
             )
             return (gx,)
+        if xp is numpy and self.windows.disjoint and numpy.isfinite(y.sum()):
+            return (self._scatter_disjoint(y, in_size),)
         planes = y.shape[0] * y.shape[1]
         plane_size = math.prod(in_size) + 1
         targets = self.windows.targets(self.indexes, in_size).ravel()
@@ -393,29 +410,70 @@ class WindowScatter(FunctionNode):
         gx = flat.reshape(planes, plane_size)[:, 1:].astype(y.dtype)
         return (gx.reshape(y.shape[:2] + tuple(in_size)),)
 
+    def _scatter_disjoint(self, y, in_size):
+        # Windows that share no element: each window element's view of the
+        # (padded) result takes y where the window picked that element. y * mask
+        # is exact for finite y (the caller checks), and adding 0 turns the -0.0
+        # of negative y * 0 into 0.0, which the other elements hold.
+        windows = self.windows
+        out_size = y.shape[2:]
+        ones = (1,) * windows.ndim
+        padded = padded_size(in_size, windows.ksize, windows.stride, windows.pad, out_size, ones)
+        gx = numpy.zeros(y.shape[:2] + padded, y.dtype)
+        picked = numpy.empty(y.shape, bool)
+        masked = numpy.empty(y.shape, y.dtype)
+        zero = y.dtype.type(0)
+        for k, index in enumerate(window_slices(windows.ksize, windows.stride, out_size, ones)):
+            numpy.equal(self.indexes, k, out=picked)
+            numpy.multiply(y, picked, out=masked)
+            numpy.add(masked, zero, out=gx[index])
+        if padded == tuple(in_size):
+            return gx
+        crop = (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(windows.pad, in_size))
+        return numpy.ascontiguousarray(gx[crop])
+
     def backward(self, indexes, grad_outputs):
         return WindowGather(self.windows, self.indexes).apply(grad_outputs)
 
 
-def first_argmax(col, y, out):
+def max_of_windows(parts, y, indexes=None):
+    """The maximum of each window into ``y``, and where it first occurs into ``indexes``.
+
+    ``parts`` are the windows' elements (:meth:`Windows.elements`); a window
+    holding NaN gives NaN, as ``max`` does. ``indexes``, when given, is an
+    integer array of ``y``'s shape (see :func:`first_argmax`).
+    """
+    xp = get_array_module(y)
+    if len(parts) == 1:
+        y[...] = parts[0]
+    else:
+        xp.maximum(parts[0], parts[1], out=y)
+        for part in parts[2:]:
+            xp.maximum(y, part, out=y)
+    if indexes is not None:
+        first_argmax(parts, y, indexes)
+
+
+def first_argmax(parts, y, out):
     """Write to ``out`` the position of the first element of each window equal to ``y``.
 
-    ``col`` is ``(N, C, K, ...)``, ``y`` its maximum over axis 2; the
-    positions count ``col``'s axis 2. ``out`` is an integer array of ``y``'s
-    shape. Counting, for each position, the windows whose maximum is still
-    ahead takes ``K - 1`` cheap passes where an argmax along axis 2 is slow.
+    ``parts`` holds the ``K`` elements of every window in order, each an
+    array of ``y``'s shape, and ``y`` their maximum. ``out`` is an integer
+    array of ``y``'s shape. Counting, for each position, the windows whose
+    maximum is still ahead takes ``K - 1`` cheap passes where an argmax
+    along a window axis is slow. A window holding NaN gets ``K - 1``.
     """
-    xp = get_array_module(col)
+    xp = get_array_module(y)
     out.fill(0)
-    size = col.shape[2]
+    size = len(parts)
     if size == 1:
         return
-    ahead = col[:, :, 0] != y
+    ahead = parts[0] != y
     seen = xp.empty_like(ahead)
     for k in range(1, size):
         out += ahead
         if k < size - 1:
-            xp.not_equal(col[:, :, k], y, out=seen)
+            xp.not_equal(parts[k], y, out=seen)
             ahead &= seen
 
 

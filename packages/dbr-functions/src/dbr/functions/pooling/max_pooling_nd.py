@@ -1,7 +1,5 @@
 """max_pooling_nd, max_pooling_1d, max_pooling_3d: the maximum over sliding windows."""
 
-import math
-
 import numpy
 
 from dbr.core import FunctionNode
@@ -12,8 +10,7 @@ from dbr.functions.pooling._pooling import (
     WINDOW_2D_PARAMS,
     Windows,
     WindowScatter,
-    batch_blocks,
-    first_argmax,
+    max_of_windows,
     spatial_ndim,
     window_2d_geometry,
 )
@@ -117,13 +114,7 @@ class MaxPoolingND(FunctionNode):
                 xp.ascontiguousarray(x), -numpy.inf, *geometry, y, indexes
             )
             return (y,)
-        pad_value = -numpy.inf
-        for block in batch_blocks(x, x.itemsize * windows.size * math.prod(shape[1:])):
-            col = windows.columns(x[block], pad_value)
-            y_block = y[block]
-            col.max(axis=2, out=y_block)
-            if indexes is not None:
-                first_argmax(col, y_block, indexes[block])
+        max_of_windows(windows.elements(x, shape[2:], -numpy.inf), y, indexes)
         return (y,)
 
     def backward(self, indexes, grad_outputs):
