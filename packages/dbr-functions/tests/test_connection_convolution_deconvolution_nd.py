@@ -121,6 +121,49 @@ def test_deconvolution_is_the_transpose_of_convolution(x_shape, w_shape, options
     families.check_transpose(convolution_nd, deconvolution_nd, x_shape, w_shape, options)
 
 
+ONE_PRODUCT_CASES = [case for case in CONVOLUTION_CASES if case.get("groups", 1) == 1] + [
+    # LeNet-5's second convolution: over the size that takes one product by default.
+    {"x_shape": (4, 20, 12, 12), "w_shape": (50, 20, 5, 5)},
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", ONE_PRODUCT_CASES)
+def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
+    monkeypatch, case, dtype
+):
+    # Ungrouped convolutions with large per-example products take the filter
+    # gradient as one product over the block's windows; forced both ways, the
+    # results agree to float rounding.
+    from dbr.functions.connection import _im2col
+    from dbr.functions.connection import convolution_nd as module
+
+    nd = len(case["x_shape"]) - 2
+    options = [
+        _im2col.as_tuple(case.get(name, default), nd, name, "test")
+        for name, default in (("stride", 1), ("pad", 0), ("dilate", 1))
+    ]
+    cover_all = (case.get("cover_all", False),) * nd
+    rng = numpy.random.default_rng(0)
+    x = rng.uniform(-1, 1, case["x_shape"]).astype(dtype)
+    W = rng.uniform(-1, 1, case["w_shape"]).astype(dtype)
+    y = module.convolve(x, W, None, *options, 1, cover_all)
+    gy = rng.uniform(-1, 1, y.shape).astype(y.dtype)
+    ksize = case["w_shape"][2:]
+    results = {}
+    for name, threshold in (("per_example", float("inf")), ("one", -1)):
+        monkeypatch.setattr(module, "_ONE_PRODUCT_MIN", threshold)
+        results[name] = module.convolve_grad_w(x, gy, ksize, *options, 1, cover_all)
+    expected, one = results["per_example"], results["one"]
+    assert one.shape == expected.shape == case["w_shape"] and one.dtype == expected.dtype
+    rtol = 1e-12 if dtype == numpy.float64 else 1e-5
+    numpy.testing.assert_allclose(one, expected, rtol=rtol, atol=rtol * abs(expected).max())
+    if case["w_shape"][0] == 50:
+        monkeypatch.setattr(module, "_ONE_PRODUCT_MIN", 1_000_000)
+        assert module._one_product(numpy, 1, 50, 500, 64)
+        assert not module._one_product(numpy, 1, 20, 25, 576)
+
+
 X_OPTIONS = numpy.ones((1, 2, 3, 3, 3), numpy.float32)
 W_OPTIONS = numpy.ones((2, 2, 2, 2, 2), numpy.float32)
 

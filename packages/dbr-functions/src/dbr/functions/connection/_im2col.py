@@ -172,7 +172,7 @@ def window_elements(x, ksize, stride, pad, outs, pad_value):
     return [xpad[index] for index in window_slices(ksize, stride, outs, ones)]
 
 
-def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
+def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0, rows_first=False):
     """Every sliding window of an N-d image, as one array.
 
     Args:
@@ -187,11 +187,16 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
             a tuple gives one flag per spatial axis.
         pad_value: the value read outside the image (0 for convolution,
             ``-inf`` for max pooling).
+        rows_first (bool): put the batch axis after the kernel axes, so that
+            ``col`` reshapes to one matrix of ``C * k_1 * ... * k_n`` rows for
+            the whole batch.
 
     Returns:
         A C-contiguous array ``col`` of ``x``'s dtype and shape
         ``(N, C, k_1, ..., k_n, out_1, ..., out_n)`` with
-        ``col[n, c, i_1.., j_1..] = xpad[n, c, j_1 s_1 + i_1 d_1, ...]``.
+        ``col[n, c, i_1.., j_1..] = xpad[n, c, j_1 s_1 + i_1 d_1, ...]``, or,
+        with ``rows_first``, of shape ``(C, k_1, ..., k_n, N, out_1, ...,
+        out_n)`` holding the same values.
 
     >>> import numpy
     >>> im2col_nd(numpy.zeros((2, 3, 5, 5)), 3, 1, 1).shape
@@ -230,6 +235,11 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0):
         + tuple(st[2 + i] * dilate[i] for i in range(nd))
         + tuple(st[2 + i] * stride[i] for i in range(nd)),
     )
+    if rows_first:
+        view = view.transpose(
+            (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
+        )
+        shape = view.shape
     # Assigning into a C-ordered array iterates in the destination's order (the
     # output axes innermost); ``view.copy()`` may pick the kernel axes instead,
     # several times slower.

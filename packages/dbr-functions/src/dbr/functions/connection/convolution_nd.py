@@ -6,7 +6,13 @@ array-level code. Its forward is one
 :func:`~dbr.functions.connection._im2col.im2col_nd` and one (batched over
 groups) matrix product per cache-sized block of the batch; its backward is a
 deconvolution (for ``x``) and a :class:`ConvolutionNDGradW` node (for ``W``),
-each differentiable again.
+each differentiable again. On NumPy, the filter gradient of an ungrouped
+convolution whose per-example products exceed ``_ONE_PRODUCT_MIN``
+multiply-adds is one matrix product per block of the batch, of the output
+gradient by the block's windows laid out row-first, which OpenBLAS spreads
+over its threads; smaller ones stay per example, where OpenBLAS's
+small-matrix kernels are faster. (The forward as one product was slower at
+one thread.)
 """
 
 import math
@@ -89,12 +95,30 @@ def convolve_grad_w(x, gy, ksize, stride, pad, dilate, groups, cover_all):
     pixels = math.prod(gy.shape[2:])
     g = gy.reshape(n, groups, out_c // groups, pixels)
     gw = xp.zeros((groups, out_c // groups, rows), dtype)
+    if _one_product(xp, groups, out_c, rows, pixels):
+        for block in batch_blocks(xp, n, rows * pixels * gw.itemsize):
+            xb = x[block].astype(dtype, copy=False)
+            col = im2col_nd(xb, ksize, stride, pad, dilate, cover_all, rows_first=True)
+            gt = g[block, 0].astype(dtype, copy=False).transpose(1, 0, 2).reshape(out_c, -1)
+            gw[0] += gt @ col.reshape(rows, -1).T
+        return gw.reshape((out_c, in_c // groups) + tuple(ksize))
     for block in batch_blocks(xp, n, groups * rows * pixels * gw.itemsize):
         xb = x[block].astype(dtype, copy=False)
         col = im2col_nd(xb, ksize, stride, pad, dilate, cover_all)
         col = col.reshape(xb.shape[0], groups, rows, pixels)
         gw += xp.matmul(g[block].astype(dtype, copy=False), col.swapaxes(2, 3)).sum(axis=0)
     return gw.reshape((out_c, in_c // groups) + tuple(ksize))
+
+
+# Filter gradients whose per-example products exceed this many multiply-adds run
+# as one product over the block of the batch (OpenBLAS threads it, and no
+# per-example products are summed); below it, OpenBLAS's small-matrix kernels
+# make the per-example products faster.
+_ONE_PRODUCT_MIN = 1_000_000
+
+
+def _one_product(xp, groups, out_c, rows, pixels):
+    return xp is numpy and groups == 1 and out_c * rows * pixels > _ONE_PRODUCT_MIN
 
 
 def cudnn_applies(cover_all, *arrays):
