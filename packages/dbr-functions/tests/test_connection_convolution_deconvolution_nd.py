@@ -164,6 +164,38 @@ def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
         assert not module._one_product(numpy, 1, 20, 25, 576)
 
 
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "options"),
+    [
+        ((5, 20, 12, 12), (50, 20, 5, 5), {}),
+        ((3, 4, 6, 5), (6, 2, 3, 2), {"pad": (1, 0), "groups": 2}),
+        ((3, 2, 5, 4, 4), (3, 2, 2, 3, 2), {"pad": 1, "dilate": (1, 2, 1)}),
+    ],
+)
+def test_blocks_of_one_example_give_the_whole_batch_convolution_and_gradients(
+    monkeypatch, x_shape, w_shape, options
+):
+    from dbr.core import Variable
+    from dbr.functions.connection import _im2col
+
+    rng = numpy.random.default_rng(0)
+    x = rng.uniform(-1, 1, x_shape)
+    W = rng.uniform(-1, 1, w_shape)
+    b = rng.uniform(-1, 1, w_shape[0])
+
+    def run():
+        xv, Wv, bv = Variable(x), Variable(W), Variable(b)
+        y = convolution_nd(xv, Wv, bv, **options)
+        y.grad = numpy.cos(numpy.arange(y.size)).reshape(y.shape)
+        y.backward()
+        return y.array, xv.grad, Wv.grad, bv.grad
+
+    whole = run()
+    monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
+    for a, b in zip(whole, run(), strict=True):
+        numpy.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * abs(a).max())
+
+
 X_OPTIONS = numpy.ones((1, 2, 3, 3, 3), numpy.float32)
 W_OPTIONS = numpy.ones((2, 2, 2, 2, 2), numpy.float32)
 

@@ -16,7 +16,7 @@ import dbr.functions as F
 from dbr.core import Variable, grad, using_config
 from dbr.core.testing import bad_input_test
 from dbr.functions import _cpu
-from dbr.functions.connection import _im2col, deconvolution_nd
+from dbr.functions.connection import _im2col
 
 
 @pytest.fixture
@@ -25,7 +25,6 @@ def split_everything(monkeypatch):
     monkeypatch.setattr(_cpu, "MIN_PARALLEL_SIZE", 1)
     monkeypatch.setattr(_cpu, "BLOCK_SIZE", 7)
     monkeypatch.setattr(_im2col, "WINDOW_PARALLEL_SIZE", 1)
-    monkeypatch.setattr(deconvolution_nd, "WINDOW_PARALLEL_SIZE", 1)
 
 
 def test_cpu_threads_follows_config_then_omp_num_threads(monkeypatch):

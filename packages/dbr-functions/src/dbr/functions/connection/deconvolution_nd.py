@@ -16,11 +16,9 @@ import numpy
 from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
 from dbr.functions import _gpu
-from dbr.functions._cpu import blockwise
 from dbr.functions.connection import convolution_nd
 from dbr.functions.connection._convolution_common import bias_grad, check_groups, compute_dtype
 from dbr.functions.connection._im2col import (
-    WINDOW_PARALLEL_SIZE,
     as_tuple,
     batch_blocks,
     col2im_nd,
@@ -78,7 +76,8 @@ def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
     the first, to the padded output's size: in the output's flat padded
     planes, each kernel offset's contribution is then one contiguous run,
     added with a single long slice where :func:`col2im_nd` adds many short
-    rows. The zeros cost a slightly larger matrix product.
+    rows. The zeros cost a slightly larger matrix product. On NumPy the batch
+    is the innermost axis (:func:`_deconvolve_batch_inner`).
     """
     xp = get_array_module(x)
     dtype = y.dtype
@@ -87,11 +86,6 @@ def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
     out_c = y.shape[1]
     nd = len(in_size)
     padded = tuple(y.shape[2 + i] + 2 * pad[i] for i in range(nd))
-    if in_size[1:] == padded[1:]:
-        wide = x.astype(dtype, copy=False)
-    else:
-        wide = xp.zeros((n, in_c, in_size[0]) + padded[1:], dtype)
-        wide[(Ellipsis,) + tuple(slice(0, d) for d in in_size[1:])] = x
     plane_strides = [math.prod(padded[i + 1 :]) for i in range(nd)]
     run = in_size[0] * plane_strides[0]
     plane = math.prod(padded)
@@ -100,23 +94,57 @@ def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
         for offset in itertools.product(*[range(k) for k in ksize])
     ]
     slack = offsets[-1] + run - plane
-    wide = wide.reshape(n, groups, in_c // groups, run)
     crop = tuple(slice(pad[i], pad[i] + y.shape[2 + i]) for i in range(nd))
+    if xp is numpy:
+        geometry = (padded, run, plane, offsets, slack, crop)
+        _deconvolve_batch_inner(x, w, groups, geometry, y)
+        return
+    if in_size[1:] == padded[1:]:
+        wide = x.astype(dtype, copy=False)
+    else:
+        wide = xp.zeros((n, in_c, in_size[0]) + padded[1:], dtype)
+        wide[(Ellipsis,) + tuple(slice(0, d) for d in in_size[1:])] = x
+    wide = wide.reshape(n, groups, in_c // groups, run)
     rows = w.shape[1]
-
-    def add_offsets(img_part, col_part):
-        for k, start in enumerate(offsets):
-            img_part[:, :, start : start + run] += col_part[:, :, k]
-
     for block in batch_blocks(xp, n, groups * rows * run * y.itemsize):
         col = xp.matmul(w, wide[block]).reshape(-1, out_c, len(offsets), run)
         img = xp.zeros((col.shape[0], out_c, plane + slack), dtype)
-        if xp is numpy:
-            blockwise(add_offsets, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
-        else:
-            add_offsets(img, col)
+        for k, start in enumerate(offsets):
+            img[:, :, start : start + run] += col[:, :, k]
         img = img[:, :, :plane].reshape((col.shape[0], out_c) + padded)
         y[block] = img[(Ellipsis,) + crop]
+
+
+def _deconvolve_batch_inner(x, w, groups, geometry, y):
+    """:func:`_deconvolve_unit_stride` on NumPy, with the batch as the innermost axis.
+
+    A block of ``m`` examples is widened to ``(groups, c_I // groups, run,
+    m)``, multiplied by ``w`` in one product per group, and each kernel
+    offset's columns ``(c_O, run * m)`` are added to the padded planes
+    ``(c_O, (plane + slack) * m)`` as one contiguous run per channel:
+    ``c_O`` long runs per offset where the example-major layout adds ``m *
+    c_O`` runs of ``run`` elements, which costs more than the additions.
+    """
+    padded, run, plane, offsets, slack, crop = geometry
+    dtype = y.dtype
+    n, in_c = x.shape[:2]
+    in_size = x.shape[2:]
+    out_c = y.shape[1]
+    rows = w.shape[1]
+    interior = (Ellipsis,) + tuple(slice(0, d) for d in in_size[1:]) + (slice(None),)
+    # Blocks of half the usual columns: the additions read them again.
+    for block in batch_blocks(numpy, n, 2 * groups * rows * run * y.itemsize):
+        xb = x[block]
+        m = xb.shape[0]
+        wide = numpy.zeros((in_c, in_size[0]) + padded[1:] + (m,), dtype)
+        wide[interior] = numpy.moveaxis(xb, 0, -1)
+        col = numpy.matmul(w, wide.reshape(groups, in_c // groups, run * m))
+        col = col.reshape(out_c, len(offsets), run * m)
+        img = numpy.zeros((out_c, (plane + slack) * m), dtype)
+        for k, start in enumerate(offsets):
+            img[:, start * m : (start + run) * m] += col[:, k]
+        img = img[:, : plane * m].reshape((out_c,) + padded + (m,))
+        y[block] = numpy.moveaxis(img, -1, 0)[(Ellipsis,) + crop]
 
 
 class DeconvolutionND(FunctionNode):
