@@ -118,12 +118,12 @@ def _deconvolve_unit_stride(x, w, ksize, pad, dilate, groups, y):
 def _deconvolve_batch_inner(x, w, groups, geometry, y):
     """:func:`_deconvolve_unit_stride` on NumPy, with the batch as the innermost axis.
 
-    A block of ``m`` examples is widened to ``(groups, c_I // groups, run,
-    m)``, multiplied by ``w`` in one product per group, and each kernel
-    offset's columns ``(c_O, run * m)`` are added to the padded planes
-    ``(c_O, (plane + slack) * m)`` as one contiguous run per channel:
-    ``c_O`` long runs per offset where the example-major layout adds ``m *
-    c_O`` runs of ``run`` elements, which costs more than the additions.
+    A block of ``m`` examples is widened to ``(c_I, run, m)``, multiplied by
+    ``w`` in one product per group, and each kernel offset's columns ``(c_O,
+    run * m)`` are added to the padded planes ``(c_O, (plane + slack) * m)``
+    as one contiguous run per channel. The example-major layout adds ``m *
+    c_O`` runs of ``run`` elements per offset instead, and NumPy's cost per
+    run outweighs the additions at these sizes.
     """
     padded, run, plane, offsets, slack, crop = geometry
     dtype = y.dtype
