@@ -15,9 +15,11 @@ import types
 import numpy
 import pytest
 
-from dbr.core import testing, using_config
+from dbr.core import Variable, testing, using_config
 from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
+from dbr.functions.connection import _im2col
+from dbr.functions.connection import convolution_nd as convolution_module
 from dbr.functions.connection.convolution_nd import convolution_1d, convolution_3d, convolution_nd
 from dbr.functions.connection.deconvolution_nd import (
     deconvolution_1d,
@@ -135,9 +137,6 @@ def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
     # Ungrouped convolutions with large per-example products take the filter
     # gradient as one product over the block's windows; forced both ways, the
     # results agree to float rounding.
-    from dbr.functions.connection import _im2col
-    from dbr.functions.connection import convolution_nd as module
-
     nd = len(case["x_shape"]) - 2
     options = [
         _im2col.as_tuple(case.get(name, default), nd, name, "test")
@@ -147,21 +146,21 @@ def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
     rng = numpy.random.default_rng(0)
     x = rng.uniform(-1, 1, case["x_shape"]).astype(dtype)
     W = rng.uniform(-1, 1, case["w_shape"]).astype(dtype)
-    y = module.convolve(x, W, None, *options, 1, cover_all)
+    y = convolution_module.convolve(x, W, None, *options, 1, cover_all)
     gy = rng.uniform(-1, 1, y.shape).astype(y.dtype)
     ksize = case["w_shape"][2:]
     results = {}
     for name, threshold in (("per_example", float("inf")), ("one", -1)):
-        monkeypatch.setattr(module, "_ONE_PRODUCT_MIN", threshold)
-        results[name] = module.convolve_grad_w(x, gy, ksize, *options, 1, cover_all)
+        monkeypatch.setattr(convolution_module, "_ONE_PRODUCT_MIN", threshold)
+        results[name] = convolution_module.convolve_grad_w(x, gy, ksize, *options, 1, cover_all)
     expected, one = results["per_example"], results["one"]
     assert one.shape == expected.shape == case["w_shape"] and one.dtype == expected.dtype
     rtol = 1e-12 if dtype == numpy.float64 else 1e-5
     numpy.testing.assert_allclose(one, expected, rtol=rtol, atol=rtol * abs(expected).max())
     if case["w_shape"][0] == 50:
-        monkeypatch.setattr(module, "_ONE_PRODUCT_MIN", 1_000_000)
-        assert module._one_product(numpy, 1, 50, 500, 64)
-        assert not module._one_product(numpy, 1, 20, 25, 576)
+        monkeypatch.setattr(convolution_module, "_ONE_PRODUCT_MIN", 1_000_000)
+        assert convolution_module._one_product(numpy, 1, 50, 500, 64)
+        assert not convolution_module._one_product(numpy, 1, 20, 25, 576)
 
 
 @pytest.mark.parametrize(
@@ -175,9 +174,6 @@ def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
 def test_blocks_of_one_example_give_the_whole_batch_convolution_and_gradients(
     monkeypatch, x_shape, w_shape, options
 ):
-    from dbr.core import Variable
-    from dbr.functions.connection import _im2col
-
     rng = numpy.random.default_rng(0)
     x = rng.uniform(-1, 1, x_shape)
     W = rng.uniform(-1, 1, w_shape)
