@@ -21,6 +21,7 @@ from dbr.distributed import (
     global_except_hook,
     iterators,
     links,
+    mpi_library,
     optimizers,
 )
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
@@ -30,6 +31,7 @@ from dbr.distributed.extensions import (
     create_multi_node_evaluator,
 )
 from dbr.distributed.links import MultiNodeChainList
+from dbr.distributed.mpi_library import MPILibraryNotFoundError
 from dbr.distributed.optimizers import create_multi_node_optimizer
 
 try:
@@ -42,6 +44,7 @@ global_except_hook._add_hook_if_enabled()
 __all__ = [
     "CommunicatorBase",
     "DataSizeError",
+    "MPILibraryNotFoundError",
     "MultiNodeChainList",
     "communicators",
     "create_communicator",
@@ -54,6 +57,7 @@ __all__ = [
     "global_except_hook",
     "iterators",
     "links",
+    "mpi_library",
     "optimizers",
     "scatter_dataset",
     "scatter_index",

@@ -12,6 +12,7 @@ import warnings
 import numpy
 
 from dbr.core import get_array_module
+from dbr.distributed.mpi_library import load_mpi as _mpi
 
 __all__ = [
     "CommunicatorBase",
@@ -37,12 +38,6 @@ _MPI_DTYPES = frozenset(
     numpy.dtype(t) for t in (numpy.int32, numpy.int64, numpy.float16, numpy.float32, numpy.float64)
 )
 _NAMES = ("naive", "flat", "pure_nccl", "non_cuda_aware", "dummy")
-
-
-def _mpi():
-    from mpi4py import MPI
-
-    return MPI
 
 
 def _to_host(array):

@@ -10,6 +10,8 @@ import os
 import sys
 import traceback
 
+from dbr.distributed.mpi_library import MPILibraryNotFoundError, load_mpi
+
 __all__ = ["add_hook", "ENV_NAME"]
 
 ENV_NAME = "DBR_DISTRIBUTED_ABORT_ON_EXCEPTION"
@@ -17,8 +19,7 @@ _previous = None
 
 
 def _abort_hook(exc_type, exc_value, exc_traceback):
-    from mpi4py import MPI
-
+    MPI = load_mpi()
     rank = MPI.COMM_WORLD.rank
     text = "".join(traceback.format_exception(exc_type, exc_value, exc_traceback))
     sys.stderr.write(f"dbr.distributed: uncaught exception on rank {rank}; aborting every rank\n")
@@ -38,7 +39,11 @@ def add_hook():
 def _add_hook_if_enabled():
     if os.environ.get(ENV_NAME, "1").strip().lower() in ("0", "false", "no", "off"):
         return
-    from mpi4py import MPI
-
+    try:
+        MPI = load_mpi()
+    except MPILibraryNotFoundError:
+        # Without an MPI library this process is no rank of a larger world;
+        # create_communicator reports the missing library when it is asked for.
+        return
     if MPI.COMM_WORLD.size > 1:
         add_hook()
