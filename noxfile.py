@@ -9,25 +9,27 @@ where the source tree is not importable. ``nox`` runs the default sessions;
 
 from __future__ import annotations
 
-import email.parser
 import functools
 import json
 import os
 import shutil
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 import nox
 from nox.command import CommandFailed
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+import monorepo  # noqa: E402  (tools/ is no package; the path above finds it)
+from monorepo import (  # noqa: E402
+    Package,
+    discover_packages,
+    is_sibling,
+    portion,
+    wheel_layout_errors,
+)
 
 nox.needs_version = ">=2024.4.15"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -83,10 +85,8 @@ MODULE_NAMES = {
     "nvidia-cudnn-frontend": "cudnn",
 }
 
-# Requirements that only install usefully on a machine with a CUDA device.
-CUDA_PREFIXES = ("cupy", "nvidia-")
-
 LINT_TOOLS = ["ruff==0.17.6"]
+RELEASE_TOOLS = ["twine>=6.1", "build>=1.2", "packaging>=24.2"]
 DEPS_TOOLS = ["grimp>=3.19", "deptry>=0.25"]
 # pytest 8.2: the doctest runs need consider_namespace_packages to import the
 # installed dbr.<name> modules under their own names (new in 8.1, whose importlib
@@ -113,108 +113,17 @@ DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19", "sphinx-mathjax-offline==0.0.
 DOCS = ROOT / "docs"
 
 
-class Package:
-    """One distribution under packages/: its metadata, declared edges and paths."""
-
-    def __init__(self, directory: Path):
-        self.directory = directory
-        self.pyproject = tomllib.loads((directory / "pyproject.toml").read_text())
-        project = self.pyproject["project"]
-        self.dist = canonicalize_name(project["name"])
-        self.version = project["version"]
-        self.module = _portion(self.dist)
-        self.src = directory / "src"
-        self.tests = directory / "tests"
-        self.requirements = [Requirement(r) for r in project.get("dependencies", [])]
-        self.extras = {
-            extra: [Requirement(r) for r in reqs]
-            for extra, reqs in project.get("optional-dependencies", {}).items()
-        }
-
-    @property
-    def sibling_requires(self) -> set[str]:
-        """Sibling distributions among the main dependencies."""
-        return {canonicalize_name(r.name) for r in self.requirements if _is_sibling(r)}
-
-    @property
-    def sibling_extras(self) -> set[str]:
-        """Sibling distributions reached only through an extra."""
-        names = {
-            canonicalize_name(r.name)
-            for reqs in self.extras.values()
-            for r in reqs
-            if _is_sibling(r)
-        }
-        return names - self.sibling_requires
-
-    @property
-    def sibling_dev(self) -> set[str]:
-        """Siblings in the Poetry dev group (path dependencies for development)."""
-        group = self.pyproject.get("tool", {}).get("poetry", {}).get("group", {})
-        dev = group.get("dev", {}).get("dependencies", {})
-        return {canonicalize_name(name) for name in dev if name.startswith("dbr-")}
-
-    @property
-    def third_party(self) -> list[Requirement]:
-        """Main third-party requirements."""
-        return [r for r in self.requirements if not _is_sibling(r)]
-
-    def cpu_extras(self, *, siblings: bool) -> list[str]:
-        """Extras installable without a CUDA device; with siblings=False, none naming one."""
-        return [
-            extra
-            for extra, reqs in self.extras.items()
-            if not any(_needs_cuda(r) for r in reqs)
-            and (siblings or not any(_is_sibling(r) for r in reqs))
-        ]
-
-    def extra_requirements(self, extras: list[str]) -> list[Requirement]:
-        """Third-party requirements brought by the given extras."""
-        return [r for e in extras for r in self.extras[e] if not _is_sibling(r)]
-
-
-def _is_sibling(requirement: Requirement) -> bool:
-    return canonicalize_name(requirement.name).startswith("dbr-")
-
-
-def _needs_cuda(requirement: Requirement) -> bool:
-    return canonicalize_name(requirement.name).startswith(CUDA_PREFIXES)
-
-
-def _portion(dist: str) -> str:
-    """The namespace portion a distribution owns: dbr-core -> dbr.core."""
-    return "dbr." + dist.removeprefix("dbr-")
-
-
 def _module_name(dist: str) -> str:
     dist = canonicalize_name(dist)
     return MODULE_NAMES.get(dist, dist.replace("-", "_"))
 
 
-def discover_packages() -> dict[str, Package]:
-    """Every packages/*/pyproject.toml, by distribution name, in DESIGN.md's order."""
-    found = [Package(p.parent) for p in PACKAGES_DIR.glob("*/pyproject.toml")]
-    order = list(ALLOWED_EDGES)
-    found.sort(key=lambda p: (order.index(p.dist) if p.dist in order else len(order), p.dist))
-    return {package.dist: package for package in found}
-
-
-PACKAGES = discover_packages()
+PACKAGES = discover_packages(PACKAGES_DIR, list(ALLOWED_EDGES))
 
 
 def sibling_closure(dist: str) -> list[str]:
     """dist and every sibling it declares, transitively, in a stable order."""
-    seen: list[str] = []
-    pending = [dist]
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        if name not in PACKAGES:
-            raise ValueError(f"{dist} needs {name}, which is not under packages/")
-        seen.append(name)
-        pending.extend(sorted(PACKAGES[name].sibling_requires))
-    return seen
+    return monorepo.sibling_closure(PACKAGES, dist)
 
 
 @functools.cache
@@ -255,19 +164,9 @@ def build_wheel(session: nox.Session, package: Package, out_dir: Path | None = N
 
 def check_wheel(session: nox.Session, package: Package, wheel: Path) -> None:
     """A wheel holds only its namespace portion and declares ranges, never paths."""
-    portion = package.module.replace(".", "/") + "/"
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
-        metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
-    stray = [n for n in names if not n.startswith(portion) and ".dist-info/" not in n]
-    if stray:
-        session.error(f"{wheel.name} holds files outside {portion}: {stray}")
-    if not any(n.startswith(portion) for n in names):
-        session.error(f"{wheel.name} holds no {portion}")
-    direct = [r for r in metadata.get_all("Requires-Dist") or [] if Requirement(r).url]
-    if direct:
-        session.error(f"{wheel.name} requires by path or URL, not by range: {direct}")
+    errors = wheel_layout_errors(package, wheel)
+    if errors:
+        session.error("; ".join(errors))
 
 
 def wheel_requirements(
@@ -399,8 +298,27 @@ def integration(session: nox.Session) -> None:
         session.run(
             "pytest", str(ROOT / "tests-integration"),
             "--rootdir", str(ROOT / "tests-integration"),
+            # nox -s package-index runs it, with the index server and release tools.
+            "--ignore", str(ROOT / "tests-integration" / "test_package_index.py"),
             f"--timeout={INTEGRATION_TIMEOUT_S}",
             *session.posargs, env={"PYTHONPATH": None},
+        )  # fmt: skip
+
+
+@nox.session(name="package-index")
+def package_index(session: nox.Session) -> None:
+    """tests-integration/test_package_index.py: releases to a local index, pinned installs from it.
+
+    A pypiserver on 127.0.0.1 takes every package from ``nox -s release`` (run
+    inside the test, on a committed copy of the tree); fresh virtual
+    environments then install from it as downstream projects do.
+    """
+    session.install("pypiserver[passlib]>=2.4", "nox>=2024.4.15", *RELEASE_TOOLS, *TEST_TOOLS)
+    tests = ROOT / "tests-integration"
+    with session.chdir(session.create_tmp()):
+        session.run(
+            "pytest", str(tests / "test_package_index.py"), "--rootdir", str(tests),
+            f"--timeout={INTEGRATION_TIMEOUT_S}", *session.posargs, env={"PYTHONPATH": None},
         )  # fmt: skip
 
 
@@ -534,7 +452,7 @@ def declared_edge_errors() -> list[str]:
             if requirement.url:
                 errors.append(f"{dist} requires {requirement} by path or URL; use a range")
         unknown = {
-            canonicalize_name(r.name) for r in package.requirements if _is_sibling(r)
+            canonicalize_name(r.name) for r in package.requirements if is_sibling(r)
         } - ALLOWED_EDGES.keys()
         for name in sorted(unknown):
             errors.append(f"{dist} requires {name}, which DESIGN.md's table does not know")
@@ -549,15 +467,15 @@ def import_graph_input() -> dict:
             _module_name(r.name)
             for reqs in package.extras.values()
             for r in reqs
-            if not _is_sibling(r)
+            if not is_sibling(r)
         } - {_module_name(r.name) for r in package.third_party}
         result.append(
             {
                 "dist": package.dist,
                 "module": package.module,
                 "src": str(package.src),
-                "requires": sorted(map(_portion, package.sibling_requires)),
-                "lazy": sorted(map(_portion, package.sibling_extras)),
+                "requires": sorted(map(portion, package.sibling_requires)),
+                "lazy": sorted(map(portion, package.sibling_extras)),
                 "extras_only_modules": sorted(extras_only),
             }
         )
@@ -613,6 +531,20 @@ def build(session: nox.Session) -> None:
         session.log(f"built {wheel.relative_to(ROOT)}")
 
 
+@nox.session(default=False)
+def release(session: nox.Session) -> None:
+    """Release packages to the index at DBR_INDEX_URL: ``-- DIST ...`` or ``-- --all``.
+
+    tools/release.py checks each package (a new version on the index, a
+    CHANGELOG entry, sibling ranges the index can satisfy, a committed tree, a
+    README that renders), builds its sdist and wheel, uploads them with twine
+    (credentials from TWINE_USERNAME/TWINE_PASSWORD) and tags the commit
+    ``<dist>-v<version>``, siblings first. ``--dry-run`` checks and builds only.
+    """
+    session.install(*RELEASE_TOOLS)
+    session.run("python", str(TOOLS / "release.py"), "--root", str(ROOT), *session.posargs)
+
+
 @nox.session(name="install-from-dist", default=False, venv_backend="virtualenv")
 def install_from_dist(session: nox.Session) -> None:
     """The README's install from this repository: wheels into dist/, then pip from there.
@@ -652,5 +584,6 @@ nox.options.sessions = [
     *(f"tests-{dist}" for dist in PACKAGES),
     "lowest",
     "integration",
+    "package-index",
     "docs",
 ]

@@ -1,4 +1,4 @@
-"""A machine with mpi4py but no MPI library: dbr.distributed imports, and asking for MPI says how to get one.
+"""mpi4py without an MPI library: dbr.distributed imports, and asking for MPI says how to get one.
 
 mpi4py loads the library named by ``MPI4PY_LIBMPI`` when it is set, so a name
 that does not exist stands for a machine where no MPI was ever installed.

@@ -1,4 +1,4 @@
-"""mpi4py's ``MPI`` module, loaded on first use, with a clear error where no MPI library is installed.
+"""mpi4py's ``MPI`` module, loaded on first use; a clear error where no MPI library is installed.
 
 mpi4py's wheels carry no MPI: they load ``libmpi`` when ``mpi4py.MPI`` is
 first imported. ``dbr.distributed`` therefore imports without one, and
