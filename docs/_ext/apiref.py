@@ -200,6 +200,7 @@ PAGES = [
             ("Extensions", "dbr.distributed.extensions", "all"),
             ("Functions", "dbr.distributed.functions", "all"),
             ("Links", "dbr.distributed.links", "all"),
+            ("MPI library", "dbr.distributed.mpi_library", "all"),
             ("Global except hook", "dbr.distributed.global_except_hook", "all"),
         ],
     ),

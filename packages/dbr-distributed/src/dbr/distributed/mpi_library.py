@@ -6,9 +6,9 @@ first imported. ``dbr.distributed`` therefore imports without one, and
 reported by :class:`MPILibraryNotFoundError` with the way to get one.
 """
 
-__all__ = ["INSTALL_HINT", "MPILibraryNotFoundError", "load_mpi"]
+__all__ = ["MPILibraryNotFoundError", "load_mpi"]
 
-INSTALL_HINT = (
+_INSTALL_HINT = (
     'install one with `pip install "dbr-distributed[mpich]"` (MPICH from PyPI, with mpiexec), '
     "or, on a cluster, load its MPI and build mpi4py against it "
     "(`pip install --no-binary mpi4py --force-reinstall mpi4py`)"
@@ -32,7 +32,7 @@ def load_mpi():
         # mpi4py raises a bare RuntimeError listing the libmpi names it tried.
         reason = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
         raise MPILibraryNotFoundError(
-            f"dbr.distributed: mpi4py found no MPI library ({reason}); {INSTALL_HINT}"
+            f"dbr.distributed: mpi4py found no MPI library ({reason}); {_INSTALL_HINT}"
         ) from error
     return MPI
 
