@@ -35,4 +35,3 @@ def load_mpi():
             f"dbr.distributed: mpi4py found no MPI library ({reason}); {_INSTALL_HINT}"
         ) from error
     return MPI
-
