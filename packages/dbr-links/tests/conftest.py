@@ -7,11 +7,46 @@ It is a fixture rather than a helper module because the tests run with
 import numpy
 import pytest
 
-from dbr.core import Link, initializers
-from dbr.core.gradient_check import check_backward
+from dbr.core import FunctionHook, Link, Variable, backend, initializers
+from dbr.core.gradient_check import NondifferentiableError, check_backward
 from dbr.core.serializers import load_npz, save_npz
 from dbr.core.testing import assert_allclose, tolerances
 from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
+from dbr.functions.activation.relu import ReLU
+
+# How many inputs LinkChecks.backward_clear_of_kinks draws before it gives up.
+KINK_ATTEMPTS = 20
+
+
+class _ReLUSigns(FunctionHook):
+    """Records, call by call, where the input of each ReLU of a forward is positive."""
+
+    name = "LinkChecksReLUSigns"
+
+    def __init__(self):
+        self.positive = []
+
+    def forward_preprocess(self, function, in_data):
+        if isinstance(function, ReLU):
+            self.positive.append(backend.to_cpu(in_data[0]) > 0)
+
+
+def _relu_signs(function, inputs, params, dtype=None):
+    """The ReLU input signs of ``function(*inputs)``, inputs and ``params`` cast to ``dtype``."""
+
+    def cast(x):
+        return x if dtype is None or x is None or x.dtype.kind != "f" else x.astype(dtype)
+
+    originals = [p.array for p in params]
+    try:
+        for p in params:
+            p.array = cast(p.array)
+        with _ReLUSigns() as signs:
+            function(*[Variable(cast(x)) for x in inputs])
+    finally:
+        for p, array in zip(params, originals):
+            p.array = array
+    return signs.positive
 
 
 def _persistent_values(link):
@@ -125,6 +160,55 @@ class LinkChecks:
             params=tuple(link.params()) if params is None else params,
             dtype=numpy.float64,
             **tolerances(dtype, "backward"),
+        )
+
+    @staticmethod
+    def backward_clear_of_kinks(draw, function, link, dtype, params=None, tol=None):
+        """:meth:`backward` on inputs from ``draw()``, drawn again while a kink is too close.
+
+        For links with a ReLU, a max or a bilinear sampling inside, whose inputs
+        the test cannot keep clear of the kinks and ties directly. Inputs are
+        drawn again, up to ``KINK_ATTEMPTS`` times, where
+
+        - the numerical gradient (in float64, sampling five points along the
+          check's direction) raises ``NondifferentiableError``: the outputs do
+          not fit a quadratic, so a kink or a tie lies within the
+          finite-difference step;
+        - the input of a ReLU (the function node; a fused RNN layer's is not
+          seen) falls on the other side of 0 in ``dtype`` than in float64
+          (float16 rounds pre-activations by about 1e-3), where backprop in
+          ``dtype`` and the float64 numerical gradient would take different
+          branches.
+
+        ``draw()`` returns ``(inputs, grad_outputs)``, drawing from NumPy's
+        global generator (seeded per test, as is the check's direction), so a
+        run reproduces. A wrong gradient still fails: only the forward decides
+        a redraw. ``tol`` overrides ``dtype``'s backward tolerances.
+        """
+        params = tuple(link.params()) if params is None else tuple(params)
+        for _ in range(KINK_ATTEMPTS):
+            inputs, grad_outputs = draw()
+            inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+            if numpy.dtype(dtype) != numpy.float64:
+                own = _relu_signs(function, inputs, params)
+                wide = _relu_signs(function, inputs, params, numpy.float64)
+                if not all(numpy.array_equal(a, b) for a, b in zip(own, wide, strict=True)):
+                    continue
+            try:
+                check_backward(
+                    function,
+                    inputs,
+                    grad_outputs,
+                    params=params,
+                    dtype=numpy.float64,
+                    detect_nondifferentiable=True,
+                    **(tolerances(dtype, "backward") if tol is None else tol),
+                )
+                return
+            except NondifferentiableError:
+                continue
+        raise AssertionError(
+            f"backward_clear_of_kinks: each of {KINK_ATTEMPTS} draws put a kink too close"
         )
 
     @staticmethod

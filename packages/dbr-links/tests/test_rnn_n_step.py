@@ -14,7 +14,6 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, Variable, initializers, using_config
-from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import load_npz
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.rnn.n_step_gru import NStepBiGRU, NStepGRU, NStepGRUBase
@@ -345,27 +344,33 @@ def test_dropout_spares_the_first_layer_input(cls):
 
 @pytest.mark.parametrize("cls", CLASSES)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward(cls, dtype):
+def test_backward(cls, dtype, link_check):
+    # Backprop runs in dtype, the numerical gradient in float64: a float32 finite
+    # difference with eps=1e-3 carries rounding noise of the tolerance's size, which
+    # depends on the BLAS kernels of the machine. The ReLU links have a kink wherever
+    # a pre-activation crosses 0: inputs with one within a step are drawn again.
     link = _make(cls, dtype, 2, 2, 3, 0.0)
-    _randomize(link)
     lengths = [2, 1, 3]
-    xs = _inputs(lengths, 2, dtype)
-    states = _states(link, 3, dtype)
-    rng = numpy.random.default_rng(3)
     width = 3 * link.direction
-    gys = [rng.uniform(-1, 1, (n, width)).astype(dtype) for n in lengths]
-    gstates = [rng.uniform(-1, 1, s.shape).astype(dtype) for s in states]
     n_cells = link.n_cells
+
+    def draw():
+        seeds = numpy.random.randint(2**31, size=4)
+        _randomize(link, seeds[0])
+        xs = _inputs(lengths, 2, dtype, seeds[1])
+        states = _states(link, 3, dtype, seeds[2])
+        rng = numpy.random.default_rng(seeds[3])
+        gys = [rng.uniform(-1, 1, (n, width)).astype(dtype) for n in lengths]
+        gstates = [rng.uniform(-1, 1, s.shape).astype(dtype) for s in states]
+        return (*states, *xs), (*gstates, *gys)
 
     def f(*inputs):
         finals, ys = _call(link, inputs[:n_cells], list(inputs[n_cells:]))
         return (*finals, *ys)
 
-    if dtype == numpy.float16:
-        tol = {"atol": 5e-2, "rtol": 5e-2, "dtype": numpy.float64}
-    else:
-        tol = tolerances(dtype, "backward")
-    check_backward(f, (*states, *xs), (*gstates, *gys), params=tuple(link.params()), **tol)
+    # float16's errors add up along the sequences and layers
+    tol = {"atol": 5e-2, "rtol": 5e-2} if dtype == numpy.float16 else None
+    link_check.backward_clear_of_kinks(draw, f, link, dtype, tol=tol)
 
 
 def _assert_grads(link, xs, grads, gxs, tol):
