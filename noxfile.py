@@ -94,6 +94,8 @@ DEPS_TOOLS = ["grimp>=3.19", "deptry>=0.25"]
 TEST_TOOLS = ["pytest>=8.2", "pytest-timeout>=2.3.1"]
 # tools/gpu_check_run.py shares the suites' workers out with pytest-xdist.
 GPU_TOOLS = ["pytest-xdist>=3.6"]
+# What Chainer's own tests import besides Chainer's dependencies.
+SUITE_TOOLS = ["mock>=5", "six>=1.16"]
 # pytest-timeout's limit on each test (setup and teardown included), so that a
 # hang fails its session in minutes instead of stalling CI until the job's own
 # limit. Honest package tests take seconds (their slowest subprocesses are
@@ -320,6 +322,22 @@ def package_index(session: nox.Session) -> None:
             "pytest", str(tests / "test_package_index.py"), "--rootdir", str(tests),
             f"--timeout={INTEGRATION_TIMEOUT_S}", *session.posargs, env={"PYTHONPATH": None},
         )  # fmt: skip
+
+
+@nox.session(name="chainer-suite", default=False)
+def chainer_suite(session: nox.Session) -> None:
+    """Chainer v7.8.1's own tests, migrated, against the wheels: tools/chainer_suite.py.
+
+    Compares every outcome with real Chainer's (../shared/chainer-v7.8.1) and
+    fails unless each Chainer-passing test passes or is a listed deviation.
+    Arguments after ``--`` go to the script (``--files``, ``--sample N``, ``--out``).
+    """
+    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
+    session.install(
+        *wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *GPU_TOOLS, *SUITE_TOOLS
+    )
+    work = Path(session.create_tmp()) / "chainer-suite"
+    session.run("python", str(TOOLS / "chainer_suite.py"), "--work", str(work), *session.posargs)
 
 
 @nox.session
