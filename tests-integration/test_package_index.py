@@ -182,7 +182,8 @@ def _pip_install(python, index, *args, check=True):
 
 def _installed_line(result):
     """pip's closing 'Successfully installed ...' line, for the report."""
-    return next((l for l in result.stdout.splitlines() if l.startswith("Successfully")), "")
+    lines = result.stdout.splitlines()
+    return next((line for line in lines if line.startswith("Successfully installed")), "")
 
 
 def _installed(python):
