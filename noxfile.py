@@ -9,6 +9,7 @@ where the source tree is not importable. ``nox`` runs the default sessions;
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -130,10 +131,30 @@ def sibling_closure(dist: str) -> list[str]:
 
 @functools.cache
 def wheels_dir() -> Path:
-    """.nox/_wheels, emptied once per nox run."""
-    shutil.rmtree(WHEELS_DIR, ignore_errors=True)
-    WHEELS_DIR.mkdir(parents=True)
-    return WHEELS_DIR
+    """This nox run's own folder under .nox/_wheels, removed when the run ends.
+
+    Each run builds into a folder named after its process, so that two nox
+    commands in one checkout (``nox`` and ``nox -s build`` side by side) never
+    remove each other's wheels; folders left by runs that died are removed.
+    """
+    WHEELS_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in WHEELS_DIR.iterdir():
+        run = stale.name.split("-")
+        if run[0] != "run" or not run[1].isdigit() or not _process_alive(int(run[1])):
+            shutil.rmtree(stale, ignore_errors=True)
+    own = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=WHEELS_DIR))
+    atexit.register(shutil.rmtree, own, ignore_errors=True)
+    return own
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 _built_wheels: dict[Path, Path] = {}
