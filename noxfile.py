@@ -355,7 +355,7 @@ def chainer_suite(session: nox.Session) -> None:
     """
     extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
     session.install(
-        *wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *GPU_TOOLS, *SUITE_TOOLS
+        *wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *SUITE_TOOLS
     )
     work = Path(session.create_tmp()) / "chainer-suite"
     session.run("python", str(TOOLS / "chainer_suite.py"), "--work", str(work), *session.posargs)

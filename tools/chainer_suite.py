@@ -167,17 +167,31 @@ def prepare(suite: Path, work: Path) -> None:
     (work / "conftest.py").write_text(RECORDER)
 
 
-def run_pytest(work: Path, files: list[str], jobs: int, timeout: int) -> int:
-    """pytest over files in work (CPU selection); the outcomes land in work/dbr-outcomes-*.tsv."""
+def run_pytest(work: Path, files: list[str], jobs: int, timeout: int) -> None:
+    """pytest over files in work (CPU selection), in ``jobs`` processes of interleaved files.
+
+    The processes share the files out, not the tests (pytest-xdist runs no test
+    at all once a file fails to collect); each writes its outcomes to
+    work/dbr-outcomes-<pid>.tsv and its output to work/pytest-<n>.log.
+    """
     command = [
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", CPU_SELECTION,
         "--rootdir", str(work), "-c", str(work / "pytest.ini"), f"--timeout={timeout}",
         "--no-header", "--tb=no", "-rN", "--continue-on-collection-errors",
     ]  # fmt: skip
-    if jobs > 1:
-        command += ["-n", str(jobs)]
     env = {**os.environ, "PYTHONPATH": "", "CHAINER_TEST_PAIRWISE_PARAMETERIZATION": "never"}
-    return subprocess.run([*command, *files], cwd=work, env=env, check=False).returncode
+    shards = [files[i::jobs] for i in range(max(1, min(jobs, len(files))))]
+    running = []
+    for number, shard in enumerate(shards):
+        log = (work / f"pytest-{number}.log").open("w")
+        running.append((subprocess.Popen([*command, *shard], cwd=work, env=env, stdout=log,
+                                          stderr=subprocess.STDOUT), log))  # fmt: skip
+    for process, log in running:
+        process.wait()
+        log.close()
+    for number in range(len(shards)):
+        tail = (work / f"pytest-{number}.log").read_text().strip().splitlines()[-1:]
+        print(f"pytest process {number}: {tail[0] if tail else 'no output'}")
 
 
 def read_dbr_outcomes(work: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
