@@ -82,6 +82,7 @@ PAGES = [
         [
             ("", "dbr.functions", ("by", FUNCTION_CATEGORIES)),
             ("Probability distributions", "dbr.functions.distributions", "all"),
+            ("Convolution geometry", "dbr.functions.conv", "all"),
         ],
     ),
     (

@@ -1,5 +1,6 @@
 """dbr.chainer exposes Chainer v7's names and submodules as dbr's own objects."""
 
+import collections.abc
 import importlib
 import subprocess
 import sys
@@ -12,8 +13,10 @@ import dbr.core.backend
 import dbr.core.testing
 import dbr.datasets
 import dbr.functions
+import dbr.functions.conv
 import dbr.links
 import dbr.training
+import dbr.training.optimizer_hooks
 
 # (module under dbr.chainer, "" for the top level; the dbr module; the names that must be
 # the same objects in both)
@@ -71,6 +74,40 @@ SAME_OBJECTS = [
     for prefix, module, names in SAME_NAMES
     for name in names.split()
 ]
+
+# Chainer's smaller modules: (path under dbr.chainer, the dbr object it must be)
+MODULE_OBJECTS = [
+    ("utils.to_coo", dbr.functions.to_coo),
+    ("utils.CooMatrix", dbr.functions.CooMatrix),
+    ("utils.size_of_shape", dbr.core.utils.size_of_shape),
+    ("utils.tempdir", dbr.core.utils.tempdir),
+    ("utils.WalkerAlias", dbr.links.WalkerAlias),
+    ("utils.collections_abc", collections.abc),
+    ("utils.array.size_of_shape", dbr.core.utils.size_of_shape),
+    ("utils.argument.parse_kwargs", dbr.core.utils.parse_kwargs),
+    ("utils.argument.check_unexpected_kwargs", dbr.core.utils.check_unexpected_kwargs),
+    ("utils.argument.assert_kwargs_empty", dbr.core.utils.assert_kwargs_empty),
+    ("utils.conv.get_conv_outsize", dbr.functions.conv.get_conv_outsize),
+    ("utils.conv.get_deconv_outsize", dbr.functions.conv.get_deconv_outsize),
+    ("utils.conv.im2col_cpu", dbr.functions.conv.im2col_cpu),
+    ("utils.conv.col2im_cpu", dbr.functions.conv.col2im_cpu),
+    ("backends._cpu.CpuDevice", dbr.core.backend.CpuDevice),
+    ("backends._cpu._to_cpu", dbr.core.backend.to_cpu),
+    ("training.util.get_trigger", dbr.training.get_trigger),
+    ("training.trainer.Trainer", dbr.training.Trainer),
+    ("training.updater.StandardUpdater", dbr.training.StandardUpdater),
+    ("serializer.Serializer", dbr.core.serializers.Serializer),
+    ("serializer.Deserializer", dbr.core.serializers.Deserializer),
+    ("serializer.AbstractSerializer", dbr.core.serializers.AbstractSerializer),
+    ("optimizer.WeightDecay", dbr.training.optimizer_hooks.WeightDecay),
+    ("optimizer.Lasso", dbr.training.optimizer_hooks.Lasso),
+    ("optimizer.GradientClipping", dbr.training.optimizer_hooks.GradientClipping),
+    ("optimizer.GradientNoise", dbr.training.optimizer_hooks.GradientNoise),
+    ("optimizer.GradientHardClipping", dbr.training.optimizer_hooks.GradientHardClipping),
+    ("datasets.image_dataset.available", dbr.datasets.image_dataset.available),
+    ("basic_math", dbr.core.ops.arithmetic),
+]
+SAME_OBJECTS += MODULE_OBJECTS
 
 
 def _resolve(path):
@@ -135,11 +172,97 @@ def test_missing_name_raises_attribute_error_naming_it():
     assert not hasattr(chainer.links, "NoSuchLink")
 
 
-def test_dbr_submodules_are_not_loaded_again_under_chainer_names():
-    """A forwarded module has no __path__: its dbr submodules are not re-imported as copies."""
-    assert not hasattr(chainer.functions, "__path__")
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("dbr.chainer.functions.activation")
+def test_chainer_submodules_are_dbr_modules_not_copies():
+    """``dbr.chainer.functions.<category>.<module>`` is dbr's module object, loaded once."""
+    import dbr.chainer.functions.math.einsum as einsum
+    import dbr.functions.math.einsum
+
+    assert einsum is dbr.functions.math.einsum
+    assert einsum.__spec__.name == "dbr.functions.math.einsum"
+    assert sys.modules["dbr.chainer.functions.math.einsum"] is einsum
+    assert not [m for m in sys.modules.values() if getattr(m, "__file__", None) == einsum.__file__
+                and m is not einsum]  # fmt: skip
+
+
+def test_chainer_packages_on_the_way_are_forwarding_modules_over_dbr_packages():
+    import dbr.chainer.functions.math as math
+    import dbr.functions.math
+
+    assert math is not dbr.functions.math
+    assert math is chainer.functions.math
+    assert math.minmax is dbr.functions.math.minmax
+    assert math.minmax.max is dbr.functions.max
+
+
+@pytest.mark.parametrize(
+    ("chainer_name", "dbr_name"),
+    [
+        ("functions.array.flip", "dbr.functions.array.flip"),
+        ("functions.activation.relu", "dbr.functions.activation.relu"),
+        ("functions.connection.linear", "dbr.functions.connection.linear"),
+        ("functions.math.basic_math", "dbr.core.ops.arithmetic"),
+        ("functions.math.identity", "dbr.core.ops.cast"),
+        ("functions.math.ceil", "dbr.functions.math.rounding"),
+        ("functions.math.exponential_m1", "dbr.functions.math.expm1"),
+        ("functions.array.reshape", "dbr.core.ops.shape"),
+        ("functions.loss.negative_sampling", "dbr.functions.loss.negative_sampling"),
+        ("links.model.vision.resnet", "dbr.links.model.vision.resnet"),
+        ("links.connection.linear", "dbr.links.connection.linear"),
+        ("training.extensions._snapshot", "dbr.training.extensions._snapshot"),
+        ("training.extensions.snapshot_writers", "dbr.training.extensions.snapshot_writers"),
+        (
+            "training.updaters.multiprocess_parallel_updater",
+            "dbr.training.updaters.multiprocess_parallel_updater",
+        ),
+        ("training.triggers.interval_trigger", "dbr.training.triggers.interval_trigger"),
+    ],  # fmt: skip
+)
+def test_chainer_module_paths_are_dbr_modules(chainer_name, dbr_name):
+    assert importlib.import_module(f"dbr.chainer.{chainer_name}") is importlib.import_module(
+        dbr_name
+    )
+
+
+def test_importing_a_renamed_module_leaves_dbr_packages_alone():
+    import dbr.functions.math
+    from dbr.chainer.functions.math import basic_math
+
+    assert basic_math.Mul is dbr.core.ops.arithmetic.Mul
+    assert not hasattr(dbr.functions.math, "basic_math")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from dbr.chainer.functions.math import einsum; assert einsum.einsum is F.einsum",
+        "import dbr.chainer.functions as F; assert F.math.sparse_matmul.CooMatMul is"
+        " dbr.functions.math.sparse_matmul.CooMatMul",
+        "import dbr.chainer.functions as F; assert F.math.basic_math.Mul is"
+        " dbr.core.ops.arithmetic.Mul",
+        "from unittest import mock; import dbr.chainer.functions as F, dbr.functions.math.minmax\n"
+        "with mock.patch('dbr.chainer.functions.math.minmax.max') as m:\n"
+        "    assert dbr.functions.math.minmax.max is m",
+        "from dbr.chainer.links.model.vision import resnet, vgg, googlenet",
+        "from dbr.chainer.training.extensions import snapshot_writers, computational_graph",
+        "import dbr.chainer.training.updaters.multiprocess_parallel_updater as mpu;"
+        " assert mpu.MultiprocessParallelUpdater is dbr.training.MultiprocessParallelUpdater",
+    ],
+)
+def test_chainer_submodule_import_statements(statement):
+    code = f"import dbr.core.ops, dbr.functions as F, dbr.training\n{statement}"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_module_chainer_lacks_is_not_found_naming_it():
+    with pytest.raises(ModuleNotFoundError, match="dbr.chainer.functions.math.no_such_module"):
+        importlib.import_module("dbr.chainer.functions.math.no_such_module")
+    with pytest.raises(AttributeError, match="no_such_module"):
+        _ = chainer.functions.math.no_such_module
+    # A function of another category, or at the top, is no module of Chainer's.
+    for name in ("functions.math.sigmoid", "functions.relu"):
+        with pytest.raises(ModuleNotFoundError, match=f"dbr.chainer.{name}"):
+            importlib.import_module(f"dbr.chainer.{name}")
+    assert not hasattr(chainer.functions.math, "sigmoid")
 
 
 def test_dir_lists_chainer_names():

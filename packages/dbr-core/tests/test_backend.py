@@ -139,3 +139,17 @@ def test_cpu_device_use_and_context():
     assert cpu.use() is None
     assert cpu.is_array_supported(numpy.ones(1))
     assert not cpu.is_array_supported([1.0])
+
+
+def test_supported_array_types_are_the_device_array_modules_ndarray():
+    assert cpu.supported_array_types == (numpy.ndarray,)
+    assert isinstance(numpy.zeros(2), get_device("@numpy").supported_array_types)
+
+    class NoModule(backend.Device):
+        name = "@nothing"
+
+    with pytest.raises(
+        NotImplementedError,
+        match=r"NoModule\.supported_array_types: the device has no array module",
+    ):
+        _ = NoModule().supported_array_types

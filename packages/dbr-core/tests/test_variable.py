@@ -444,3 +444,88 @@ def test_loss_scale_is_public_and_read_only():
     assert x.loss_scale == 4.0
     with pytest.raises(AttributeError):
         x.loss_scale = 2.0
+
+
+# -- mean ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_mean_matches_numpy(axis, keepdims):
+    x = numpy.random.default_rng(0).uniform(-1, 1, (2, 3, 4)).astype(numpy.float32)
+    y = Variable(x).mean(axis=axis, keepdims=keepdims)
+    expected = x.mean(axis=axis, keepdims=keepdims)
+    assert y.dtype == numpy.float32 and y.shape == expected.shape
+    numpy.testing.assert_allclose(y.array, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("axis", [None, 1, -2])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_weighted_mean_matches_numpy_average(dtype, axis, keepdims):
+    rng = numpy.random.default_rng(1)
+    x = rng.uniform(-1, 1, (2, 3, 4)).astype(dtype)
+    w = rng.uniform(0.5, 2, x.shape if axis is None else (3,)).astype(dtype)
+    y = Variable(x).mean(axis=axis, weights=w, keepdims=keepdims)
+    expected = numpy.average(x.astype(numpy.float64), axis=axis, weights=w.astype(numpy.float64))
+    if keepdims:
+        expected = expected.reshape(
+            [1 if axis is None or i == 1 else n for i, n in enumerate(x.shape)]
+        )
+    assert y.dtype == dtype and y.shape == numpy.shape(expected)
+    tol = 5e-3 if dtype == numpy.float16 else 1e-6
+    numpy.testing.assert_allclose(y.array, expected, rtol=tol, atol=tol)
+
+
+def test_mean_gradients_flow_to_the_variable_and_the_weights():
+    from dbr.core.gradient_check import check_backward, check_double_backward
+
+    rng = numpy.random.default_rng(2)
+    x = rng.uniform(-1, 1, (3, 4))
+    w = rng.uniform(0.5, 2, (4,))
+    gy = rng.uniform(-1, 1, (3,))
+    check_backward(lambda x, w: Variable.mean(x, axis=1, weights=w), (x, w), gy)
+    check_backward(lambda x: Variable.mean(x, axis=0), (x,), rng.uniform(-1, 1, (4,)))
+    check_double_backward(
+        lambda x, w: Variable.mean(x * x, axis=1, weights=w), (x, w), gy, (x * 0 + 1, w * 0 + 1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"axis": 3}, ValueError, r"Variable\.mean: expected distinct axes in \[-2, 2\), got 3"),
+        ({"axis": (0, 0)}, ValueError, r"expected distinct axes"),
+        ({"axis": "0"}, TypeError, r"expected axis to be None, an int or a tuple of ints"),
+        (
+            {"axis": (0, 1), "weights": numpy.ones(3, numpy.float32)},
+            ValueError,
+            r"expected axis to be None or a single axis when weights are given, got \(0, 1\)",
+        ),
+        (
+            {"axis": 1, "weights": numpy.ones(4, numpy.float32)},
+            ValueError,
+            r"expected 1-D weights of length 3 for axis 1, got shape \(4,\)",
+        ),
+        (
+            {"weights": numpy.ones(3, numpy.float32)},
+            ValueError,
+            r"expected weights of shape \(2, 3\) \(axis None\), got \(3,\)",
+        ),
+        (
+            {"weights": numpy.ones((2, 3))},
+            TypeError,
+            r"expected weights of dtype float32, got float64",
+        ),
+    ],
+)
+def test_mean_refuses_bad_arguments_naming_them(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Variable(numpy.ones((2, 3), numpy.float32)).mean(**kwargs)
+
+
+def test_mean_refuses_integer_variables():
+    with pytest.raises(
+        TypeError, match=r"Variable\.mean: expected a floating Variable, got dtype int32"
+    ):
+        Variable(numpy.ones(3, numpy.int32), requires_grad=False).mean()

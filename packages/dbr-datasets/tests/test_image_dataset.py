@@ -190,3 +190,11 @@ def test_missing_pillow_names_the_extra(monkeypatch, make):
     monkeypatch.setitem(sys.modules, "PIL", None)
     with pytest.raises(ImportError, match=r'needs Pillow; .*pip install "dbr-datasets\[image\]"'):
         make()
+
+
+def test_available_says_whether_pillow_is_installed():
+    import importlib.util
+
+    from dbr.datasets import image_dataset
+
+    assert image_dataset.available is (importlib.util.find_spec("PIL") is not None)

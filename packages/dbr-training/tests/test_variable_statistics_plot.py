@@ -12,7 +12,11 @@ matplotlib = pytest.importorskip(
     "matplotlib", reason="VariableStatisticsPlot needs matplotlib (extra 'plot')"
 )
 
-from dbr.training.extensions.variable_statistics_plot import VariableStatisticsPlot  # noqa: E402
+from dbr.training.extensions.variable_statistics_plot import (  # noqa: E402
+    Reservoir,
+    Statistician,
+    VariableStatisticsPlot,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PERCENTILES = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
@@ -151,3 +155,50 @@ def test_bad_arguments():
         VariableStatisticsPlot(v, percentile_sigmas=(50, 101))
     with pytest.raises(ValueError, match="expected max_sample_size to be an int >= 1, got 0"):
         VariableStatisticsPlot(v, max_sample_size=0)
+
+
+def test_reservoir_keeps_a_sorted_sample_of_at_most_size_arrays():
+    reservoir = Reservoir(size=5, data_shape=(2, 3))
+    xs = [numpy.full((2, 3), i, numpy.float32) for i in range(20)]
+    for x in xs:
+        reservoir.add(x)
+    idxs, data = reservoir.get_data()
+    assert idxs.shape == (5,) and data.shape == (5, 2, 3)
+    assert list(idxs) == sorted(idxs)
+    for i, d in zip(idxs, data):
+        numpy.testing.assert_array_equal(d, xs[i])
+
+
+def test_reservoir_keeps_every_array_below_its_size_and_the_given_indices():
+    reservoir = Reservoir(size=4, data_shape=(), dtype=numpy.float64)
+    reservoir.add(numpy.float64(1.5), idx=10)
+    reservoir.add(numpy.float64(2.5), idx=3)
+    idxs, data = reservoir.get_data()
+    assert list(idxs) == [3, 10] and list(data) == [2.5, 1.5]
+    assert data.dtype == numpy.float64
+
+
+def test_reservoir_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="Reservoir: expected size to be a positive int, got 0"):
+        Reservoir(size=0, data_shape=(1,))
+    with pytest.raises(ValueError, match=r"Reservoir.add: expected x of shape \(2,\), got \(3,\)"):
+        Reservoir(size=1, data_shape=(2,)).add(numpy.zeros(3))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_statistician_mean_std_and_percentiles(dtype):
+    x = numpy.random.default_rng(0).uniform(-1, 1, (2, 7, 3)).astype(dtype)
+    stats = Statistician(True, True, (0.0, 50.0, 100.0))(x, axis=None)
+    assert all(s.dtype == dtype for s in stats.values())
+    numpy.testing.assert_allclose(stats["mean"], x.mean(), rtol=1e-6)
+    numpy.testing.assert_allclose(stats["std"], x.std(), rtol=1e-6)
+    numpy.testing.assert_allclose(stats["percentile"], [x.min(), numpy.median(x), x.max()])
+    by_axis = Statistician(False, False, (50.0,))(x, axis=1, dtype=numpy.float64)
+    assert set(by_axis) == {"percentile"} and by_axis["percentile"].shape == (1, 2, 3)
+
+
+def test_statistician_refuses_percentiles_outside_0_100():
+    with pytest.raises(
+        ValueError, match=r"Statistician: expected percentile_sigmas in \[0, 100\], got \(101,\)"
+    ):
+        Statistician(True, True, (101,))

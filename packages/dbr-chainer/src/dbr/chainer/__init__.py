@@ -6,18 +6,23 @@ is asked for, so ``import dbr.chainer`` imports only dbr.core until a
 submodule is used. The submodules are modules (``import dbr.chainer.functions
 as F``, ``from dbr.chainer.training import extensions``):
 
-- ``functions``, ``links`` (dbr.functions, dbr.links); ``distributions``
+- ``functions``, ``links`` (dbr.functions, dbr.links), packages whose
+  submodules are dbr's (``functions.math.einsum``); ``distributions``
 - ``optimizers``, ``optimizer_hooks``, ``optimizer``, ``training`` (with
-  ``extensions``, ``triggers``, ``updaters``, ``extension``) from dbr.training
+  ``extensions``, ``triggers``, ``updaters``, ``updater``, ``extension``,
+  ``trainer``, ``util``) from dbr.training
 - ``datasets``, ``iterators``, ``dataset`` (with ``convert``, ``download``,
   ``iterator``, ``dataset_mixin``) from dbr.datasets
-- ``initializers``, ``serializers``, ``reporter``, ``configuration``,
-  ``computational_graph``, ``gradient_check``, ``testing``, ``function_hooks``,
-  ``link_hooks``, ``utils`` (``type_check``), ``backend``, ``variable``,
-  ``link``, ``function``, ``function_node``, ``function_hook``, ``link_hook``,
-  ``sequential`` from dbr.core
+- ``initializers``, ``serializers``, ``serializer``, ``reporter``,
+  ``configuration``, ``computational_graph``, ``gradient_check``, ``testing``,
+  ``function_hooks``, ``link_hooks``, ``utils`` (``type_check``, ``argument``,
+  ``array``; ``conv`` and ``conv_nd`` are dbr.functions.conv), ``backend``,
+  ``variable``, ``link``, ``function``, ``function_node``, ``function_hook``,
+  ``link_hook``, ``sequential`` from dbr.core
+- ``basic_math`` (``functions.math.basic_math``: Variable's operators, dbr.core.ops.arithmetic)
 - ``backends.cuda`` (also ``cuda``): CuPy through dbr-gpu, imported only when used
-- ``chainerx``: a stand-in whose ``is_available()`` is False
+- ``chainerx``, ``backends.intel64``, ``memory_layouts``: stand-ins answering
+  that ChainerX, iDeep and cuDNN layouts are not available; ``types``
 - ``chainermn`` (dbr.distributed) and ``onnx_chainer`` (dbr.onnx), imported
   only when used (so mpi4py and onnx are not loaded before)
 
@@ -40,13 +45,17 @@ try:
 except PackageNotFoundError:
     __version__ = "0.0.0+source"
 
+# Chainer's switch for the FutureWarning of ``utils.experimental``; dbr marks nothing experimental.
+disable_experimental_feature_warning = False
+
 _SUBMODULES = frozenset({
     "backend", "backends", "chainermn", "chainerx", "computational_graph", "configuration",
     "cuda", "onnx_chainer",
     "dataset", "datasets", "distributions", "function", "function_hook", "function_hooks",
     "function_node", "functions", "gradient_check", "initializers", "iterators", "link",
-    "link_hook", "link_hooks", "links", "optimizer", "optimizer_hooks", "optimizers",
-    "reporter", "sequential", "serializers", "testing", "training", "utils", "variable",
+    "link_hook", "link_hooks", "links", "memory_layouts", "optimizer", "optimizer_hooks",
+    "optimizers", "reporter", "sequential", "serializer", "serializers", "testing", "training",
+    "types", "utils", "variable",
 })  # fmt: skip
 
 # Chainer's top-level names that dbr.core defines under the same name.
@@ -78,7 +87,15 @@ _FROM_SUBMODULE = {
 }
 
 
+# Chainer's top-level names for modules it keeps elsewhere.
+_MODULE_ALIASES = {"basic_math": f"{__name__}.functions.math.basic_math"}
+
+
 def __getattr__(name):
+    if name in _MODULE_ALIASES:
+        value = importlib.import_module(_MODULE_ALIASES[name])
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         try:
             return importlib.import_module(f"{__name__}.{name}")
@@ -104,4 +121,6 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | _SUBMODULES | _FROM_CORE | set(_FROM_SUBMODULE))
+    return sorted(
+        set(globals()) | _SUBMODULES | _FROM_CORE | set(_FROM_SUBMODULE) | set(_MODULE_ALIASES)
+    )

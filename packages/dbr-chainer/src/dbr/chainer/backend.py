@@ -3,6 +3,8 @@
 ``get_device``, ``get_device_from_array``, ``get_array_module``,
 ``using_device``, ``copyto``, ``Device`` and ``CpuDevice`` are dbr.core's;
 ``GpuDevice`` is dbr.gpu's, imported when first asked for (dbr-chainer[gpu]).
+``ChainerxDevice`` stands for Chainer's ChainerX device: dbr has no ChainerX,
+so no device is one and none can be made.
 """
 
 import dbr.core.backend as _target
@@ -10,8 +12,8 @@ from dbr.chainer._forward import forward
 
 _forward_getattr, __dir__ = forward(globals(), _target)
 _CHAINER_NAMES = (
-    "CpuDevice", "Device", "GpuDevice", "copyto", "get_array_module", "get_device",
-    "get_device_from_array", "using_device",
+    "ChainerxDevice", "CpuDevice", "Device", "GpuDevice", "copyto", "get_array_module",
+    "get_device", "get_device_from_array", "using_device",
 )  # fmt: skip
 __all__ = list(_CHAINER_NAMES)
 
@@ -22,3 +24,26 @@ def __getattr__(name):
 
         return dbr.gpu.GpuDevice
     return _forward_getattr(name)
+
+
+class ChainerxDevice(_target.Device):
+    """Chainer's ChainerX device; dbr has no ChainerX (``chainerx.is_available()`` is False).
+
+    No device is an instance, so ``isinstance(device, ChainerxDevice)`` guards
+    are False; making one raises RuntimeError.
+    """
+
+    def __init__(self, device):
+        raise RuntimeError(
+            f"ChainerxDevice: cannot make a ChainerX device for {device!r}: dbr has no ChainerX"
+        )
+
+    @staticmethod
+    def from_array(array):
+        """Return None: no array is a ChainerX array in dbr."""
+        return None
+
+    @staticmethod
+    def from_fallback_device(device):
+        """Raise RuntimeError: dbr has no ChainerX device to fall back from."""
+        raise RuntimeError("ChainerxDevice.from_fallback_device: dbr has no ChainerX")

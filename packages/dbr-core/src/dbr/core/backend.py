@@ -40,6 +40,15 @@ class Device:
         """Transfer one array to this device."""
         raise NotImplementedError
 
+    @property
+    def supported_array_types(self):
+        """The tuple of array types that live on this device (``(xp.ndarray,)``)."""
+        if self.xp is None:
+            raise NotImplementedError(
+                f"{type(self).__name__}.supported_array_types: the device has no array module (xp)"
+            )
+        return (self.xp.ndarray,)
+
     def is_array_supported(self, array):
         """Whether ``array`` lives on this device."""
         raise NotImplementedError

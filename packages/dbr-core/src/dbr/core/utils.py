@@ -1,4 +1,9 @@
-"""Small array utilities shared by dbr packages."""
+"""Small array and argument utilities shared by dbr packages."""
+
+import contextlib
+import operator
+import shutil
+import tempfile
 
 import numpy
 
@@ -36,3 +41,96 @@ def force_type(dtype, value):
     if value.dtype != dtype:
         return value.astype(dtype, copy=False)
     return value
+
+
+def size_of_shape(shape):
+    """Return the number of elements of an array of ``shape``, a Python int (1 for ``()``).
+
+    Args:
+        shape (tuple of int): the shape; every length a non-negative integer.
+
+    Raises:
+        TypeError: ``shape`` is not a sequence of integers.
+        ValueError: a length is negative.
+
+    >>> size_of_shape((2, 3, 4))
+    24
+    """
+    size = 1
+    try:
+        lengths = [operator.index(n) for n in shape]
+    except TypeError:
+        raise TypeError(
+            f"size_of_shape: expected shape to be a sequence of ints, got {shape!r}"
+        ) from None
+    for n in lengths:
+        if n < 0:
+            raise ValueError(f"size_of_shape: expected non-negative lengths, got shape {shape!r}")
+        size *= n
+    return size
+
+
+@contextlib.contextmanager
+def tempdir(**kwargs):
+    """Create a temporary directory, yield its path, and remove it with its contents on exit.
+
+    Args:
+        **kwargs: passed to :func:`tempfile.mkdtemp` (``suffix``, ``prefix``, ``dir``).
+
+    >>> import os
+    >>> with tempdir() as path:
+    ...     os.path.isdir(path)
+    True
+    """
+    path = tempfile.mkdtemp(**kwargs)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def check_unexpected_kwargs(kwargs, **unexpected):
+    """Raise ValueError if ``kwargs`` holds a name of ``unexpected``, with that name's message.
+
+    Args:
+        kwargs (dict): the keyword arguments a function received.
+        **unexpected: ``name=message`` for arguments that are no longer
+            accepted, the message saying what to do instead.
+    """
+    for name, message in unexpected.items():
+        if name in kwargs:
+            raise ValueError(message)
+
+
+def assert_kwargs_empty(kwargs):
+    """Raise TypeError naming the keyword arguments left in ``kwargs``, if any."""
+    if kwargs:
+        names = ", ".join(repr(name) for name in sorted(kwargs))
+        raise TypeError(f"got unexpected keyword argument(s) {names}")
+
+
+def parse_kwargs(kwargs, *name_and_values, **unexpected):
+    """Take the named arguments out of ``kwargs``, refusing any other one.
+
+    Args:
+        kwargs (dict): the keyword arguments a function received; the parsed
+            names are removed from it.
+        *name_and_values: ``(name, default)`` pairs, one per accepted argument.
+        **unexpected: ``name=message`` for arguments no longer accepted
+            (see :func:`check_unexpected_kwargs`).
+
+    Returns:
+        tuple: the value of each name in ``name_and_values``, its default when
+        ``kwargs`` does not hold it.
+
+    Raises:
+        ValueError: ``kwargs`` holds a name of ``unexpected``.
+        TypeError: ``kwargs`` holds any other name not in ``name_and_values``.
+
+    >>> parse_kwargs({"train": False}, ("train", True), ("debug", False))
+    (False, False)
+    """
+    values = tuple(kwargs.pop(name, default) for name, default in name_and_values)
+    check_unexpected_kwargs(kwargs, **unexpected)
+    assert_kwargs_empty(kwargs)
+    return values

@@ -435,6 +435,10 @@ class Variable:
     def __len__(self):
         return len(self._data)
 
+    def __pos__(self):
+        """``+v`` is ``v`` itself, as in Chainer (no node is recorded)."""
+        return self
+
     def item(self):
         """The single element of the array as a Python scalar."""
         return self._data.item()

@@ -1,6 +1,7 @@
 """Datasets of image files read with Pillow (the ``image`` extra), as CHW arrays."""
 
 import bisect
+import importlib.util
 import io
 import os
 import threading
@@ -10,6 +11,9 @@ import numpy
 
 from dbr.core import config
 from dbr.datasets.dataset_mixin import DatasetMixin
+
+available = importlib.util.find_spec("PIL") is not None
+"""Whether Pillow is installed, so that these datasets can read images (Chainer's name)."""
 
 
 def _require_pillow(owner):

@@ -1,6 +1,11 @@
-"""``chainer.training.updaters``: ``dbr.training.updaters``'s names, the same objects."""
+"""``chainer.training.updaters``: ``dbr.training.updaters``'s names, the same objects.
+
+It is a package like Chainer's, whose submodules are dbr.training.updaters's
+(see :func:`dbr.chainer._forward.mirror_submodules`).
+"""
 
 import dbr.training.updaters as _target
-from dbr.chainer._forward import forward
+from dbr.chainer._forward import forward, mirror_submodules
 
 __getattr__, __dir__ = forward(globals(), _target)
+mirror_submodules(globals(), "dbr.training.updaters")

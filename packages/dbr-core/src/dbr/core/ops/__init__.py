@@ -2,11 +2,12 @@
 
 They back Variable's operators and the gradients of broadcasting. The
 function library, ``dbr.functions``, re-exports them rather than rewriting them.
-Importing this package binds Variable's operators and its ``T``, ``reshape``
-and ``transpose`` to these functions, so that ``dbr.core.variable`` needs no
+Importing this package binds Variable's operators and its ``T``, ``reshape``,
+``transpose`` and ``mean`` to these functions, so that ``dbr.core.variable`` needs no
 import of them.
 """
 
+from dbr.core.ops._mean import variable_mean
 from dbr.core.ops.arithmetic import (
     absolute,
     add,
@@ -86,7 +87,7 @@ def _transpose_method(self, *axes):
 
 def install_variable_operators(cls):
     """Bind the operators of :class:`dbr.core.Variable` (and ``T``, ``reshape``,
-    ``transpose``) to the functions above."""
+    ``transpose``, ``mean``) to the functions above."""
     cls.__add__ = add
     cls.__radd__ = _radd
     cls.__sub__ = sub
@@ -105,6 +106,7 @@ def install_variable_operators(cls):
     cls.T = property(_transpose_all)
     cls.reshape = _reshape_method
     cls.transpose = _transpose_method
+    cls.mean = variable_mean
 
 
 install_variable_operators(Variable)

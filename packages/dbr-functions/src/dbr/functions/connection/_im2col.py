@@ -172,7 +172,9 @@ def window_elements(x, ksize, stride, pad, outs, pad_value):
     return [xpad[index] for index in window_slices(ksize, stride, outs, ones)]
 
 
-def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0, rows_first=False):
+def im2col_nd(
+    x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0, rows_first=False, out_size=None
+):
     """Every sliding window of an N-d image, as one array.
 
     Args:
@@ -190,6 +192,9 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0, row
         rows_first (bool): put the batch axis after the kernel axes, so that
             ``col`` reshapes to one matrix of ``C * k_1 * ... * k_n`` rows for
             the whole batch.
+        out_size (None or tuple of ints): the number of windows along each
+            spatial axis, instead of the number that ``cover_all`` gives
+            (positions past the padding read ``pad_value``).
 
     Returns:
         A C-contiguous array ``col`` of ``x``'s dtype and shape
@@ -213,10 +218,13 @@ def im2col_nd(x, ksize, stride, pad, dilate=1, cover_all=False, pad_value=0, row
             f"im2col_nd: cover_all must be a bool or a sequence of {nd} bools, got {cover_all!r}"
         )
     spatial = x.shape[2:]
-    outs = tuple(
-        get_conv_outsize(spatial[i], ksize[i], stride[i], pad[i], covers[i], dilate[i])
-        for i in range(nd)
-    )
+    if out_size is None:
+        outs = tuple(
+            get_conv_outsize(spatial[i], ksize[i], stride[i], pad[i], covers[i], dilate[i])
+            for i in range(nd)
+        )
+    else:
+        outs = as_tuple(tuple(out_size), nd, "out_size", "im2col_nd")
     if any(o <= 0 for o in outs):
         raise ValueError(
             f"im2col_nd: the window (ksize={ksize}, dilate={dilate}) does not fit the "

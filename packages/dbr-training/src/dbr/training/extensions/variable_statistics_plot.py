@@ -30,30 +30,92 @@ def _collect_variables(targets):
     )
 
 
-class _Reservoir:
-    """A uniform random sample of at most ``size`` rows from a stream (algorithm R)."""
+class Reservoir:
+    """A uniform random sample of at most ``size`` arrays from a stream (reservoir sampling).
 
-    def __init__(self, size, row_shape):
-        self.data = numpy.zeros((size,) + row_shape, dtype=numpy.float32)
+    Each added array keeps its index in the stream; :meth:`get_data` returns
+    the sample sorted by index.
+
+    Args:
+        size (int): the most arrays kept (at least 1).
+        data_shape (tuple of int): the shape of each array.
+        dtype: the dtype they are stored in.
+    """
+
+    def __init__(self, size, data_shape, dtype=numpy.float32):
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+            raise ValueError(f"Reservoir: expected size to be a positive int, got {size!r}")
+        self.data = numpy.zeros((size, *data_shape), dtype=dtype)
         self.idxs = numpy.zeros((size,), dtype=numpy.int64)
         self.counter = 0
         self._rng = numpy.random.default_rng()
 
-    def add(self, row, idx):
+    def add(self, x, idx=None):
+        """Offer ``x`` (of ``data_shape``) with its index ``idx`` (the count so far if None)."""
+        if numpy.shape(x) != self.data.shape[1:]:
+            raise ValueError(
+                f"Reservoir.add: expected x of shape {self.data.shape[1:]}, got {numpy.shape(x)}"
+            )
+        if idx is None:
+            idx = self.counter
         size = len(self.idxs)
-        if self.counter < size:
-            slot = self.counter
-        else:
-            slot = int(self._rng.integers(self.counter + 1))
+        slot = self.counter if self.counter < size else int(self._rng.integers(self.counter + 1))
         if slot < size:
-            self.data[slot] = row
+            self.data[slot] = backend.to_cpu(x)
             self.idxs[slot] = idx
         self.counter += 1
 
     def get_data(self):
+        """Return ``(idxs, data)``: the sample's indices, increasing, and its arrays in order."""
         n = min(self.counter, len(self.idxs))
         order = numpy.argsort(self.idxs[:n], kind="stable")
         return self.idxs[:n][order], self.data[:n][order]
+
+
+class Statistician:
+    """Computes the mean, standard deviation and percentiles of arrays.
+
+    Args:
+        collect_mean (bool): compute the mean (key ``'mean'``).
+        collect_std (bool): compute the standard deviation (key ``'std'``).
+        percentile_sigmas (sequence of float): the percentiles, in [0, 100],
+            to compute (key ``'percentile'``); empty for none.
+    """
+
+    def __init__(self, collect_mean, collect_std, percentile_sigmas):
+        self.collect_mean = bool(collect_mean)
+        self.collect_std = bool(collect_std)
+        self.percentile_sigmas = tuple(percentile_sigmas)
+        if any(not 0 <= p <= 100 for p in self.percentile_sigmas):
+            raise ValueError(
+                f"Statistician: expected percentile_sigmas in [0, 100], got {percentile_sigmas!r}"
+            )
+
+    def __call__(self, x, axis=0, dtype=None, xp=None):
+        """Return ``{'mean': ..., 'std': ..., 'percentile': ...}`` (the collected ones) of ``x``.
+
+        Args:
+            x (array): the values, NumPy or CuPy.
+            axis (None, int or tuple of int): the axes reduced (all if None).
+            dtype: the dtype the statistics are computed in (``x``'s if None).
+            xp: the array module of ``x`` (found from ``x`` if None).
+
+        Returns:
+            dict: arrays of the statistics; the percentiles are stacked along a
+            new first axis, one per ``percentile_sigmas``.
+        """
+        xp = backend.get_array_module(x) if xp is None else xp
+        if dtype is not None:
+            x = x.astype(dtype, copy=False)
+        out = {}
+        if self.collect_mean:
+            out["mean"] = x.mean(axis=axis)
+        if self.collect_std:
+            out["std"] = x.std(axis=axis)
+        if self.percentile_sigmas:
+            q = xp.asarray(self.percentile_sigmas, dtype=x.dtype)
+            out["percentile"] = xp.percentile(x, q, axis=axis).astype(x.dtype, copy=False)
+        return out
 
 
 class VariableStatisticsPlot(Extension):
@@ -170,7 +232,8 @@ class VariableStatisticsPlot(Extension):
         self._marker = marker
         self._grid = grid
         n_stats = int(self._plot_mean) + int(self._plot_std) + len(percentiles)
-        self._samples = _Reservoir(int(max_sample_size), (len(keys), n_stats))
+        self._samples = Reservoir(int(max_sample_size), (len(keys), n_stats))
+        self._statistician = Statistician(self._plot_mean, self._plot_std, percentiles)
 
     @staticmethod
     def available():
@@ -201,14 +264,11 @@ class VariableStatisticsPlot(Extension):
         x = xp.concatenate(arrays)
         if x.dtype.itemsize < 4 or x.dtype.kind != "f":
             x = x.astype(numpy.float32)
-        stats = []
-        if self._plot_mean:
-            stats.append(x.mean()[None])
-        if self._plot_std:
-            stats.append(x.std()[None])
-        if self._percentiles:
-            stats.append(xp.percentile(x, xp.asarray(self._percentiles, dtype=x.dtype)))
-        return numpy.asarray(backend.to_cpu(xp.concatenate(stats)), dtype=numpy.float32)
+        stats = self._statistician(x, axis=None, xp=xp)
+        rows = [stats[k][None] for k in ("mean", "std") if k in stats]
+        if "percentile" in stats:
+            rows.append(stats["percentile"])
+        return numpy.asarray(backend.to_cpu(xp.concatenate(rows)), dtype=numpy.float32)
 
     def _plot(self, path):
         from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -1,6 +1,0 @@
-"""``chainer.distributions``: ``dbr.functions.distributions``'s names, the same objects."""
-
-import dbr.functions.distributions as _target
-from dbr.chainer._forward import forward
-
-__getattr__, __dir__ = forward(globals(), _target)
