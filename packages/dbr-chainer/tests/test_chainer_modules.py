@@ -20,7 +20,8 @@ import dbr.training
         "from dbr.chainer.backends import intel64, _cpu",
         "from dbr.chainer.training import util, trainer, updater",
         "from dbr.chainer import memory_layouts, serializer, types",
-        "from dbr.chainer.datasets import image_dataset; assert image_dataset.available is True",
+        "from dbr.chainer.datasets import image_dataset; import importlib.util; "
+        "assert image_dataset.available is (importlib.util.find_spec('PIL') is not None)",
         "import dbr.chainer.distributions.utils",
     ],
 )

@@ -387,6 +387,34 @@ def test_a_dropped_retained_intermediate_is_rebuilt_from_its_data():
     assert_equal(x.grad, [8.0, 16.0])
 
 
+class ScaledSum(FunctionNode):
+    """``x * a + b`` whose ``b`` (input 2) may be None; records what backward retrieved."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1, 2))
+        x, a, b = inputs
+        return (x * a if b is None else x * a + b,)
+
+    def backward(self, indexes, grad_outputs):
+        self.retrieved = self.get_retained_inputs()
+        return grad_outputs[0] * self.retrieved[1], None, None
+
+
+@pytest.mark.parametrize("drop_inputs", [False, True])
+def test_a_retained_input_given_as_none_is_retrieved_as_none(drop_inputs):
+    x = Variable(f32(1.0, 2.0))
+    a = x * 1.0
+    node = ScaledSum()
+    (y,) = node.apply((x, a, None))
+    if drop_inputs:
+        del a
+    ops.sum(y).backward()
+    x_back, a_back, b_back = node.retrieved
+    assert x_back is x and b_back is None
+    assert_equal(a_back.array, [1.0, 2.0])
+    assert_equal(x.grad, [1.0, 2.0])
+
+
 def test_the_graph_is_freed_by_reference_counting_alone():
     gc.disable()
     try:
@@ -601,3 +629,22 @@ def test_output_data_puts_none_where_an_output_is_not_retained():
                 assert g is None
             else:
                 numpy.testing.assert_array_equal(g, x + e)
+
+
+def test_an_input_that_is_no_array_is_a_type_error_naming_the_function():
+    with pytest.raises(TypeError, match=r"MatMul: expected input 0 to be a Variable or an array"):
+        ops.matmul((f32(1.0), f32(2.0)), Variable(f32(1.0, 2.0)))
+
+
+def test_a_gradient_set_as_an_array_is_differentiable_in_double_backprop():
+    # As in Chainer: v.grad = array makes a grad_var that requires grad.
+    x = Variable(f32(1.0, 2.0))
+    y = x * x
+    y.grad = f32(3.0, 5.0)
+    gy = y.grad_var
+    assert gy.requires_grad
+    y.backward(enable_double_backprop=True)
+    assert x.grad_var.requires_grad
+    x.grad_var.grad = f32(1.0, 1.0)
+    x.grad_var.backward()
+    assert_equal(gy.grad, [2.0, 4.0])

@@ -465,3 +465,24 @@ def test_backward_on_arrays_matches_the_recorded_backward(op, shape_b, b_require
         assert fast.dtype == recorded.dtype and fast.shape == recorded.shape
         assert fast_flag == recorded_flag
         numpy.testing.assert_array_equal(fast, recorded)
+
+
+def test_unary_plus_is_the_variable_itself():
+    x = Variable(numpy.arange(3, dtype=numpy.float32))
+    assert +x is x
+    (g,) = grad([+x * 2.0], [x], [Variable(numpy.ones(3, numpy.float32))])
+    testing.assert_allclose(g, numpy.full(3, 2.0), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "method, expected",
+    [("__rsub__", -1.0), ("__rtruediv__", 2.0 / 3.0), ("__rpow__", 8.0)],
+)
+def test_reflected_operators_called_with_a_variable(method, expected):
+    # b.__rsub__(a) is a - b, as when Python falls back to the reflected method.
+    a = Variable(numpy.full(2, 2.0))
+    b = Variable(numpy.full(2, 3.0))
+    y = getattr(b, method)(a)
+    testing.assert_allclose(y, numpy.full(2, expected), atol=0, rtol=1e-15)
+    ga, gb = grad([y], [a, b], [Variable(numpy.ones(2))])
+    assert ga is not None and gb is not None

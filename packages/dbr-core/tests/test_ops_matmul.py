@@ -89,6 +89,48 @@ class TestMatMulWithArray(FunctionTestCase):
         return (x @ a if self.form == "x@a" else a @ x,)
 
 
+@testing.parameterize(
+    *testing.product_dict(
+        [CASES[1], CASES[5], CASES[12]],
+        [{"a_dtype": a, "b_dtype": b} for a in FLOATS for b in FLOATS if a != b],
+    )
+)
+class TestMatMulMixedDtypes(FunctionTestCase):
+    """Operands of two dtypes: the product in NumPy's promotion, each gradient in its input's."""
+
+    transa = False
+    transb = False
+
+    def before_test(self, test_name):
+        if numpy.float16 in (self.a_dtype, self.b_dtype):
+            self.check_forward_options = {"atol": 5e-3, "rtol": 5e-3}
+            self.check_backward_options = {"atol": 5e-2, "rtol": 5e-2}
+            self.check_double_backward_options = {"atol": 5e-2, "rtol": 5e-2}
+
+    def generate_inputs(self):
+        return uniform(self.a_shape, self.a_dtype), uniform(self.b_shape, self.b_dtype)
+
+    def forward(self, inputs, device):
+        a, b = inputs
+        return (ops.matmul(a, b, transa=self.transa, transb=self.transb),)
+
+    def forward_expected(self, inputs):
+        a, b = (
+            _transposed(x.astype(numpy.float64), t)
+            for x, t in zip(inputs, (self.transa, self.transb))
+        )
+        return (numpy.matmul(a, b).astype(numpy.result_type(self.a_dtype, self.b_dtype)),)
+
+
+def test_matmul_dtype_argument():
+    a = numpy.ones((2, 3), numpy.float32)
+    (y,) = MatMul(dtype=numpy.float16).apply((a, numpy.ones((3, 4), numpy.float64)))
+    assert y.dtype == numpy.float16
+    (y,) = MatMul(dtype=numpy.float64).apply((a, a.T.copy()))
+    assert y.dtype == numpy.float64
+    testing.assert_allclose(y, numpy.full((2, 2), 3.0), atol=0, rtol=0)
+
+
 def test_matmul_operator_records_a_matmul_node():
     a = Variable(numpy.ones((2, 3), numpy.float32))
     b = Variable(numpy.ones((3, 4), numpy.float32))
@@ -144,7 +186,7 @@ def test_matmul_transa_and_transb_change_which_shapes_are_compatible():
     [
         pytest.param(numpy.int32, numpy.int32, ("a.dtype.kind == 'f'", "i != f"), id="integer"),
         pytest.param(
-            numpy.float32, numpy.float64, ("a.dtype == b.dtype", "float32 != float64"), id="mixed"
+            numpy.float32, numpy.int32, ("b.dtype.kind == 'f'", "i != f"), id="float-integer"
         ),
     ],
 )

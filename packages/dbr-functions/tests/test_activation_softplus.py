@@ -16,7 +16,13 @@ def reference(x, beta):
 
 
 @testing.parameterize(
-    *testing.product({"shape": [(3, 2), (), (2, 3, 4)], "beta": [1.0, 2.5, -1.0], "dtype": FLOATS})
+    *testing.product(
+        {
+            "shape": [(3, 2), (), (2, 3, 4)],
+            "beta": [1.0, 2.5, -1.0, numpy.array(1.5), numpy.array(2, numpy.int32)],
+            "dtype": FLOATS,
+        }
+    )
 )
 class TestSoftplus(FunctionTestCase):
     def generate_inputs(self):
@@ -36,6 +42,9 @@ class TestSoftplus(FunctionTestCase):
             ((x.astype(numpy.int32),), InvalidType, ("Softplus", "x.dtype.kind == 'f'")),
             ((x,), {"beta": 0}, ValueError, "softplus: expected beta to be nonzero"),
             ((x,), {"beta": "2"}, TypeError, "softplus: expected beta to be a real number"),
+            ((x,), {"beta": numpy.array([2.0])}, TypeError, "expected beta to be a real number"),
+            ((x,), {"beta": numpy.array(True)}, TypeError, "expected beta to be a real number"),
+            ((x,), {"beta": numpy.array(0.0)}, ValueError, "expected beta to be nonzero"),
         ]
 
 

@@ -1,9 +1,10 @@
 import numpy
+import pytest
 
 from dbr.core import Variable, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.array.as_strided import as_strided
+from dbr.functions.array.as_strided import _stride_array, as_strided
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
@@ -75,3 +76,16 @@ def test_output_is_a_copy_and_ignores_the_input_layout():
     testing.assert_allclose(y.array, [4, 8], atol=0, rtol=0)
     y.array[...] = -1
     assert base.min() == 0
+
+
+def test_stride_array_helper():
+    x = numpy.arange(8.0)
+    numpy.testing.assert_array_equal(_stride_array(x, (4,), (-1,), 3), [3.0, 2.0, 1.0, 0.0])
+    numpy.testing.assert_array_equal(
+        _stride_array(x, (3, 3), (-1, 2), 3), [[3, 5, 7], [2, 4, 6], [1, 3, 5]]
+    )
+    assert numpy.shares_memory(_stride_array(x, (2,), (1,), 0), x)
+    # x's elements in C order, not its allocation: a reversed view reads reversed
+    numpy.testing.assert_array_equal(_stride_array(x[::-1], (3,), (1,), 0), [7.0, 6.0, 5.0])
+    with pytest.raises(ValueError, match="as_strided: the view reads elements -1 to 5 of 8"):
+        _stride_array(x, (3, 3), (-1, 2), 1)

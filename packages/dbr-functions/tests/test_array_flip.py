@@ -3,7 +3,7 @@ import numpy
 from dbr.core import testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
-from dbr.functions.array.flip import flip, fliplr, flipud
+from dbr.functions.array.flip import _flip, flip, fliplr, flipud
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
@@ -90,3 +90,9 @@ test_bad_input = bad_input_test(
     ],
     function=flip,
 )
+
+
+def test_flip_helper_is_numpy_flip():
+    x = numpy.arange(24.0).reshape(2, 3, 4)
+    for axis in (0, 1, -1):
+        numpy.testing.assert_array_equal(_flip(x, axis), numpy.flip(x, axis))

@@ -15,6 +15,8 @@ _SLICES = {
     "negative-step": ((5,), slice(None, None, -2)),
     "repeated-ints": ((3, 4), numpy.array([0, 2, 0, 0])),
     "int-list": ((3, 4), [2, 2, 1]),
+    "empty-list": ((4, 2, 3), []),
+    "empty-lists-per-axis": ((3, 4), ([], [])),
     "ints-per-axis": ((3, 4), ([0, 1, 0], [3, 3, 3])),
     "ints-and-slice": ((3, 4, 2), (slice(None), numpy.array([[1, 1], [0, 3]]))),
     "bool-mask": ((3, 4), numpy.array([True, False, True])),

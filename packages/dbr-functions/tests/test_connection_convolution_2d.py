@@ -8,7 +8,7 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection.convolution_2d import convolution_2d
+from dbr.functions.connection.convolution_2d import Convolution2DFunction, convolution_2d
 from dbr.functions.connection.convolution_nd import ConvolutionND, ConvolutionNDGradW
 from dbr.functions.connection.deconvolution_nd import DeconvolutionND
 
@@ -103,6 +103,24 @@ def test_gradients_are_deconvolution_and_grad_w_nodes():
     assert type(gW.creator) is ConvolutionNDGradW
     assert gx.shape == x.shape and gW.shape == W.shape
     assert gx.dtype == numpy.float32 and gW.dtype == numpy.float32
+
+
+def test_convolution_2d_function_is_the_node_convolution_2d_applies():
+    x = numpy.random.uniform(-1, 1, (2, 3, 6, 5))
+    W = numpy.random.uniform(-1, 1, (4, 3, 3, 2))
+    node = Convolution2DFunction((2, 1), 1, dilate=(1, 2))
+    assert type(node) is ConvolutionND
+    assert (node.stride, node.pad, node.dilate, node.cover_all) == (
+        (2, 1),
+        (1, 1),
+        (1, 2),
+        (False,) * 2,
+    )
+    (y,) = node.apply((x, W))
+    expected = convolution_2d(x, W, stride=(2, 1), pad=1, dilate=(1, 2))
+    testing.assert_allclose(y, expected, atol=0, rtol=0)
+    with pytest.raises(ValueError, match="convolution_2d: stride must be >= 1"):
+        Convolution2DFunction(0)
 
 
 def test_empty_batch():

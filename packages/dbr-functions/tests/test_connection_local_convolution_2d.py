@@ -1,9 +1,20 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
-from dbr.functions.connection.local_convolution_2d import local_convolution_2d
+from dbr.functions.connection.local_convolution_2d import (
+    LocalConvolution2DFunction,
+    local_convolution_2d,
+)
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 N, C_IN, C_OUT = 2, 3, 2
@@ -32,6 +43,35 @@ def local_conv_ref(x, W, b, stride):
     return y
 
 
+class LocalConvolutionCase(FunctionTestCase):
+    """local_convolution_2d against the defining sum (parameterized below)."""
+
+    x_dtype = W_dtype = None
+
+    def _shapes(self):
+        (h, w), (kh, kw), stride = self.geometry
+        sy, sx = stride if isinstance(stride, tuple) else (stride, stride)
+        out_h, out_w = out_size(h, kh, sy), out_size(w, kw, sx)
+        return (N, C_IN, h, w), (C_OUT, out_h, out_w, C_IN, kh, kw), (sy, sx)
+
+    def generate_inputs(self):
+        x_shape, w_shape, _ = self._shapes()
+        x_dtype = self.x_dtype or self.dtype
+        x = numpy.random.uniform(-1, 1, x_shape).astype(x_dtype)
+        W = numpy.random.uniform(-1, 1, w_shape).astype(self.W_dtype or self.dtype)
+        if not self.with_bias:
+            return x, W
+        return x, W, numpy.random.uniform(-1, 1, w_shape[:3]).astype(x_dtype)
+
+    def forward(self, inputs, device):
+        return (local_convolution_2d(*inputs, stride=self.geometry[2]),)
+
+    def forward_expected(self, inputs):
+        x, W = inputs[:2]
+        b = inputs[2] if self.with_bias else None
+        return (local_conv_ref(x, W, b, self._shapes()[2]).astype(x.dtype),)
+
+
 @testing.parameterize(
     *testing.product(
         {
@@ -48,28 +88,30 @@ def local_conv_ref(x, W, b, stride):
         }
     )
 )
-class TestLocalConvolution2D(FunctionTestCase):
-    def _shapes(self):
-        (h, w), (kh, kw), stride = self.geometry
-        sy, sx = stride if isinstance(stride, tuple) else (stride, stride)
-        out_h, out_w = out_size(h, kh, sy), out_size(w, kw, sx)
-        return (N, C_IN, h, w), (C_OUT, out_h, out_w, C_IN, kh, kw), (sy, sx)
+class TestLocalConvolution2D(LocalConvolutionCase):
+    """One dtype for x, W and b, several geometries."""
 
-    def generate_inputs(self):
-        x_shape, w_shape, _ = self._shapes()
-        x = numpy.random.uniform(-1, 1, x_shape).astype(self.dtype)
-        W = numpy.random.uniform(-1, 1, w_shape).astype(self.dtype)
-        if not self.with_bias:
-            return x, W
-        return x, W, numpy.random.uniform(-1, 1, w_shape[:3]).astype(self.dtype)
 
-    def forward(self, inputs, device):
-        return (local_convolution_2d(*inputs, stride=self.geometry[2]),)
+@testing.parameterize(
+    *testing.product(
+        {
+            "geometry": [((4, 5), (3, 3), 1)],
+            "with_bias": [True],
+            "x_dtype": FLOATS,
+            "W_dtype": FLOATS,
+        }
+    )
+)
+class TestLocalConvolution2DMixedDtypes(LocalConvolutionCase):
+    """x and W of two dtypes: y (and b) in x's dtype, each gradient in its input's dtype."""
 
-    def forward_expected(self, inputs):
-        x, W = inputs[:2]
-        b = inputs[2] if self.with_bias else None
-        return (local_conv_ref(x, W, b, self._shapes()[2]).astype(self.dtype),)
+    def before_test(self, test_name):
+        families.loosen_for_float16(self, self.x_dtype, self.W_dtype)
+
+
+def test_function_node_takes_an_int_stride():
+    assert LocalConvolution2DFunction(2).stride == (2, 2)
+    assert LocalConvolution2DFunction((1, 3)).stride == (1, 3)
 
 
 def test_gradients_against_reference():
@@ -111,7 +153,12 @@ _LOCAL = "LocalConvolution2DFunction"
 test_bad_input = bad_input_test(
     [
         (*_case(x=numpy.int32), InvalidType, (_LOCAL, "x.dtype.kind")),
-        (*_case(W=numpy.float32), InvalidType, (_LOCAL, "W.dtype")),
+        (*_case(W=numpy.int32), InvalidType, (_LOCAL, "W.dtype.kind")),
+        (
+            *_case(b_shape=(1, 2, 2), x=numpy.float32),
+            InvalidType,
+            (_LOCAL, "b.dtype == x.dtype"),
+        ),
         (*_case(x_shape=(2, 4, 4)), InvalidType, (_LOCAL, "x.ndim")),
         (*_case(w_shape=(1, 2, 2, 2, 9)), InvalidType, (_LOCAL, "W.ndim")),
         (*_case(x_shape=(1, 3, 4, 4)), InvalidType, (_LOCAL, "x.shape[1]", "W.shape[3]")),

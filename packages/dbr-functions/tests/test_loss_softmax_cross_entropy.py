@@ -259,6 +259,21 @@ def test_gradient_is_softmax_minus_onehot(cache_score):
     numpy.testing.assert_allclose(v.grad, expected / 2, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("soft", [False, True])
+def test_cached_softmax_y(dtype, soft):
+    x = numpy.random.uniform(-1, 1, (3, 4)).astype(dtype)
+    t = numpy.full((3, 4), 0.25, dtype) if soft else numpy.array([0, 3, -1], numpy.int32)
+    loss = softmax_cross_entropy(Variable(x), t)
+    y = loss.creator.y
+    assert y.dtype == dtype and y.shape == x.shape
+    tol = {"rtol": 1e-3} if dtype == numpy.float16 else {"rtol": 1e-6}
+    numpy.testing.assert_allclose(y, numpy.exp(_log_softmax(x)), **tol)
+    loss.backward()
+    assert loss.creator.y is None
+    assert softmax_cross_entropy(x, t, cache_score=False).creator.y is None
+
+
 def test_soft_onehot_target_equals_hard_label():
     x = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
     t = numpy.array([0, 2, 1, 1], numpy.int32)

@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
@@ -6,6 +10,10 @@ from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.math import sparse_matmul as sparse_module
 from dbr.functions.math.sparse_matmul import CooMatMul, CooMatrix, sparse_matmul, to_coo
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
@@ -26,19 +34,11 @@ def random_sparse(shape, dtype):
     return x.astype(dtype)
 
 
-@testing.parameterize(
-    *testing.product(
-        {
-            "sparse_left": [True, False],
-            "batch": [None, 2],
-            "transa": [False, True],
-            "transb": [False, True],
-            "dtype": FLOATS,
-        }
-    )
-)
-class TestSparseMatMul(FunctionTestCase):
+class SparseMatMulCase(FunctionTestCase):
+    """``sparse_matmul`` of a random COO operand and a dense one (parameterized below)."""
+
     m, k, n = 3, 4, 2
+    sparse_dtype = dense_dtype = None
 
     def generate_inputs(self):
         lead = () if self.batch is None else (self.batch,)
@@ -46,9 +46,10 @@ class TestSparseMatMul(FunctionTestCase):
         a_shape = lead + ((self.k, self.m) if self.transa else (self.m, self.k))
         b_shape = lead + ((self.n, self.k) if self.transb else (self.k, self.n))
         sparse_shape, dense_shape = (a_shape, b_shape) if self.sparse_left else (b_shape, a_shape)
-        coo = to_coo(random_sparse(sparse_shape, self.dtype), ldnz=self.m * self.k + 1)
+        sparse_dtype = self.sparse_dtype or self.dtype
+        coo = to_coo(random_sparse(sparse_shape, sparse_dtype), ldnz=self.m * self.k + 1)
         self.row, self.col, self.shape = coo.row, coo.col, coo.shape
-        dense = numpy.random.uniform(-1, 1, dense_shape).astype(self.dtype)
+        dense = numpy.random.uniform(-1, 1, dense_shape).astype(self.dense_dtype or self.dtype)
         return coo.data.array, dense
 
     def forward(self, inputs, device):
@@ -69,7 +70,97 @@ class TestSparseMatMul(FunctionTestCase):
             a = a.swapaxes(-1, -2)
         if self.transb:
             b = b.swapaxes(-1, -2)
-        return ((a @ b).astype(self.dtype),)
+        return ((a @ b).astype(numpy.result_type(*inputs)),)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "sparse_left": [True, False],
+            "batch": [None, 2],
+            "transa": [False, True],
+            "transb": [False, True],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestSparseMatMul(SparseMatMulCase):
+    """Both operands of one dtype, either way round, batched or not, transposed or not."""
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "sparse_left": [True, False],
+            "batch": [None, 2],
+            "transa": [False, True],
+            "transb": [True],
+            "sparse_dtype": FLOATS,
+            "dense_dtype": FLOATS,
+        }
+    )
+)
+class TestSparseMatMulMixedDtypes(SparseMatMulCase):
+    """Operands of two dtypes: the product in NumPy's promotion, each gradient in its input's."""
+
+    def before_test(self, test_name):
+        families.loosen_for_float16(self, self.sparse_dtype, self.dense_dtype)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "transa": [False, True],
+            "transb": [False, True],
+            "transc": [False, True],
+            "dtype": [numpy.float32],
+        }
+    )
+)
+class TestCooMatMulNode(FunctionTestCase):
+    """CooMatMul built directly as Chainer's tests build it: order hint and transc."""
+
+    m, k, n = 3, 4, 2
+
+    def generate_inputs(self):
+        sparse_shape = (self.k, self.m) if self.transa else (self.m, self.k)
+        dense_shape = (self.n, self.k) if self.transb else (self.k, self.n)
+        coo = to_coo(random_sparse(sparse_shape, self.dtype))
+        self.coo = coo
+        return coo.data.array, numpy.random.uniform(-1, 1, dense_shape).astype(numpy.float64)
+
+    def forward(self, inputs, device):
+        coo = self.coo
+        node = CooMatMul(
+            device.send(coo.row), device.send(coo.col), coo.shape, coo.order,
+            transa=self.transa, transb=self.transb, transc=self.transc,
+        )  # fmt: skip
+        return (node.apply(inputs)[0],)
+
+    def forward_expected(self, inputs):
+        data, dense = inputs
+        s = dense_of(data, self.coo.row, self.coo.col, self.coo.shape)[0]
+        a = s.T if self.transa else s
+        b = dense.T if self.transb else dense
+        y = a @ b
+        return (y.T if self.transc else y,)
+
+
+def test_coo_matmul_dtype_argument():
+    coo = to_coo(numpy.array([[1.0, 0.0], [0.0, 2.0]], numpy.float32))
+    node = CooMatMul(coo.row, coo.col, coo.shape, dtype=numpy.float16)
+    (y,) = node.apply((coo.data, numpy.ones((2, 3))))
+    assert y.dtype == numpy.float16
+    testing.assert_allclose(y, [[1.0] * 3, [2.0] * 3], atol=0, rtol=0)
+
+
+def test_all_zero_matrix():
+    coo = to_coo(numpy.zeros((2, 3), numpy.float32), requires_grad=True)
+    assert coo.data.shape == (0,) and coo.order == "C"
+    y = sparse_matmul(coo, numpy.ones((3, 4), numpy.float32))
+    testing.assert_allclose(y, numpy.zeros((2, 4)), atol=0, rtol=0)
+    (g,) = grad([y], [coo.data], [Variable(numpy.ones((2, 4), numpy.float32))])
+    assert g.shape == (0,) and g.dtype == numpy.float32
 
 
 class TestSparseMatMulWithoutScipy(TestSparseMatMul):
@@ -181,7 +272,18 @@ test_bad_input = bad_input_test(
             InvalidType,
             ("CooMatMul", "dn.shape[-2] == 3"),
         ),
-        ((_SP, _DENSE.astype(numpy.float64)), InvalidType, "dn.dtype == sp.dtype"),
+        ((_SP, _DENSE.astype(numpy.int32)), InvalidType, "dn.dtype.kind == 'f'"),
+        (
+            (to_coo(numpy.eye(3, dtype=numpy.int32)), _DENSE),
+            InvalidType,
+            "sp.dtype.kind == 'f'",
+        ),
+        (
+            (_SP, numpy.ones((2, 4), numpy.float32)),
+            {"transb": True},
+            InvalidType,
+            "dn.shape[-1] == 3",
+        ),
         ((_SP, numpy.ones((1, 3, 2), numpy.float32)), InvalidType, "dn.ndim == sp.ndim"),
         (
             (to_coo(numpy.ones((2, 3, 3), numpy.float32)), numpy.ones((4, 3, 2), numpy.float32)),

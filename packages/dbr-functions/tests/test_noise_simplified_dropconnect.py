@@ -1,3 +1,7 @@
+import pathlib
+import runpy
+import types
+
 import numpy
 import pytest
 
@@ -5,6 +9,10 @@ from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
 from dbr.core.type_check import InvalidType
 from dbr.functions.noise.simplified_dropconnect import simplified_dropconnect
+
+# Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
+_FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
+families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 N, M, IN_SHAPE = 4, 3, (2, 3)  # batch, outputs, per-sample input shape (6 features)
@@ -27,18 +35,8 @@ def linear_ref(x, W, b, mask, scale):
     return y
 
 
-@testing.parameterize(
-    *testing.product(
-        {
-            "mask_kind": ["batchwise", "shared", "none"],
-            "x_ndim": [2, 3],
-            "with_bias": [True, False],
-            "dtype": FLOATS,
-        }
-    )
-)
-class TestSimplifiedDropconnect(FunctionTestCase):
-    """Values and gradients with a given mask (or, for 'none', in test mode)."""
+class DropconnectCase(FunctionTestCase):
+    """Values and gradients with a given mask (or, for 'none', in test mode); see below."""
 
     ratio = 0.4
 
@@ -68,7 +66,46 @@ class TestSimplifiedDropconnect(FunctionTestCase):
         x, W = inputs[:2]
         b = inputs[2] if self.with_bias else None
         scale = 1.0 if self.mask is None else 1.0 / (1.0 - self.ratio)
-        return (linear_ref(x, W, b, self.mask, scale).astype(self.dtype),)
+        return (linear_ref(x, W, b, self.mask, scale).astype(x.dtype),)
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "mask_kind": ["batchwise", "shared", "none"],
+            "x_ndim": [2, 3],
+            "with_bias": [True, False],
+            "dtype": FLOATS,
+        }
+    )
+)
+class TestSimplifiedDropconnect(DropconnectCase):
+    """One dtype for x, W and b."""
+
+
+@testing.parameterize(
+    *testing.product(
+        {
+            "mask_kind": ["batchwise", "shared"],
+            "x_ndim": [2],
+            "with_bias": [True],
+            "x_dtype": FLOATS,
+            "W_dtype": FLOATS,
+        }
+    )
+)
+class TestSimplifiedDropconnectMixedDtypes(DropconnectCase):
+    """x and W of two dtypes: y (and b) in x's dtype, each gradient in its input's dtype."""
+
+    dtype = None
+
+    def before_test(self, test_name):
+        super().before_test(test_name)
+        families.loosen_for_float16(self, self.x_dtype, self.W_dtype)
+
+    def generate_inputs(self):
+        x, W, b = (numpy.random.uniform(-1, 1, shape) for shape in ((N, 6), (M, 6), (M,)))
+        return x.astype(self.x_dtype), W.astype(self.W_dtype), b.astype(self.x_dtype)
 
 
 @pytest.mark.parametrize("use_batchwise_mask", [True, False])
@@ -189,10 +226,16 @@ test_bad_input = bad_input_test(
             ("SimplifiedDropconnect", "x.dtype.kind"),
         ),
         (
-            (numpy.ones((2, 6), numpy.float32), _W, None),
+            (_X, _W.astype(numpy.int32), None),
             {"mask": None},
             InvalidType,
-            ("SimplifiedDropconnect", "W.dtype"),
+            ("SimplifiedDropconnect", "W.dtype.kind"),
+        ),
+        (
+            (_X, _W, numpy.ones(3, numpy.float32)),
+            {"mask": None},
+            InvalidType,
+            ("SimplifiedDropconnect", "b.dtype == x.dtype"),
         ),
         (
             (_X, _W, numpy.ones(4)),

@@ -74,6 +74,17 @@ def test_forward_values(dtype, nobias, stride):
     assert_allclose(y.array, _reference(x, link.W.array, b, link.stride), **tolerances(dtype))
 
 
+@pytest.mark.parametrize("x_dtype", DTYPES)
+def test_input_of_another_dtype_without_bias(x_dtype):
+    # W and x meet in their common dtype; y has x's dtype (a bias must have it too).
+    link = _make(numpy.float32, 2, 3, (5, 4), 2, nobias=True)
+    x = numpy.random.uniform(-1, 1, (2, 2, 5, 4)).astype(x_dtype)
+    y = link(x)
+    assert y.dtype == x_dtype
+    expected = _reference(x, link.W.array, None, link.stride)
+    assert_allclose(y.array, expected, **tolerances(x_dtype))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(dtype, nobias, link_check):
@@ -122,7 +133,7 @@ test_bad_input = bad_input_test(
             (numpy.ones((1, 3, 5, 5), numpy.float64),),
             {},
             InvalidType,
-            ("LocalConvolution2DFunction", "W.dtype == x.dtype"),
+            ("LocalConvolution2DFunction", "b.dtype == x.dtype"),
         ),
         (
             (3, 2),

@@ -65,6 +65,16 @@ def test_test_mode_is_linear(dtype):
     assert_allclose(y.array, _reference(x, link.W.array, link.b.array), **tolerances(dtype))
 
 
+@pytest.mark.parametrize("x_dtype", DTYPES)
+def test_input_of_another_dtype_without_bias(x_dtype):
+    # W and x meet in their common dtype; y has x's dtype (a bias must have it too).
+    link = _make(numpy.float32, 4, 3, nobias=True)
+    x = numpy.random.uniform(-1, 1, (5, 4)).astype(x_dtype)
+    y = link(x, train=False)
+    assert y.dtype == x_dtype
+    assert_allclose(y.array, _reference(x, link.W.array, None), **tolerances(x_dtype))
+
+
 def test_train_argument_alone_decides_as_in_chainer():
     link = _make(numpy.float64, 20, 30, ratio=0.5)
     x = numpy.random.uniform(0.5, 1, (4, 20))
@@ -147,7 +157,7 @@ test_bad_input = bad_input_test(
             (numpy.ones((2, 3), numpy.float64),),
             {},
             InvalidType,
-            ("SimplifiedDropconnect", "W.dtype == x.dtype"),
+            ("SimplifiedDropconnect", "b.dtype == x.dtype"),
         ),
         ((3, 0), ValueError, "SimplifiedDropconnect: out_size must be a positive int, got 0"),
         (

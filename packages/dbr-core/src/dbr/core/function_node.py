@@ -182,7 +182,19 @@ class FunctionNode:
         return tuple(ret)
 
     def _check_data_type_forward(self, in_data):
-        """Run ``check_type_forward`` on expressions and raise its message on failure."""
+        """Run ``check_type_forward`` on expressions and raise its message on failure.
+
+        An input that is not an array (nor None) is a TypeError naming it.
+        """
+        from dbr.core import backend
+
+        array_types = (*backend.get_array_types(), numpy.generic)
+        for i, x in enumerate(in_data):
+            if x is not None and not isinstance(x, array_types):
+                raise TypeError(
+                    f"{self.label}: expected input {i} to be a Variable or an array "
+                    f"(numpy.ndarray or cupy.ndarray), got {type(x).__name__}"
+                )
         in_types = type_check.get_types(in_data, "in_types", False)
         try:
             with type_check.get_function_check_context(self):
@@ -221,7 +233,11 @@ class FunctionNode:
         self._output_indexes_to_retain = tuple(indexes)
 
     def get_retained_inputs(self):
-        """Return the retained inputs as Variables linked to the graph."""
+        """Return the retained inputs as Variables linked to the graph.
+
+        An input given as None (a gradient that was None, say) is None here,
+        as in Chainer.
+        """
         indexes = self._input_indexes_to_retain
         if indexes is None:
             return ()
@@ -230,7 +246,10 @@ class FunctionNode:
         for index in indexes:
             node = inputs[index]
             var = node._variable()
-            ret.append(node.get_variable() if var is None else var)
+            if var is None:
+                ret.append(None if node.data is None else node.get_variable())
+            else:
+                ret.append(None if var._data is None else var)
         return tuple(ret)
 
     @staticmethod

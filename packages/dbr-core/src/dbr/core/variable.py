@@ -217,7 +217,11 @@ class Variable:
 
     @property
     def grad(self):
-        """The gradient array (None until backward sets it)."""
+        """The gradient array (None until backward sets it).
+
+        Setting an array makes ``grad_var`` a new Variable that requires grad,
+        as in Chainer, so that a double backprop reaches it.
+        """
         g = self._grad_var
         return None if g is None else g._data
 
@@ -233,7 +237,7 @@ class Variable:
                 f"Variable.grad: expected an array of shape {data.shape} and dtype "
                 f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}"
             )
-        self._grad_var = Variable.from_array(g, False)
+        self._grad_var = Variable.from_array(g)
 
     def cleargrad(self):
         """Set the gradient to None (gradients otherwise accumulate over backward calls)."""

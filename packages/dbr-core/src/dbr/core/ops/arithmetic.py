@@ -491,7 +491,9 @@ def rsub(self, other):
     if _is_scalar(other):
         return SubFromConstant(other).apply((self,))[0]
     check_operand(other, "rsub")
-    return Sub().apply((as_operand_variable(other, self), self))[0]
+    if not isinstance(other, Variable):
+        other = as_operand_variable(other, self)
+    return Sub().apply((other, self))[0]
 
 
 def mul(lhs, rhs):
@@ -519,7 +521,9 @@ def rdiv(self, other):
     if _is_scalar(other):
         return DivFromConstant(other).apply((self,))[0]
     check_operand(other, "rdiv")
-    return Div().apply((as_operand_variable(other, self), self))[0]
+    if not isinstance(other, Variable):
+        other = as_operand_variable(other, self)
+    return Div().apply((other, self))[0]
 
 
 def pow(lhs, rhs):  # the operator's name
@@ -537,7 +541,9 @@ def rpow(self, other):
     if _is_scalar(other):
         return PowConstVar(other).apply((self,))[0]
     check_operand(other, "rpow")
-    return PowVarVar().apply((as_operand_variable(other, self), self))[0]
+    if not isinstance(other, Variable):
+        other = as_operand_variable(other, self)
+    return PowVarVar().apply((other, self))[0]
 
 
 def neg(x):

@@ -9,6 +9,7 @@ from dbr.core.ops.broadcast import sum_to
 from dbr.core.ops.shape import reshape, transpose
 
 _ndarray = numpy.ndarray
+_float32 = numpy.dtype(numpy.float32)
 
 
 def _swap_last(x):
@@ -25,16 +26,21 @@ def _swap_last_var(x):
 
 
 class MatMul(FunctionNode):
-    """``a @ b``, optionally transposing the last two axes of either operand first."""
+    """``a @ b``, optionally transposing the last two axes of either operand first.
 
-    def __init__(self, transa=False, transb=False):
+    The operands may have different floating dtypes; the product has
+    ``dtype`` (None: NumPy's promotion of the two).
+    """
+
+    def __init__(self, transa=False, transb=False, dtype=None):
         self.transa = transa
         self.transb = transb
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("a", "b"))
         a, b = in_types
-        type_check.expect(a.dtype.kind == "f", a.dtype == b.dtype, a.ndim >= 1, b.ndim >= 1)
+        type_check.expect(a.dtype.kind == "f", b.dtype.kind == "f", a.ndim >= 1, b.ndim >= 1)
         a_shape = type_check.eval(a.shape)
         b_shape = type_check.eval(b.shape)
         if self.transa and len(a_shape) >= 2:
@@ -58,7 +64,12 @@ class MatMul(FunctionNode):
         if self.transb:
             b = _swap_last(b)
         xp = numpy if type(a) is _ndarray else backend.get_array_module(a)
-        return (force_array(xp.matmul(a, b)),)
+        if a.dtype != b.dtype:
+            # float16 meets the other operand in float32 at least: BLAS has no half GEMM.
+            common = numpy.promote_types(numpy.promote_types(a.dtype, b.dtype), _float32)
+            y = xp.matmul(a.astype(common, copy=False), b.astype(common, copy=False))
+            return (force_array(y, self.dtype or numpy.result_type(a.dtype, b.dtype)),)
+        return (force_array(xp.matmul(a, b), self.dtype),)
 
     def backward(self, indexes, grad_outputs):
         a, b = self.get_retained_inputs()
@@ -76,12 +87,12 @@ class MatMul(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                g = matmul(gy2, b2, transb=True)
+                g = MatMul(transb=True, dtype=a.dtype).apply((gy2, b2))[0]
                 g = sum_to(g, a2.shape)
                 g = reshape(g, a_eff.shape)
                 ret.append(_swap_last_var(g) if self.transa else g)
             else:
-                g = matmul(a2, gy2, transa=True)
+                g = MatMul(transa=True, dtype=b.dtype).apply((a2, gy2))[0]
                 g = sum_to(g, b2.shape)
                 g = reshape(g, b_eff.shape)
                 ret.append(_swap_last_var(g) if self.transb else g)
@@ -97,12 +108,14 @@ def matmul(a, b, transa=False, transb=False):
 
     Args:
         a (Variable or array): left operand, floating dtype.
-        b (Variable or array): right operand, same dtype.
+        b (Variable or array): right operand, floating dtype (not
+            necessarily ``a``'s).
         transa (bool): transpose the last two axes of ``a`` first.
         transb (bool): transpose the last two axes of ``b`` first.
 
     Returns:
-        Variable: the product.
+        Variable: the product, of the dtype NumPy's promotion gives ``a`` and
+        ``b``; each gradient has its input's dtype.
 
     >>> import numpy as np
     >>> matmul(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)).shape

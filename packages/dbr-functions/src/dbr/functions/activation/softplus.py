@@ -27,6 +27,12 @@ class Softplus(FloatInput):
     """Elementwise ``log(1 + exp(beta * x)) / beta``."""
 
     def __init__(self, beta=1.0):
+        if (
+            isinstance(beta, backend.get_array_types())
+            and beta.ndim == 0
+            and beta.dtype.kind in "iuf"
+        ):
+            beta = beta.item()
         if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
             raise TypeError(f"softplus: expected beta to be a real number, got {beta!r}")
         if beta == 0:
@@ -62,7 +68,8 @@ def softplus(x, beta=1.0):
     Args:
         x (Variable or array): input of a floating dtype (float16, float32 or
             float64), any shape.
-        beta (float): the sharpness :math:`\\beta`, nonzero.
+        beta (float or 0-d array): the sharpness :math:`\\beta`, a nonzero
+            real number.
 
     Returns:
         Variable: of ``x``'s shape and dtype.

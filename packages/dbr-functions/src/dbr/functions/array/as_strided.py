@@ -15,11 +15,34 @@ def _as_ints(values, name):
         raise TypeError(f"as_strided: expected {name} to be {expected}, got {got!r}") from None
 
 
-def _strided_view(xp, flat, shape, strides, offset):
-    """The view of the 1-D contiguous ``flat`` at ``offset`` with ``strides`` in elements."""
+def _reach(shape, strides, offset):
+    """The first and last positions ``shape``, ``strides`` and ``offset`` read (None if none)."""
+    if 0 in shape:
+        return None
+    low = sum([(n - 1) * s for n, s in zip(shape, strides) if s < 0])
+    high = sum([(n - 1) * s for n, s in zip(shape, strides) if s > 0])
+    return offset + low, offset + high
+
+
+def _stride_array(array, shape, strides, storage_offset):
+    """A view of ``array``'s elements in C order through a shape, strides and offset in elements.
+
+    (Chainer's helper name, which its tests read.) The view is of ``array``'s
+    memory when it is C-contiguous, else of a C-ordered copy.
+
+    Raises:
+        ValueError: a position the view reads lies outside ``array``.
+    """
+    xp = get_array_module(array)
+    flat = xp.ascontiguousarray(array).reshape(-1)
+    reach = _reach(shape, strides, storage_offset)
+    if reach is not None and (reach[0] < 0 or reach[1] >= flat.size):
+        raise ValueError(
+            f"as_strided: the view reads elements {reach[0]} to {reach[1]} of {flat.size}"
+        )
     itemsize = flat.dtype.itemsize
     return xp.lib.stride_tricks.as_strided(
-        flat[offset:], shape=shape, strides=tuple([s * itemsize for s in strides])
+        flat[storage_offset:], shape=shape, strides=tuple([s * itemsize for s in strides])
     )
 
 
@@ -30,12 +53,7 @@ class AsStrided(FunctionNode):
         self.shape = shape
         self.strides = strides
         self.storage_offset = storage_offset
-        if 0 in shape:
-            self._span = None
-        else:
-            low = sum([(n - 1) * s for n, s in zip(shape, strides) if s < 0])
-            high = sum([(n - 1) * s for n, s in zip(shape, strides) if s > 0])
-            self._span = (storage_offset + low, storage_offset + high)
+        self._span = _reach(shape, strides, storage_offset)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
@@ -55,8 +73,7 @@ class AsStrided(FunctionNode):
         xp = get_array_module(x)
         if self._span is None:
             return (xp.empty(self.shape, x.dtype),)
-        flat = xp.ascontiguousarray(x).reshape(-1)
-        view = _strided_view(xp, flat, self.shape, self.strides, self.storage_offset)
+        view = _stride_array(x, self.shape, self.strides, self.storage_offset)
         return (view.copy(),)
 
     def backward(self, indexes, grad_outputs):
@@ -81,8 +98,8 @@ class AsStridedGrad(FunctionNode):
             size *= n
         gx = xp.zeros(size, gy.dtype)
         if gy.size:
-            positions = _strided_view(
-                xp, xp.arange(size), self.shape, self.strides, self.storage_offset
+            positions = _stride_array(
+                xp.arange(size), self.shape, self.strides, self.storage_offset
             )
             xp.add.at(gx, positions.reshape(-1), gy.reshape(-1))
         return (gx.reshape(self.x_shape),)

@@ -4,7 +4,8 @@ from dbr.core import FunctionNode, type_check
 from dbr.functions.array._args import check_axis, check_int
 
 
-def _flipped(x, axis):
+def _flip(x, axis):
+    """``x`` viewed with its elements along ``axis`` reversed (Chainer's helper name)."""
     axis %= x.ndim
     return x[(slice(None),) * axis + (slice(None, None, -1),)]
 
@@ -20,7 +21,7 @@ class Flip(FunctionNode):
         check_axis(in_types[0], self.axis)
 
     def forward(self, inputs):
-        return (_flipped(inputs[0], self.axis),)
+        return (_flip(inputs[0], self.axis),)
 
     def backward(self, indexes, grad_outputs):
         return Flip(self.axis).apply(grad_outputs)

@@ -77,7 +77,8 @@ def repeat(x, repeats, axis=None):
     Args:
         x (Variable or array): input.
         repeats (int or tuple of ints): how many times each element is
-            repeated, each non-negative; a tuple gives one count per element
+            repeated, each non-negative (a bool counts as 0 or 1, as in
+            NumPy and Chainer); a tuple gives one count per element
             along ``axis`` (per element of the flattened ``x`` if ``axis`` is
             None), or a single count for all.
         axis (int or None): the axis along which to repeat (negative counts
@@ -100,6 +101,10 @@ def repeat(x, repeats, axis=None):
            [3., 4.],
            [3., 4.]], dtype=float32)
     """
+    if isinstance(repeats, (tuple, list)):
+        repeats = tuple([int(r) if isinstance(r, bool) else r for r in repeats])
+    elif isinstance(repeats, bool):
+        repeats = int(repeats)
     repeats = check_int_tuple(repeats, "repeats", "repeat")
     if any(r < 0 for r in repeats):
         raise ValueError(f"repeat: expected every element of repeats to be >= 0, got {repeats}")

@@ -8,11 +8,17 @@ from dbr.core.ops import get_item
 from dbr.core.variable import Variable
 
 
+def _list_index(values):
+    """A list as NumPy indexes with it: an array, of intp when empty (not float64)."""
+    index = numpy.asarray(values)
+    return index.astype(numpy.intp) if index.size == 0 else index
+
+
 def _normalize_slices(slices):
     if isinstance(slices, list):
         # A list of ints is one integer index, as in NumPy; any other list is a tuple of indexes.
         if all(isinstance(s, (int, numpy.integer)) for s in slices):
-            slices = (numpy.asarray(slices),)
+            slices = (_list_index(slices),)
         else:
             slices = tuple(slices)
     elif not isinstance(slices, tuple):
@@ -22,7 +28,7 @@ def _normalize_slices(slices):
         if isinstance(s, Variable):
             s = s.array
         elif isinstance(s, list):
-            s = numpy.asarray(s)
+            s = _list_index(s)
         out.append(s)
     if sum(s is Ellipsis for s in out) > 1:
         raise ValueError("scatter_add: expected at most one Ellipsis in slices, got several")

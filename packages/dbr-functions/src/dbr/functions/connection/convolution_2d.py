@@ -1,6 +1,6 @@
 """convolution_2d: two-dimensional convolution, as in CNNs."""
 
-from dbr.functions.connection.convolution_nd import apply_convolution
+from dbr.functions.connection.convolution_nd import apply_convolution, convolution_node
 
 
 def convolution_2d(x, W, b=None, stride=1, pad=0, cover_all=False, *, dilate=1, groups=1):
@@ -43,4 +43,18 @@ def convolution_2d(x, W, b=None, stride=1, pad=0, cover_all=False, *, dilate=1, 
     """
     return apply_convolution(
         x, W, b, stride, pad, cover_all, dilate, groups, "convolution_2d", "Convolution2D", 2
+    )
+
+
+def Convolution2DFunction(stride=1, pad=0, cover_all=False, *, dilate=1, groups=1):  # noqa: N802
+    """The node :func:`convolution_2d` applies, under Chainer's name: a ConvolutionND on 2 axes.
+
+    Chainer code builds it directly (``Convolution2DFunction(stride, pad).apply((x, W))``);
+    the options are :func:`convolution_2d`'s.
+
+    Returns:
+        ConvolutionND: the node, not yet applied.
+    """
+    return convolution_node(
+        2, stride, pad, cover_all, dilate, groups, "convolution_2d", "Convolution2D"
     )

@@ -301,12 +301,9 @@ def spatial_ndim(x, expected):
     return max(x.ndim - 2, 1)
 
 
-def apply_convolution(
-    x, W, b, stride, pad, cover_all, dilate, groups, who, label, expected_ndim=None
-):
-    """Normalize the options (raising ``who``'s errors) and apply :class:`ConvolutionND`."""
-    nd = spatial_ndim(x, expected_ndim)
-    node = ConvolutionND(
+def convolution_node(nd, stride, pad, cover_all, dilate, groups, who, label):
+    """A :class:`ConvolutionND` on ``nd`` spatial axes from user options (``who``'s errors)."""
+    return ConvolutionND(
         as_tuple(stride, nd, "stride", who, 1),
         as_tuple(pad, nd, "pad", who),
         as_tuple(dilate, nd, "dilate", who, 1),
@@ -314,6 +311,14 @@ def apply_convolution(
         (bool(cover_all),) * nd,
         label,
     )
+
+
+def apply_convolution(
+    x, W, b, stride, pad, cover_all, dilate, groups, who, label, expected_ndim=None
+):
+    """Normalize the options (raising ``who``'s errors) and apply :class:`ConvolutionND`."""
+    nd = spatial_ndim(x, expected_ndim)
+    node = convolution_node(nd, stride, pad, cover_all, dilate, groups, who, label)
     inputs = (x, W) if b is None else (x, W, b)
     return node.apply(inputs)[0]
 

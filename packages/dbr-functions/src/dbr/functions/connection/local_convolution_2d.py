@@ -1,15 +1,21 @@
 """local_convolution_2d: a 2-d convolution whose filters differ at every output location."""
 
+import numpy
+
 from dbr.core import FunctionNode, ops, type_check
 from dbr.functions.connection._im2col import Col2Im, Im2Col, as_tuple, im2col_nd
 from dbr.functions.connection.linear import matmul_as
 
 
 class LocalConvolution2DFunction(FunctionNode):
-    """Every output location's own filters applied to its window (see the wrapper)."""
+    """Every output location's own filters applied to its window (see the wrapper).
 
-    def __init__(self, stride=(1, 1)):
-        self.stride = stride
+    Args:
+        stride (int or pair of ints): the strides ``(s_Y, s_X)``.
+    """
+
+    def __init__(self, stride=1):
+        self.stride = as_tuple(stride, 2, "stride", "local_convolution_2d", 1)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "W", "b"))
@@ -19,7 +25,7 @@ class LocalConvolution2DFunction(FunctionNode):
         sy, sx = self.stride
         type_check.expect(
             x_type.dtype.kind == "f",
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == "f",
             x_type.ndim == 4,
             w_type.ndim == 6,
             x_type.shape[1] == w_type.shape[3],
@@ -53,8 +59,11 @@ class LocalConvolution2DFunction(FunctionNode):
         return (y,)
 
     def backward(self, indexes, grad_outputs):
-        x, W = self.get_retained_inputs()
-        gy = grad_outputs[0]
+        x_in, W_in = self.get_retained_inputs()
+        # x and W may differ in dtype: the gradients are taken in their common dtype and
+        # cast back to each input's (the casts are no-ops when the dtypes agree).
+        common = numpy.result_type(x_in.dtype, W_in.dtype)
+        x, W, gy = (ops.cast(v, common) for v in (x_in, W_in, grad_outputs[0]))
         n = x.shape[0]
         c_out, out_h, out_w, c_in, kh, kw = W.shape
         n_loc, n_feat = out_h * out_w, c_in * kh * kw
@@ -66,15 +75,15 @@ class LocalConvolution2DFunction(FunctionNode):
                 gcol = ops.matmul(gy_loc, w_loc)
                 gcol = ops.transpose(ops.reshape(gcol, (out_h, out_w, n, n_feat)), (2, 3, 0, 1))
                 params = ((kh, kw), self.stride, (0, 0), False, (1, 1))
-                ret.append(Col2Im(params, x.shape[2:]).apply((gcol,))[0])
+                ret.append(ops.cast(Col2Im(params, x.shape[2:]).apply((gcol,))[0], x_in.dtype))
             elif i == 1:
                 col = Im2Col((kh, kw), self.stride, (0, 0), False, (1, 1)).apply((x,))[0]
                 col = ops.reshape(ops.transpose(col, (2, 3, 0, 1)), (n_loc, n, n_feat))
                 gW = ops.matmul(gy_loc, col, transa=True)
                 gW = ops.reshape(gW, (out_h, out_w, c_out, c_in, kh, kw))
-                ret.append(ops.transpose(gW, (2, 0, 1, 3, 4, 5)))
+                ret.append(ops.cast(ops.transpose(gW, (2, 0, 1, 3, 4, 5)), W_in.dtype))
             else:
-                ret.append(ops.sum(gy, axis=0))
+                ret.append(ops.sum(grad_outputs[0], axis=0))
         return tuple(ret)
 
 
@@ -97,8 +106,11 @@ def local_convolution_2d(x, W, b=None, stride=1):
         x (Variable or array): input of shape :math:`(n, c_I, h, w)`; float16,
             float32 or float64.
         W (Variable or array): filters of shape
-            :math:`(c_O, h_O, w_O, c_I, k_H, k_W)` and ``x``'s dtype.
-        b (Variable, array or None): bias of shape :math:`(c_O, h_O, w_O)`.
+            :math:`(c_O, h_O, w_O, c_I, k_H, k_W)`, of any floating dtype
+            (the product is taken in the common dtype of ``x`` and ``W``;
+            each gradient has its input's dtype).
+        b (Variable, array or None): bias of shape :math:`(c_O, h_O, w_O)`
+            and ``x``'s dtype.
         stride (int or pair of ints): the strides :math:`(s_Y, s_X)`;
             ``stride=s`` is ``stride=(s, s)``.
 
@@ -116,6 +128,5 @@ def local_convolution_2d(x, W, b=None, stride=1):
     >>> y.shape, float(y.array[0, 0, 0, 0])
     ((2, 4, 5, 5), 27.0)
     """
-    stride = as_tuple(stride, 2, "stride", "local_convolution_2d", 1)
     func = LocalConvolution2DFunction(stride)
     return func.apply((x, W) if b is None else (x, W, b))[0]

@@ -281,6 +281,19 @@ class SoftmaxCrossEntropy(FunctionNode):
         self._weight = None
         self._inv_count = 1.0
 
+    @property
+    def y(self):
+        """The softmax of ``x``, in ``x``'s dtype, while forward's cache (``cache_score``) is held.
+
+        Chainer's attribute: None when the scores are not cached, and once
+        backward has used them. It is computed on access from the cached
+        exponentials, so forward keeps only what backward needs.
+        """
+        if self._exp is None:
+            return None
+        x = self.get_retained_inputs()[0]
+        return (self._exp / self._exp_sum).astype(x.dtype, copy=False)
+
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types

@@ -9,10 +9,10 @@ numbers of entries). Repeated indexes add up, as in any COO format. Only
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, ops, type_check
+from dbr.core import FunctionNode, Variable, type_check
 from dbr.core.backend import get_array_module, get_array_types
 
-_float16 = numpy.dtype(numpy.float16)
+_float32 = numpy.dtype(numpy.float32)
 _scipy_sparse = None
 
 
@@ -62,10 +62,21 @@ def _scatter_add_rows(out, index, values):
     out[index[starts]] += numpy.add.reduceat(values[order], starts, axis=0)
 
 
-def _coo_matmul(data, row, col, shape, transa, dense):
-    """``op(S) @ dense`` for S given by ``data``, ``row``, ``col`` and ``shape`` (or a batch)."""
+def _accumulator(a_dtype, b_dtype):
+    """The dtype products of ``a_dtype`` and ``b_dtype`` are summed in (at least float32)."""
+    return numpy.promote_types(numpy.result_type(a_dtype, b_dtype), _float32)
+
+
+def _coo_matmul(data, row, col, shape, dense, transa, transb, transc, dtype):
+    """``op(S) @ op(D)``, transposed when ``transc``, as an array of ``dtype``.
+
+    S is given by ``data``, ``row``, ``col`` and ``shape`` (or a batch of
+    them) and D by ``dense``; ``op`` transposes when ``transa`` (``transb``).
+    """
     xp = get_array_module(dense)
-    acc = numpy.float32 if data.dtype == _float16 else data.dtype
+    acc = _accumulator(data.dtype, dense.dtype)
+    if transb:
+        dense = dense.swapaxes(-1, -2)
     b, k, i, j = _entries(row, col, transa, xp)
     m = shape[1] if transa else shape[0]
     n = dense.shape[-1]
@@ -88,29 +99,40 @@ def _coo_matmul(data, row, col, shape, transa, dense):
         contrib = dense2[j].astype(acc, copy=False) * values.astype(acc)[:, None]
         _scatter_add_rows(out, i, contrib)
     out = out.reshape((nb, m, n) if batched else (m, n))
-    return out.astype(data.dtype, copy=False)
+    if transc:
+        out = out.swapaxes(-1, -2)
+    return out.astype(dtype, copy=False)
 
 
 class CooMatMul(FunctionNode):
-    """``op(S) @ D``: S sparse (input 0 is its ``data``), D dense (input 1).
+    """``op(S) @ op(D)``, transposed when ``transc``: S sparse (input 0 is its ``data``), D dense.
 
-    ``op`` transposes each sparse matrix when ``transa``. ``D`` is ``(K, N)``
-    with 1-D ``data``, or a batch ``(B, K, N)`` with ``data`` of shape
-    ``(B, ldnz)``.
+    ``op`` transposes each matrix of S when ``transa`` and of D (input 1)
+    when ``transb``. ``op(D)`` is ``(K, N)`` with 1-D ``data``, or a batch
+    ``(B, K, N)`` with ``data`` of shape ``(B, ldnz)``. The operands may have
+    different floating dtypes; the output has ``dtype`` (None: NumPy's
+    promotion of the two). ``order`` is S's ``CooMatrix.order``, the hint
+    that Chainer's GPU kernel takes; dbr's products do not need it.
     """
 
-    def __init__(self, row, col, shape, transa=False):
+    def __init__(
+        self, row, col, shape, order="other", transa=False, transb=False, transc=False, dtype=None
+    ):
         self.row = row
         self.col = col
         self.shape = tuple(shape)
+        self.order = order
         self.transa = transa
+        self.transb = transb
+        self.transc = transc
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("sp", "dn"))
         sp_type, dn_type = in_types
         type_check.expect(
             sp_type.dtype.kind == "f",
-            dn_type.dtype == sp_type.dtype,
+            dn_type.dtype.kind == "f",
             sp_type.ndim == self.row.ndim,
             dn_type.ndim == sp_type.ndim + 1,
             sp_type.shape[-1] == self.row.shape[-1],
@@ -120,17 +142,20 @@ class CooMatMul(FunctionNode):
                 sp_type.shape[0] == self.row.shape[0], dn_type.shape[0] == self.row.shape[0]
             )
         k = self.shape[0] if self.transa else self.shape[1]
-        dn_k = type_check.eval(dn_type.shape)[-2]
-        if dn_k != k:
+        axis = -1 if self.transb else -2
+        dn_shape = type_check.eval(dn_type.shape)
+        if dn_shape[axis] != k:
             raise type_check.InvalidType(
-                f"dn.shape[-2] == {k} (the columns of the sparse operand after transa)",
-                f"dn.shape == {type_check.eval(dn_type.shape)}",
+                f"dn.shape[{axis}] == {k} (the columns of the sparse operand after transa)",
+                f"dn.shape == {dn_shape}",
             )
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         data, dense = inputs
-        return (_coo_matmul(data, self.row, self.col, self.shape, self.transa, dense),)
+        dtype = self.dtype or numpy.result_type(data.dtype, dense.dtype)
+        trans = (self.transa, self.transb, self.transc)
+        return (_coo_matmul(data, self.row, self.col, self.shape, dense, *trans, dtype),)
 
     def backward(self, indexes, grad_outputs):
         data, dense = self.get_retained_inputs()
@@ -138,39 +163,65 @@ class CooMatMul(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                node = CooGatherDot(self.row, self.col, self.shape, self.transa)
+                node = CooGatherDot(
+                    self.row,
+                    self.col,
+                    self.shape,
+                    transa=self.transa,
+                    transx=self.transc,
+                    transy=self.transb,
+                    dtype=data.dtype,
+                )
                 ret.append(node.apply((gy, dense))[0])
             else:
-                node = CooMatMul(self.row, self.col, self.shape, not self.transa)
+                node = CooMatMul(
+                    self.row,
+                    self.col,
+                    self.shape,
+                    self.order,
+                    transa=not self.transa,
+                    transb=self.transc,
+                    transc=self.transb,
+                    dtype=dense.dtype,
+                )
                 ret.append(node.apply((data, gy))[0])
         return tuple(ret)
 
 
 class CooGatherDot(FunctionNode):
-    """``out[e] = sum_n X[i_e, n] * Y[j_e, n]`` for each entry ``e`` of op(S) at ``(i_e, j_e)``.
+    """``out[e] = sum_n op(X)[i_e, n] * op(Y)[j_e, n]`` for each entry ``e = (i_e, j_e)`` of op(S).
 
-    This is the gradient of CooMatMul with respect to the sparse entries
-    (0 in unused slots); batched when ``X`` and ``Y`` are 3-D.
+    ``op`` transposes S when ``transa``, X when ``transx`` and Y when
+    ``transy``. This is the gradient of CooMatMul with respect to the sparse
+    entries (0 in unused slots), in ``dtype``; batched when ``X`` and ``Y``
+    are 3-D.
     """
 
-    def __init__(self, row, col, shape, transa=False):
+    def __init__(self, row, col, shape, transa, transx, transy, dtype):
         self.row = row
         self.col = col
         self.shape = tuple(shape)
         self.transa = transa
+        self.transx = transx
+        self.transy = transy
+        self.dtype = dtype
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
         x, y = inputs
         xp = get_array_module(x)
+        acc = _accumulator(x.dtype, y.dtype)
+        if self.transx:
+            x = x.swapaxes(-1, -2)
+        if self.transy:
+            y = y.swapaxes(-1, -2)
         b, k, i, j = _entries(self.row, self.col, self.transa, xp)
-        out = xp.zeros(self.row.shape, x.dtype)
-        acc = numpy.float32 if x.dtype == _float16 else x.dtype
         if b is None:
             xs, ys = x[i], y[j]
         else:
             xs, ys = x[b, i], y[b, j]
-        values = (xs.astype(acc, copy=False) * ys).sum(axis=-1)
+        values = (xs.astype(acc, copy=False) * ys.astype(acc, copy=False)).sum(axis=-1)
+        out = xp.zeros(self.row.shape, self.dtype)
         if b is None:
             out[k] = values
         else:
@@ -183,19 +234,28 @@ class CooGatherDot(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                node = CooMatMul(self.row, self.col, self.shape, self.transa)
+                node = CooMatMul(
+                    self.row,
+                    self.col,
+                    self.shape,
+                    transa=self.transa,
+                    transb=self.transy,
+                    transc=self.transx,
+                    dtype=x.dtype,
+                )
                 ret.append(node.apply((g, y))[0])
             else:
-                node = CooMatMul(self.row, self.col, self.shape, not self.transa)
+                node = CooMatMul(
+                    self.row,
+                    self.col,
+                    self.shape,
+                    transa=not self.transa,
+                    transb=self.transx,
+                    transc=self.transy,
+                    dtype=y.dtype,
+                )
                 ret.append(node.apply((g, x))[0])
         return tuple(ret)
-
-
-def _swap_last(x):
-    ndim = x.ndim
-    if ndim < 2:
-        return x  # CooMatMul's type check rejects it
-    return ops.transpose(x, tuple(range(ndim - 2)) + (ndim - 1, ndim - 2))
 
 
 def sparse_matmul(a, b, transa=False, transb=False):
@@ -205,18 +265,19 @@ def sparse_matmul(a, b, transa=False, transb=False):
     dense; ``op`` transposes each matrix when ``transa`` (``transb``) is set.
     A 3-D dense operand with a batch of sparse matrices (2-D ``data``)
     gives one product per batch element. Gradients flow to the dense operand
-    and to the sparse matrix's ``data``.
+    and to the sparse matrix's ``data``, each in its own dtype.
 
     Args:
         a (CooMatrix, Variable or array): the left operand.
         b (CooMatrix, Variable or array): the right operand; exactly one of
-            ``a`` and ``b`` is a CooMatrix, and the dense one has the
-            sparse one's dtype (floating) and two or three axes.
+            ``a`` and ``b`` is a CooMatrix, and the dense one is floating
+            (of any floating dtype) with two or three axes.
         transa (bool): transpose each matrix of ``a`` first.
         transb (bool): transpose each matrix of ``b`` first.
 
     Returns:
-        Variable: the dense product, 2-D or a 3-D batch.
+        Variable: the dense product, 2-D or a 3-D batch, of the dtype NumPy's
+        promotion gives the two operands.
 
     >>> import numpy as np
     >>> s = to_coo(np.array([[0.0, 2.0], [1.0, 0.0]], np.float32))
@@ -226,14 +287,12 @@ def sparse_matmul(a, b, transa=False, transb=False):
     """
     dense_types = (Variable, *get_array_types())
     if isinstance(a, CooMatrix) and isinstance(b, dense_types):
-        dense = _swap_last(b) if transb else b
-        node = CooMatMul(a.row, a.col, a.shape, transa)
-        return node.apply((a.data, dense))[0]
+        node = CooMatMul(a.row, a.col, a.shape, a.order, transa, transb)
+        return node.apply((a.data, b))[0]
     if isinstance(a, dense_types) and isinstance(b, CooMatrix):
         # op(a) @ op(B) = (op(B)^T @ op(a)^T)^T
-        dense = a if transa else _swap_last(a)
-        node = CooMatMul(b.row, b.col, b.shape, not transb)
-        return _swap_last(node.apply((b.data, dense))[0])
+        node = CooMatMul(b.row, b.col, b.shape, b.order, not transb, not transa, True)
+        return node.apply((b.data, a))[0]
     raise ValueError(
         "sparse_matmul: expected one CooMatrix and one Variable or array, got "
         f"{type(a).__name__} and {type(b).__name__}"
@@ -309,8 +368,8 @@ class CooMatrix:
 
 def _sorted_pairs(major, minor, xp):
     """Whether the used (major, minor) index pairs of each row of the batch are sorted."""
-    major = major.reshape(-1, major.shape[-1])
-    minor = minor.reshape(-1, minor.shape[-1])
+    if major.ndim == 1:
+        major, minor = major[None], minor[None]
     for r, c in zip(major, minor):
         used = (r >= 0) & (c >= 0)
         r, c = r[used], c[used]

@@ -5,7 +5,7 @@ import numpy
 from dbr.core import FunctionNode, ops, type_check
 from dbr.core.backend import get_array_module
 
-_float16 = numpy.dtype(numpy.float16)
+_float32 = numpy.dtype(numpy.float32)
 
 
 def _parse_axes(axes):
@@ -35,11 +35,13 @@ def _parse_axes(axes):
 class TensorDot(FunctionNode):
     """Sum of ``a * b`` over the axes ``a_axes`` of ``a`` paired with ``b_axes`` of ``b``.
 
-    The result has ``a``'s other axes, then ``b``'s other axes, each in order.
+    The result has ``a``'s other axes, then ``b``'s other axes, each in order,
+    and ``dtype`` (None: NumPy's promotion of the operands' dtypes).
     """
 
-    def __init__(self, axes=2):
+    def __init__(self, axes=2, dtype=None):
         self.axes = _parse_axes(axes)
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
 
     def _pairs(self, a_ndim, b_ndim):
         axes = self.axes
@@ -53,7 +55,7 @@ class TensorDot(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("a", "b"))
         a_type, b_type = in_types
-        type_check.expect(a_type.dtype.kind == "f", b_type.dtype == a_type.dtype)
+        type_check.expect(a_type.dtype.kind == "f", b_type.dtype.kind == "f")
         a_shape = type_check.eval(a_type.shape)
         b_shape = type_check.eval(b_type.shape)
         axes = self.axes
@@ -86,10 +88,14 @@ class TensorDot(FunctionNode):
         a, b = inputs
         a_axes, b_axes = self._pairs(a.ndim, b.ndim)
         xp = get_array_module(a)
-        if a.dtype == _float16:
-            y = xp.tensordot(a.astype(numpy.float32), b.astype(numpy.float32), (a_axes, b_axes))
-            return (y.astype(_float16),)
-        return (xp.asarray(xp.tensordot(a, b, (a_axes, b_axes))),)
+        dtype = self.dtype or numpy.result_type(a.dtype, b.dtype)
+        # BLAS has no half-precision product: float16 meets float32 (or the other operand's
+        # wider dtype), and the sums keep that precision before one rounding to ``dtype``.
+        common = numpy.promote_types(numpy.result_type(a.dtype, b.dtype), _float32)
+        y = xp.tensordot(
+            a.astype(common, copy=False), b.astype(common, copy=False), (a_axes, b_axes)
+        )
+        return (xp.asarray(y).astype(dtype, copy=False),)
 
     def backward(self, indexes, grad_outputs):
         a, b = self.get_retained_inputs()
@@ -103,12 +109,13 @@ class TensorDot(FunctionNode):
             if i == 0:
                 # Contract gy's b-part with b's free axes: the result has a's free axes,
                 # then b's summed axes in b's order, which pair with a's summed axes.
-                g = tensordot(gy, b, (tuple(range(n_a, gy.ndim)), tuple(b_free)))
+                node = TensorDot((tuple(range(n_a, gy.ndim)), tuple(b_free)), a.dtype)
+                g = node.apply((gy, b))[0]
                 b_rest = sorted(b_axes)
                 order = a_free + [a_axes[b_axes.index(j)] for j in b_rest]
                 ret.append(_permute_to(g, order))
             else:
-                g = tensordot(a, gy, (tuple(a_free), tuple(range(n_a))))
+                g = TensorDot((tuple(a_free), tuple(range(n_a))), b.dtype).apply((a, gy))[0]
                 a_rest = sorted(a_axes)
                 order = [b_axes[a_axes.index(k)] for k in a_rest] + b_free
                 ret.append(_permute_to(g, order))
@@ -129,14 +136,16 @@ def tensordot(a, b, axes=2):
 
     Args:
         a (Variable or array): first operand, of a floating dtype.
-        b (Variable or array): second operand, of ``a``'s dtype.
+        b (Variable or array): second operand, of a floating dtype (not
+            necessarily ``a``'s).
         axes (int or pair of sequences of int): an int ``n`` sums the last
             ``n`` axes of ``a`` with the first ``n`` of ``b``; a pair
             ``(a_axes, b_axes)`` sums ``a_axes[k]`` with ``b_axes[k]``
             (single ints are allowed for one axis each).
 
     Returns:
-        Variable: the tensor dot product, of ``a``'s dtype.
+        Variable: the tensor dot product, of the dtype NumPy's promotion
+        gives ``a`` and ``b``; each gradient has its input's dtype.
 
     >>> import numpy as np
     >>> a = np.ones((5, 3, 2), np.float32)

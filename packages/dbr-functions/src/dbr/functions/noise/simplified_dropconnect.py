@@ -34,7 +34,7 @@ class SimplifiedDropconnect(FunctionNode):
         x_type, w_type = in_types[:2]
         type_check.expect(
             x_type.dtype.kind == "f",
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == "f",
             x_type.ndim >= 2,
             w_type.ndim == 2,
             type_check.prod(x_type.shape[1:]) == w_type.shape[1],
@@ -90,12 +90,16 @@ class SimplifiedDropconnect(FunctionNode):
         return Variable.from_array(scaled, False)
 
     def backward(self, indexes, grad_outputs):
-        x, W = self.get_retained_inputs()
-        gy = grad_outputs[0]
+        x_in, W_in = self.get_retained_inputs()
+        gy_in = grad_outputs[0]
+        # x and W may differ in dtype: the gradients are taken in their common dtype and
+        # cast back to each input's (the casts are no-ops when the dtypes agree).
+        common = numpy.result_type(x_in.dtype, W_in.dtype)
+        x, W, gy = (ops.cast(v, common) for v in (x_in, W_in, gy_in))
         n = x.shape[0]
         n_out, n_in = W.shape
         needs_mask = self.mask is not None and indexes[0] <= 1
-        mask = self._scaled_mask(W.dtype) if needs_mask else None
+        mask = self._scaled_mask(common) if needs_mask else None
         batchwise = mask is not None and mask.ndim == 3
         ret = []
         for i in indexes:
@@ -105,7 +109,7 @@ class SimplifiedDropconnect(FunctionNode):
                     gx = ops.matmul(ops.reshape(gy, (n, 1, n_out)), W_eff)
                 else:
                     gx = ops.matmul(gy, W_eff)
-                ret.append(ops.reshape(gx, x.shape))
+                ret.append(ops.cast(ops.reshape(gx, x.shape), x_in.dtype))
             elif i == 1:
                 if batchwise:
                     outer = ops.reshape(gy, (n, n_out, 1)) * ops.reshape(x, (n, 1, n_in))
@@ -114,9 +118,9 @@ class SimplifiedDropconnect(FunctionNode):
                     gW = ops.matmul(gy, ops.reshape(x, (n, n_in)), transa=True)
                     if mask is not None:
                         gW = gW * mask
-                ret.append(gW)
+                ret.append(ops.cast(gW, W_in.dtype))
             else:
-                ret.append(ops.sum(gy, axis=0))
+                ret.append(ops.sum(gy_in, axis=0))
         return tuple(ret)
 
 
@@ -138,7 +142,9 @@ def simplified_dropconnect(
     Args:
         x (Variable or array): input of shape ``(n, ...)``; the axes after the
             first are flattened to ``N`` features. float16, float32 or float64.
-        W (Variable or array): weights of shape ``(M, N)`` and ``x``'s dtype.
+        W (Variable or array): weights of shape ``(M, N)``, of any floating
+            dtype (the product is taken in the common dtype of ``x`` and
+            ``W``; each gradient has its input's dtype).
         b (Variable, array or None): bias of shape ``(M,)`` and ``x``'s dtype.
         ratio (float): the probability of dropping a weight, in ``[0, 1)``.
         train (bool): whether to drop weights (``ratio`` is 0 otherwise).
