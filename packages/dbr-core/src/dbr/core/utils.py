@@ -75,7 +75,7 @@ def tempdir(**kwargs):
     """Create a temporary directory, yield its path, and remove it with its contents on exit.
 
     Args:
-        **kwargs: passed to :func:`tempfile.mkdtemp` (``suffix``, ``prefix``, ``dir``).
+        **kwargs: passed to ``tempfile.mkdtemp`` (``suffix``, ``prefix``, ``dir``).
 
     >>> import os
     >>> with tempdir() as path:
