@@ -95,8 +95,10 @@ DEPS_TOOLS = ["grimp>=3.19", "deptry>=0.25"]
 TEST_TOOLS = ["pytest>=8.2", "pytest-timeout>=2.3.1"]
 # tools/gpu_check_run.py shares the suites' workers out with pytest-xdist.
 GPU_TOOLS = ["pytest-xdist>=3.6"]
-# What Chainer's own tests import besides Chainer's dependencies.
-SUITE_TOOLS = ["mock>=5", "six>=1.16"]
+# What Chainer's own tests import besides Chainer's dependencies, and the NumPy
+# and SciPy its reference outcomes were taken with: some of its tests call what
+# NumPy 2 removed (numpy.product) or overflow under NumPy 2's scalar promotion.
+SUITE_TOOLS = ["mock>=5", "six>=1.16", "numpy==1.26.4", "scipy>=1.15,<1.16"]
 # pytest-timeout's limit on each test (setup and teardown included), so that a
 # hang fails its session in minutes instead of stalling CI until the job's own
 # limit. Honest package tests take seconds (their slowest subprocesses are

@@ -229,6 +229,9 @@ def test_use_before_setup():
         opt.add_hook(lambda o: None, name="h", timing="pre")
     with pytest.raises(TypeError, match="Adam.setup.*Link.*int"):
         opt.setup(3)
+    # Chainer's words, which its own tests match
+    with pytest.raises(TypeError, match="optimization target must be a link"):
+        opt.setup("model")
 
 
 def test_bad_timing_name():

@@ -490,7 +490,8 @@ class Optimizer:
         """Make ``link`` the target, reset ``t``, ``epoch`` and hooks; return the optimizer."""
         if not isinstance(link, Link):
             raise TypeError(
-                f"{type(self).__name__}.setup: expected a dbr.core.Link, got {type(link).__name__}"
+                f"{type(self).__name__}.setup: optimization target must be a link: "
+                f"expected a dbr.core.Link, got {type(link).__name__}"
             )
         self.target = link
         self.t = 0
