@@ -10,6 +10,7 @@ import numpy
 from dbr.core import backend
 
 _ndarray = numpy.ndarray
+_float32 = numpy.dtype(numpy.float32)
 
 
 def force_array(x, dtype=None):
@@ -27,6 +28,19 @@ def force_array(x, dtype=None):
     xp = backend.get_array_module(x)
     x = xp.asarray(x)
     return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+
+
+def accumulation_dtype(*dtypes):
+    """The dtype that products and sums of floating arrays of ``dtypes`` are computed in.
+
+    Their NumPy promotion, and float32 at least: BLAS has no half-precision
+    GEMM, and float16 sums keep float32's precision until the one rounding to
+    the result's dtype.
+
+    >>> accumulation_dtype(numpy.float16, numpy.float16), accumulation_dtype("f4", "f8")
+    (dtype('float32'), dtype('float64'))
+    """
+    return numpy.promote_types(numpy.result_type(*dtypes), _float32)
 
 
 def force_type(dtype, value):

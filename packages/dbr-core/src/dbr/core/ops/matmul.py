@@ -7,9 +7,9 @@ from dbr.core.function_node import FunctionNode
 from dbr.core.ops._util import force_array
 from dbr.core.ops.broadcast import sum_to
 from dbr.core.ops.shape import reshape, transpose
+from dbr.core.utils import accumulation_dtype
 
 _ndarray = numpy.ndarray
-_float32 = numpy.dtype(numpy.float32)
 
 
 def _swap_last(x):
@@ -66,7 +66,7 @@ class MatMul(FunctionNode):
         xp = numpy if type(a) is _ndarray else backend.get_array_module(a)
         if a.dtype != b.dtype:
             # float16 meets the other operand in float32 at least: BLAS has no half GEMM.
-            common = numpy.promote_types(numpy.promote_types(a.dtype, b.dtype), _float32)
+            common = accumulation_dtype(a.dtype, b.dtype)
             y = xp.matmul(a.astype(common, copy=False), b.astype(common, copy=False))
             return (force_array(y, self.dtype or numpy.result_type(a.dtype, b.dtype)),)
         return (force_array(xp.matmul(a, b), self.dtype),)

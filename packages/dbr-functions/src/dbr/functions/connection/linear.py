@@ -3,9 +3,9 @@
 import numpy
 
 from dbr.core import FunctionNode, ops, type_check
+from dbr.core.utils import accumulation_dtype
 
 _float16 = numpy.dtype(numpy.float16)
-_float32 = numpy.dtype(numpy.float32)
 
 
 def matmul_as(a, b, dtype):
@@ -16,7 +16,7 @@ def matmul_as(a, b, dtype):
     float32's precision before the one rounding to ``dtype``.
     """
     if a.dtype != b.dtype or a.dtype == _float16:
-        common = numpy.promote_types(numpy.promote_types(a.dtype, b.dtype), _float32)
+        common = accumulation_dtype(a.dtype, b.dtype)
         a = a.astype(common, copy=False)
         b = b.astype(common, copy=False)
     y = a @ b

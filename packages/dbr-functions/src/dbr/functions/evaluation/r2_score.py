@@ -1,9 +1,7 @@
 """r2_score: the coefficient of determination of a regression."""
 
-import numpy
-
 from dbr.core import FunctionNode, backend, type_check
-from dbr.core.utils import force_array
+from dbr.core.utils import accumulation_dtype, force_array
 
 _MULTIOUTPUTS = ("uniform_average", "raw_values")
 
@@ -36,7 +34,7 @@ class R2Score(FunctionNode):
     def forward(self, inputs):
         pred, true = inputs
         xp = backend.get_array_module(pred)
-        dtype = numpy.promote_types(numpy.promote_types(pred.dtype, true.dtype), numpy.float32)
+        dtype = accumulation_dtype(pred.dtype, true.dtype)
         pred = pred.astype(dtype, copy=False)
         true = true.astype(dtype, copy=False)
         n = max(true.shape[0], 1)

@@ -11,8 +11,8 @@ import numpy
 
 from dbr.core import FunctionNode, Variable, type_check
 from dbr.core.backend import get_array_module, get_array_types
+from dbr.core.utils import accumulation_dtype
 
-_float32 = numpy.dtype(numpy.float32)
 _scipy_sparse = None
 
 
@@ -62,11 +62,6 @@ def _scatter_add_rows(out, index, values):
     out[index[starts]] += numpy.add.reduceat(values[order], starts, axis=0)
 
 
-def _accumulator(a_dtype, b_dtype):
-    """The dtype products of ``a_dtype`` and ``b_dtype`` are summed in (at least float32)."""
-    return numpy.promote_types(numpy.result_type(a_dtype, b_dtype), _float32)
-
-
 def _coo_matmul(data, row, col, shape, dense, transa, transb, transc, dtype):
     """``op(S) @ op(D)``, transposed when ``transc``, as an array of ``dtype``.
 
@@ -74,7 +69,7 @@ def _coo_matmul(data, row, col, shape, dense, transa, transb, transc, dtype):
     them) and D by ``dense``; ``op`` transposes when ``transa`` (``transb``).
     """
     xp = get_array_module(dense)
-    acc = _accumulator(data.dtype, dense.dtype)
+    acc = accumulation_dtype(data.dtype, dense.dtype)
     if transb:
         dense = dense.swapaxes(-1, -2)
     b, k, i, j = _entries(row, col, transa, xp)
@@ -210,7 +205,7 @@ class CooGatherDot(FunctionNode):
         self.retain_inputs((0, 1))
         x, y = inputs
         xp = get_array_module(x)
-        acc = _accumulator(x.dtype, y.dtype)
+        acc = accumulation_dtype(x.dtype, y.dtype)
         if self.transx:
             x = x.swapaxes(-1, -2)
         if self.transy:

@@ -4,8 +4,7 @@ import numpy
 
 from dbr.core import FunctionNode, ops, type_check
 from dbr.core.backend import get_array_module
-
-_float32 = numpy.dtype(numpy.float32)
+from dbr.core.utils import accumulation_dtype
 
 
 def _parse_axes(axes):
@@ -91,7 +90,7 @@ class TensorDot(FunctionNode):
         dtype = self.dtype or numpy.result_type(a.dtype, b.dtype)
         # BLAS has no half-precision product: float16 meets float32 (or the other operand's
         # wider dtype), and the sums keep that precision before one rounding to ``dtype``.
-        common = numpy.promote_types(numpy.result_type(a.dtype, b.dtype), _float32)
+        common = accumulation_dtype(a.dtype, b.dtype)
         y = xp.tensordot(
             a.astype(common, copy=False), b.astype(common, copy=False), (a_axes, b_axes)
         )
