@@ -4,7 +4,9 @@ Run by ``nox -s chainer-suite`` inside an environment with every dbr wheel
 installed. The suite lives beside the checkout (``../shared/chainer-v7.8.1``,
 or ``DBR_CHAINER_SUITE``) and is never copied into the repository: this script
 copies it to a work folder, rewrites every Python file with the README's
-``sed`` (then undoes its two collisions: the ``chainerx`` pytest mark and the
+migration (``python -m dbr.chainer.migrate --module-strings``: imports, and the
+module paths ``mock.patch`` is given; or with ``--migration sed`` the README's
+``sed`` line, its two collisions undone: the ``chainerx`` pytest mark and the
 ``'pfnet', 'chainer'`` dataset cache folder), runs the CPU selection of the
 files the reference outcomes cover with pytest, records each test's outcome
 and compares them with ``chainer-7.8.1-outcomes.tsv.gz``: what real Chainer
@@ -82,10 +84,17 @@ def pytest_collectreport(report):
 
 
 def migrate(text: str) -> str:
-    """The README's one-line migration of a Chainer program, its two collisions undone."""
+    """The README's one-line sed migration of a Chainer program, its two collisions undone."""
     for pattern, replacement in MIGRATION + COLLISIONS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def migrate_imports(text: str) -> str:
+    """``python -m dbr.chainer.migrate --module-strings``'s rewrite of a Chainer program."""
+    from dbr.chainer.migrate import migrate_source
+
+    return migrate_source(text, module_strings=True).text
 
 
 def read_reference(suite: Path) -> dict[str, str]:
@@ -161,13 +170,14 @@ def pytest_config(suite: Path, work: Path) -> list[str]:
     return dropped
 
 
-def prepare(suite: Path, work: Path) -> None:
+def prepare(suite: Path, work: Path, migration: str) -> None:
     """A migrated copy of the suite's tests in work, with the outcome recorder beside them."""
+    rewrite = migrate_imports if migration == "imports" else migrate
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(suite / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     for path in (work / "tests").rglob("*.py"):
-        path.write_text(migrate(path.read_text(encoding="utf-8")), encoding="utf-8")
+        path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
     (work / "conftest.py").write_text(RECORDER)
 
 
@@ -290,6 +300,10 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
     parser.add_argument("--out", type=Path, help="write every test's outcomes to this TSV")
+    parser.add_argument(
+        "--migration", choices=("imports", "sed"), default="imports",
+        help="python -m dbr.chainer.migrate --module-strings (default), or the README's sed line",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not (args.suite / OUTCOMES).is_file():
         print(f"chainer_suite: no {OUTCOMES} under {args.suite}; nothing to run")
@@ -302,7 +316,7 @@ def main(argv=None) -> int:
         return 2
     reference = {n: o for n, o in reference.items() if n.split("::")[0] in set(files)}
     args.work = args.work.resolve()
-    prepare(args.suite, args.work)
+    prepare(args.suite, args.work, args.migration)
     dropped = pytest_config(args.suite, args.work)
     for line in dropped:
         print(

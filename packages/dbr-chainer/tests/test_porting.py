@@ -1,10 +1,10 @@
-"""Chainer scripts run on dbr after the one-line migration and nothing else.
+"""Chainer scripts run on dbr after the README's migration and nothing else.
 
 The scripts in ``chainer_scripts/`` are Chainer v7 code (``import chainer``,
 ``import chainer.functions as F``, ``from chainer.training import
 extensions``, ...), in the style of Chainer's MNIST, PTB and VAE examples.
-Each test applies the README's ``sed`` line to one of them and runs the result
-on the CPU with ``--device -1``.
+Each test migrates one of them (``python -m dbr.chainer.migrate``, or the
+README's older ``sed`` line) and runs the result on the CPU with ``--device -1``.
 """
 
 import json
@@ -23,11 +23,20 @@ MIGRATION = (
 )
 
 
-def port(name, out_dir):
-    """Copy chainer_scripts/<name> to out_dir through ``sed -E MIGRATION``; return its path."""
+def port(name, out_dir, how="migrate"):
+    """Copy chainer_scripts/<name> to out_dir, migrated ``how`` (migrate, sed); return its path."""
     source = (SCRIPTS / name).read_text()
     assert re.search(r"^import chainer$", source, re.MULTILINE)
     assert "dbr" not in source
+    path = out_dir / name
+    if how == "migrate":
+        path.write_text(source)
+        command = [sys.executable, "-m", "dbr.chainer.migrate", str(path)]
+        subprocess.run(command, capture_output=True, text=True, check=True)
+        ported = path.read_text()
+        assert "import dbr.chainer as chainer\n" in ported
+        assert not re.search(r"^(import|from) chainer\b", ported, re.MULTILINE)
+        return path
     sed = shutil.which("sed")
     assert sed is not None, "the migration is a sed command; this test needs sed"
     ported = subprocess.run(
@@ -35,7 +44,6 @@ def port(name, out_dir):
     ).stdout
     assert "import dbr.chainer\n" in ported
     assert not re.search(r"(?<!dbr\.)\bchainer\b", ported)
-    path = out_dir / name
     path.write_text(ported)
     return path
 
@@ -56,8 +64,9 @@ def number(pattern, text):
     return float(match.group(1))
 
 
-def test_mlp_with_trainer(tmp_path):
-    path = port("train_mlp.py", tmp_path)
+@pytest.mark.parametrize("how", ["migrate", "sed"])
+def test_mlp_with_trainer(tmp_path, how):
+    path = port("train_mlp.py", tmp_path, how)
     out = run(path, "--device", "-1", "--epoch", "3", "--out", "result")
     assert "Device: @numpy" in out
     assert "validation/main/accuracy" in out
