@@ -555,9 +555,15 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def demo(session: nox.Session) -> None:
-    """The README's main job: train a CNN on scikit-learn's digits with the installed wheels."""
-    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
-    session.install(*wheel_requirements(session, list(PACKAGES), extras))
+    """The README's main job: train a CNN on scikit-learn's digits with the installed wheels.
+
+    Installs what the job imports and nothing more: dbr-links, dbr-training
+    with its ``plot`` extra (matplotlib, for PlotReport), dbr-datasets with its
+    ``sklearn`` extra (the digits), and the siblings they require.
+    """
+    extras = {"dbr-training": ["plot"], "dbr-datasets": ["sklearn"]}
+    dists = sorted({d for top in ("dbr-links", *extras) for d in sibling_closure(top)})
+    session.install(*wheel_requirements(session, dists, extras))
     script = ROOT / "examples" / "digits" / "train_digits_cnn.py"
     with session.chdir(ROOT):
         session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})
