@@ -60,7 +60,8 @@ def test_mnist_mlp_with_trainer_reaches_97_percent_in_two_epochs(mnist, tmp_path
 def test_custom_loop_smoke_and_the_reloaded_model_scores_the_same(mnist, tmp_path, capfd):
     example = _load_example("train_mnist_custom_loop")
     accuracy = example.main(["--test", "--epoch", "2", "--out", str(tmp_path)])
-    out = capfd.readouterr().out
+    out, err = capfd.readouterr()
+    assert "epoch 1" in err and "epoch 2" in err and "images" in err, err  # the progress bars
     assert (tmp_path / "mlp.model").is_file() and (tmp_path / "mlp.state").is_file()
 
     trained = re.findall(r"^epoch 2: .*test loss ([0-9.]+), accuracy ([0-9.]+)$", out, re.M)

@@ -220,4 +220,6 @@ def test_export_and_run_example(tmp_path, capsys):
     assert (tmp_path / "model.onnx").is_file()
     assert abs(dbr_accuracy - onnx_accuracy) <= 1 / 360
     assert dbr_accuracy > 0.5
-    assert "test accuracy with ONNX Runtime" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "test accuracy with ONNX Runtime" in captured.out
+    assert "training" in captured.err and "images" in captured.err  # the progress bar

@@ -2,8 +2,8 @@
 
 The model is the one of ``train_mnist.py`` (784 - unit - unit - 10, in
 ``L.Classifier``, Adam). The loop draws mini-batches from a SerialIterator,
-calls ``optimizer.update(model, x, t)``, and at the end of each epoch prints
-the training loss and accuracy and evaluates the test set in test mode
+calls ``optimizer.update(model, x, t)`` under a progress bar (tqdm), and at
+the end of each epoch prints the training loss and accuracy and evaluates the test set in test mode
 (``using_config('train', False)``) without building a graph
 (``no_backprop_mode()``). At the end the model and the optimizer are saved
 with ``save_npz``, and the model is reloaded into a fresh network whose test
@@ -21,6 +21,7 @@ import pathlib
 import sys
 
 import numpy
+from tqdm import tqdm
 
 import dbr.links as L
 from dbr.core import no_backprop_mode, using_config
@@ -73,13 +74,17 @@ def main(argv=None):
 
     loss_sum = accuracy_sum = 0.0
     seen = 0
+    progress = tqdm(total=len(train), unit="images", desc="epoch 1", leave=False)
     while train_iter.epoch < args.epoch:
         x, t = concat_examples(train_iter.next(), args.device)
         optimizer.update(model, x, t)
         loss_sum += float(model.loss.array) * len(t)
         accuracy_sum += float(model.accuracy.array) * len(t)
         seen += len(t)
+        progress.update(len(t))
+        progress.set_postfix(loss=f"{loss_sum / seen:.4f}")
         if train_iter.is_new_epoch:
+            progress.close()
             test_loss, test_accuracy = evaluate(model, test, args.batchsize, args.device)
             print(
                 f"epoch {train_iter.epoch}: train loss {loss_sum / seen:.4f}, "
@@ -88,6 +93,9 @@ def main(argv=None):
             )
             loss_sum = accuracy_sum = 0.0
             seen = 0
+            if train_iter.epoch < args.epoch:
+                desc = f"epoch {train_iter.epoch + 1}"
+                progress = tqdm(total=len(train), unit="images", desc=desc, leave=False)
 
     os.makedirs(args.out, exist_ok=True)
     model_file = os.path.join(args.out, "mlp.model")

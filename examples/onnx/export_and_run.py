@@ -18,6 +18,7 @@ import pathlib
 
 import numpy
 import onnxruntime
+from tqdm import tqdm
 
 import dbr.functions as F
 import dbr.onnx
@@ -36,15 +37,18 @@ def load_cnn_class():
 
 
 def train(model, dataset, epochs, batchsize=64):
-    """A plain training loop: Adam on the softmax cross entropy."""
+    """A plain training loop: Adam on the softmax cross entropy, with a progress bar."""
     optimizer = optimizers.Adam().setup(model)
     iterator = SerialIterator(dataset, batchsize, shuffle=True)
-    while iterator.epoch < epochs:
-        x, t = concat_examples(iterator.next())
-        loss = F.softmax_cross_entropy(model(x), t)
-        model.cleargrads()
-        loss.backward()
-        optimizer.update()
+    with tqdm(total=epochs * len(dataset), unit="images", desc="training") as progress:
+        while iterator.epoch < epochs:
+            x, t = concat_examples(iterator.next())
+            loss = F.softmax_cross_entropy(model(x), t)
+            model.cleargrads()
+            loss.backward()
+            optimizer.update()
+            progress.update(len(t))
+            progress.set_postfix(epoch=iterator.epoch + 1, loss=f"{float(loss.array):.3f}")
 
 
 def main(argv=None):
