@@ -187,11 +187,16 @@ def test_file_name_alias_and_pdf_format(tmp_path):
     assert (tmp_path / "loss.pdf").read_bytes()[:5] == b"%PDF-"
 
 
-def test_without_matplotlib(monkeypatch):
+def test_without_matplotlib_it_warns_naming_the_extra_and_plots_nothing(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    assert PlotReport.available() is False
-    with pytest.raises(ImportError, match=r'pip install "dbr-training\[plot\]"'):
-        PlotReport(["main/loss"])
+    expected = r'PlotReport: matplotlib is not installed.*pip install "dbr-training\[plot\]"'
+    with pytest.warns(UserWarning, match=expected):
+        assert PlotReport.available() is False
+    with pytest.warns(UserWarning, match=expected):
+        ext = PlotReport(["main/loss"], trigger=_every(1))
+    _drive(ext, _Trainer(tmp_path), [{"main/loss": 1.0}, {"main/loss": 0.5}])
+    assert os.listdir(tmp_path) == []
+    assert [y for _, y in ext._data["main/loss"]] == [1.0, 0.5]
 
 
 def test_bad_arguments():

@@ -6,11 +6,8 @@ import os
 from dbr.core.reporter import DictSummary
 from dbr.core.serializers import Deserializer, write_atomically
 from dbr.training.extension import Extension
+from dbr.training.extensions._matplotlib import plotting_available
 from dbr.training.triggers import get_trigger
-
-_MISSING_MATPLOTLIB = (
-    'PlotReport needs matplotlib, which is not installed: pip install "dbr-training[plot]"'
-)
 
 
 def _save_figure(figure, path, **savefig_kwargs):
@@ -55,8 +52,11 @@ class PlotReport(Extension):
             draws lines only.
         grid (bool): whether to draw the axes grid.
 
+    Without matplotlib (the extra ``dbr-training[plot]``) it warns once and
+    plots nothing, as in Chainer; the values are still collected and saved
+    with the trainer.
+
     Raises:
-        ImportError: matplotlib is not installed (extra ``dbr-training[plot]``).
         TypeError: an argument has the wrong type, or an unknown keyword is given.
     """
 
@@ -97,8 +97,7 @@ class PlotReport(Extension):
         if marker is not None and not isinstance(marker, str):
             raise TypeError(f"PlotReport: expected marker to be a str or None, got {marker!r}")
         trigger = get_trigger(trigger)
-        if not PlotReport.available():
-            raise ImportError(_MISSING_MATPLOTLIB)
+        self._available = plotting_available("PlotReport")
 
         self._y_keys = y_keys
         self._x_key = x_key
@@ -112,12 +111,8 @@ class PlotReport(Extension):
 
     @staticmethod
     def available():
-        """Return whether matplotlib can be imported (the ``plot`` extra is installed)."""
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            return False
-        return True
+        """Return whether matplotlib can be imported (the ``plot`` extra); warn if not."""
+        return plotting_available("PlotReport")
 
     def __call__(self, trainer):
         """Accumulate the observation; when the trigger fires, add a point and save the plot."""
@@ -138,7 +133,8 @@ class PlotReport(Extension):
             for k in keys:
                 if k in stats:
                     self._data[k].append((x, stats[k]))
-        self._plot(os.path.join(trainer.out, self._filename))
+        if self._available:
+            self._plot(os.path.join(trainer.out, self._filename))
         self._summary = DictSummary()
 
     def serialize(self, serializer):

@@ -7,13 +7,10 @@ import numpy
 
 from dbr.core import Link, Variable, backend
 from dbr.training.extension import Extension
+from dbr.training.extensions._matplotlib import plotting_available
 from dbr.training.extensions.plot_report import _save_figure
 from dbr.training.triggers import get_trigger
 
-_MISSING_MATPLOTLIB = (
-    "VariableStatisticsPlot needs matplotlib, which is not installed: "
-    'pip install "dbr-training[plot]"'
-)
 _DEFAULT_PERCENTILES = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
 
 
@@ -154,8 +151,10 @@ class VariableStatisticsPlot(Extension):
         marker (str): the Matplotlib marker of the points, or None.
         grid (bool): whether to draw the axes grids.
 
+    Without matplotlib (the extra ``dbr-training[plot]``) it warns once and
+    plots nothing, as in Chainer.
+
     Raises:
-        ImportError: matplotlib is not installed (extra ``dbr-training[plot]``).
         TypeError: an argument has the wrong type, or an unknown keyword is given.
         ValueError: no variable is found in ``targets``, nothing is left to
             compute or plot, ``max_sample_size`` is below 1, or a percentile
@@ -218,8 +217,7 @@ class VariableStatisticsPlot(Extension):
         if not keys:
             raise ValueError(f"{who}: nothing to plot: report_data and report_grad are False")
         trigger = get_trigger(trigger)
-        if not VariableStatisticsPlot.available():
-            raise ImportError(_MISSING_MATPLOTLIB)
+        self._available = plotting_available("VariableStatisticsPlot")
 
         self._vars = variables
         self._keys = keys
@@ -237,18 +235,14 @@ class VariableStatisticsPlot(Extension):
 
     @staticmethod
     def available():
-        """Return whether matplotlib can be imported (the ``plot`` extra is installed)."""
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            return False
-        return True
+        """Return whether matplotlib can be imported (the ``plot`` extra); warn if not."""
+        return plotting_available("VariableStatisticsPlot")
 
     def __call__(self, trainer):
         """Record the statistics of this iteration; when the trigger fires, save the plot."""
         rows = [self._statistics(key) for key in self._keys]
         self._samples.add(numpy.stack(rows), trainer.updater.iteration)
-        if self._trigger(trainer):
+        if self._trigger(trainer) and self._available:
             self._plot(os.path.join(trainer.out, self._filename))
 
     def _statistics(self, key):
