@@ -1,4 +1,5 @@
 import io
+import os
 import re
 
 import pytest
@@ -55,3 +56,38 @@ def test_bad_arguments():
         ProgressBar(bar_length=-1)
     with pytest.raises(TypeError, match="ProgressBar: expected out to be a text stream"):
         ProgressBar(out=3)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("columns, with_bar", [(80, True), (70, False)])
+def test_a_narrow_terminal_gets_a_line_that_fits_with_speed_and_time_left(
+    tmp_path, make_trainer, monkeypatch, columns, with_bar
+):
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((columns, 24)))
+    trainer, _ = make_trainer(tmp_path, (3, "epoch"), batch=2)
+    out = _Terminal()
+    trainer.extend(ProgressBar(update_interval=3, out=out))
+    trainer.run()
+    shown = lines(out.getvalue())
+    assert len(shown) == 6
+    for line in shown:
+        assert len(line) < columns, line
+        assert re.search(
+            r"\d+ iter \| epoch \d/3 \(\d+%\) \| ([0-9.e+]+|\?) it/s \| \S+ left\s*$", line
+        )
+    assert shown[0].startswith("  8.3% ")
+    assert shown[-1].startswith("100.0% [####" if with_bar else "100.0% 12 iter | epoch 3/3 (")
+
+
+def test_a_wide_terminal_gets_chainers_line(tmp_path, make_trainer, monkeypatch):
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((200, 24)))
+    trainer, _ = make_trainer(tmp_path, (3, "epoch"), batch=2)
+    out = _Terminal()
+    trainer.extend(ProgressBar(update_interval=3, out=out))
+    trainer.run()
+    shown = lines(out.getvalue())
+    assert all(line.startswith("total [") and "Estimated time to finish" in line for line in shown)

@@ -2,6 +2,7 @@
 
 import datetime
 import numbers
+import shutil
 import sys
 
 import tqdm
@@ -31,9 +32,10 @@ class _TrainingBar(tqdm.tqdm):
             eta = datetime.timedelta(seconds=max(total - fields["n"], 0) / speed)
             fields["speed"] = f"{speed:.5g}"
             fields["eta"] = str(eta)
+            fields["eta_s"] = str(datetime.timedelta(seconds=round(eta.total_seconds())))
         else:
             fields["speed"] = "?"
-            fields["eta"] = "?"
+            fields["eta"] = fields["eta_s"] = "?"
         if total is None:
             fields["percentage"] = 0.0
         fields.update(self.training_fields)
@@ -55,6 +57,11 @@ class ProgressBar(extension.Extension):
     current epoch, the iteration and epoch counts, the speed in iterations
     per second and the estimated remaining time. The line ends with a
     carriage return, so that a table printed by PrintReport replaces it.
+
+    On a terminal narrower than that line, the line is shortened to fit
+    (`` 18.8% [##......] 300 iter | epoch 3/16 (88%) | 6.4023 it/s | 0:00:41 left``,
+    the bar taking what room is left), so that the speed and the time left
+    stay visible; a stream that is not a terminal gets Chainer's line.
 
     Args:
         training_length (tuple): ``(length, unit)``, unit ``'iteration'`` or
@@ -110,19 +117,12 @@ class ProgressBar(extension.Extension):
             length = _check_training_length("ProgressBar", tuple(get_length()))
         self._training_length = length
         self._updater = trainer.updater
-        unit = length[1]
-        bar_format = (
-            f"total [{{bar:{self._bar_length}}}] {{percentage:6.2f}}% | "
-            f"this epoch {{epoch_percentage:6.2f}}% | "
-            f"{{n}} iter, {{epoch}} epoch / {length[0]} {unit}s | "
-            f"{{speed}} iters/sec | Estimated time to finish: {{eta}}"
-        )
         self._bar = _TrainingBar(
             training_fields=self._training_fields(),
             total=self._estimate_total(),
             initial=self._updater.iteration,
             file=self._out,
-            bar_format=bar_format,
+            bar_format=self._fitting_format(),
             ascii=".#",
             mininterval=0,
             miniters=1,
@@ -130,6 +130,46 @@ class ProgressBar(extension.Extension):
             unit="iter",
         )
         self._end_line()
+
+    def _chainer_format(self, bar_width):
+        length, unit = self._training_length
+        return (
+            f"total [{{bar:{bar_width}}}] {{percentage:6.2f}}% | "
+            f"this epoch {{epoch_percentage:6.2f}}% | "
+            f"{{n}} iter, {{epoch}} epoch / {length} {unit}s | "
+            f"{{speed}} iters/sec | Estimated time to finish: {{eta}}"
+        )
+
+    def _short_format(self, bar_width):
+        length, unit = self._training_length
+        bar = f"[{{bar:{bar_width}}}] " if bar_width else ""
+        if unit == "epoch":
+            counts = f"{{n}} iter | epoch {{epoch}}/{length} ({{epoch_percentage:.0f}}%)"
+        else:
+            counts = f"{{n}}/{length} iter | epoch {{epoch}} ({{epoch_percentage:.0f}}%)"
+        return f"{{percentage:5.1f}}% {bar}{counts} | {{speed}} it/s | {{eta_s}} left"
+
+    def _fitting_format(self):
+        """Chainer's layout, or on a terminal too narrow for it the short one, fitted."""
+        isatty = getattr(self._out, "isatty", None)
+        if not (isatty and isatty()):
+            return self._chainer_format(self._bar_length)
+        room = shutil.get_terminal_size().columns - 1
+        if self._printed_width(self._chainer_format(self._bar_length)) <= room:
+            return self._chainer_format(self._bar_length)
+        spare = room - self._printed_width(self._short_format(0))
+        return self._short_format(min(self._bar_length, spare - 3) if spare >= 13 else 0)
+
+    def _printed_width(self, bar_format):
+        """The length of a line in this layout, at a typical speed and time left."""
+        length, _ = self._training_length
+        fields = {
+            "epoch": length, "epoch_percentage": 100.0, "speed": "10.000",
+            "eta": "0:00:00.000000", "eta_s": "0:00:00",
+        }  # fmt: skip
+        total = self._estimate_total() or self._updater.iteration * 10 + 1000
+        line = tqdm.tqdm.format_meter(total, total, 0, ascii=".#", bar_format=bar_format, **fields)
+        return len(line)
 
     def _estimate_total(self):
         length, unit = self._training_length
@@ -154,6 +194,7 @@ class ProgressBar(extension.Extension):
         total = self._estimate_total()
         if total is not None:
             bar.total = total
+        bar.bar_format = self._fitting_format()
         done = self._updater.iteration - bar.n
         if done > 0:
             bar.update(done)
