@@ -136,6 +136,7 @@ PAGES = [
         "",
         [
             ("", "dbr.datasets", ("by", None)),
+            ("Building tabular datasets", "dbr.datasets.tabular", "all"),
         ],
     ),
     (

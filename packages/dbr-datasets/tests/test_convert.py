@@ -1,3 +1,5 @@
+import pickle
+
 import numpy
 import pytest
 
@@ -140,6 +142,13 @@ def test_converter_protocol():
     call_converter(old_style, [1], backend.cpu)
     call_converter(old_style, [1], None)
     assert seen == [backend.cpu, None, -1, None]
+
+    def old_style_device_required(batch, device):
+        seen.append(("required", device))
+        return batch
+
+    call_converter(old_style_device_required, [1], None)
+    assert seen[-1] == ("required", None)
     with pytest.raises(TypeError, match="converter: expected a callable"):
         converter()(3)
     with pytest.raises(NotImplementedError):
@@ -166,3 +175,26 @@ def test_async_transfer_keeps_its_device():
         ValueError, match="sends to @numpy, fixed at its first call; got device None"
     ):
         convert([numpy.ones(2)])
+
+
+def _stack(batch, device=None):
+    return numpy.stack(batch)
+
+
+def test_decorated_converters_pickle_by_name():
+    # concat_examples is a Converter object its module holds under the function's name.
+    assert pickle.loads(pickle.dumps(concat_examples)) is concat_examples
+    wrapped = converter()(_stack)  # bound to another name: pickled with its function
+    clone = pickle.loads(pickle.dumps(wrapped))
+    assert isinstance(clone, Converter) and clone.function is _stack
+    assert_same(clone([numpy.ones(2)], None), numpy.ones((1, 2)))
+
+
+def test_async_transfer_pickles_with_its_device():
+    fresh = pickle.loads(pickle.dumps(ConcatWithAsyncTransfer()))
+    assert_same(fresh([numpy.ones(2)], None), numpy.ones((1, 2)))
+    used = ConcatWithAsyncTransfer()
+    used([numpy.ones(2)], "@numpy")
+    clone = pickle.loads(pickle.dumps(used))
+    with pytest.raises(ValueError, match="sends to @numpy, fixed at its first call"):
+        clone([numpy.ones(2)])

@@ -23,7 +23,9 @@ def fashion(shared_dataset_server):
 
 def test_labels():
     labels = get_fashion_mnist_labels()
-    assert len(labels) == 10
+    assert isinstance(labels, list) and len(labels) == 10
+    labels.append("changed")
+    assert len(get_fashion_mnist_labels()) == 10  # a new list at each call
     assert labels[0] == "T-shirt/top" and labels[9] == "Ankle boot"
 
 

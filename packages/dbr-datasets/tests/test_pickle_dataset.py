@@ -1,4 +1,5 @@
 import io
+import multiprocessing
 import os
 import pickle
 from pathlib import Path
@@ -9,6 +10,7 @@ import pytest
 from dbr.datasets.pickle_dataset import (
     PickleDataset,
     PickleDatasetWriter,
+    _FileReader,
     open_pickle_dataset,
     open_pickle_dataset_writer,
 )
@@ -63,8 +65,44 @@ def test_in_memory_reader_and_writer():
     writer.flush()
     dataset = PickleDataset(io.BytesIO(buffer.getvalue()))
     assert dataset[:] == ["a", "b"]
-    with pytest.raises(TypeError, match="cannot pickle a dataset whose reader has no file name"):
-        pickle.dumps(dataset)
+    # A reader without a file name is pickled itself: a BytesIO with its contents.
+    assert pickle.loads(pickle.dumps(dataset))[:] == ["a", "b"]
+
+
+def test_unpicklable_unnamed_reader_is_an_error():
+    class Unnamed(io.BytesIO):
+        def __reduce__(self):
+            raise TypeError("cannot pickle Unnamed")
+
+    with pytest.raises(TypeError, match="cannot pickle Unnamed"):
+        pickle.dumps(PickleDataset(Unnamed(pickle.dumps(1))))
+
+
+def test_reader_after_fork_hook_runs_in_the_child():
+    context = multiprocessing.get_context("fork")
+    caller = context.Value("i", 0, lock=False)  # shared memory: the pid that called the hook
+
+    class Reader(io.BytesIO):
+        def after_fork(self):
+            caller.value = os.getpid()
+
+    dataset = PickleDataset(Reader(pickle.dumps("x")))
+    child = context.Process()
+    child.start()
+    child.join(timeout=60)
+    assert caller.value == child.pid
+    assert dataset[0] == "x"
+
+
+def test_file_reader_reopens_after_fork_and_pickles_by_path(path):
+    reader = _FileReader(path)
+    inherited = reader._file
+    reader.after_fork()
+    assert inherited.closed and not reader.closed
+    clone = pickle.loads(pickle.dumps(reader))
+    assert pickle.load(clone) == EXAMPLES[0] and clone._file is not reader._file
+    reader.close()
+    clone.close()
 
 
 def test_writer_closes_its_file():

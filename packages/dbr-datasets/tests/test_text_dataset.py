@@ -64,12 +64,24 @@ def test_several_files_give_tuples(tmp_path):
         dataset.close()
 
 
-def test_a_list_of_one_path_gives_tuples(text_file):
+def test_a_list_of_one_path_gives_strings(text_file):
+    # As Chainer: one file gives bare lines, however its path is given.
     dataset = TextDataset([text_file])
     try:
-        assert dataset[0] == ("first\n",)
+        assert dataset[0] == "first\n"
+        assert dataset[[3, 0]] == ["last without newline", "first\n"]
     finally:
         dataset.close()
+
+
+def test_close_closes_every_file_when_one_fails(text_file):
+    dataset = TextDataset([text_file, text_file, text_file])
+    first, middle, last = dataset._fps
+    dataset._fps[1] = None  # closing it fails
+    with pytest.raises(AttributeError):
+        dataset.close()
+    assert first.closed and last.closed
+    middle.close()
 
 
 def test_filter_func_receives_one_line_per_file(tmp_path):

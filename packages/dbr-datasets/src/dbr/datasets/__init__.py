@@ -7,6 +7,7 @@ Chainer v7's ``chainer.dataset``, ``chainer.datasets`` and
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
+from dbr.datasets import tabular
 from dbr.datasets.cifar import get_cifar10, get_cifar100
 from dbr.datasets.concatenated_dataset import ConcatenatedDataset
 from dbr.datasets.convert import (
@@ -59,6 +60,7 @@ from dbr.datasets.sub_dataset import (
     split_dataset_random,
 )
 from dbr.datasets.svhn import get_svhn
+from dbr.datasets.tabular import TabularDataset
 from dbr.datasets.text_dataset import TextDataset
 from dbr.datasets.transform_dataset import TransformDataset
 from dbr.datasets.tuple_dataset import TupleDataset
@@ -72,10 +74,11 @@ __all__ = [
     # abstractions
     "ConcatenatedDataset", "DatasetMixin", "DictDataset", "ImageDataset",
     "LabeledImageDataset", "LabeledZippedImageDataset", "MultiZippedImageDataset",
-    "PickleDataset", "PickleDatasetWriter", "SubDataset", "TextDataset", "TransformDataset",
-    "TupleDataset", "ZippedImageDataset", "get_cross_validation_datasets",
+    "PickleDataset", "PickleDatasetWriter", "SubDataset", "TabularDataset", "TextDataset",
+    "TransformDataset", "TupleDataset", "ZippedImageDataset", "get_cross_validation_datasets",
     "get_cross_validation_datasets_random", "open_pickle_dataset", "open_pickle_dataset_writer",
     "split_dataset", "split_dataset_n", "split_dataset_n_random", "split_dataset_random",
+    "tabular",
     # iterators
     "Iterator", "MultiprocessIterator", "MultithreadIterator", "OrderSampler",
     "SerialIterator", "ShuffleOrderSampler",

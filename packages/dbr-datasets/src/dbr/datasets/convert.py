@@ -7,6 +7,9 @@ or None; plain functions are old-style and receive Chainer's integer device
 id (-1 for the CPU). :func:`concat_examples` is the default converter.
 """
 
+import functools
+import sys
+
 import numpy
 
 from dbr.core import backend
@@ -36,9 +39,23 @@ class _FunctionConverter(Converter):
         self.__wrapped__ = function
         self.__doc__ = function.__doc__
         self.__name__ = getattr(function, "__name__", type(function).__name__)
+        self.__qualname__ = getattr(function, "__qualname__", self.__name__)
+        self.__module__ = getattr(function, "__module__", None)
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **kwargs)
+
+    def __reduce__(self):
+        # A decorated module-level function is the converter its module holds under
+        # the function's name: pickle it by that name, as pickle does functions.
+        module = sys.modules.get(self.__module__)
+        try:
+            found = functools.reduce(getattr, self.__qualname__.split("."), module)
+        except AttributeError:
+            found = None
+        if found is self:
+            return self.__qualname__
+        return (_FunctionConverter, (self.function,))
 
     def __repr__(self):
         return f"<converter {self.__name__}>"
@@ -70,13 +87,14 @@ def call_converter(converter, batch, device):
 
     New-style converters (:class:`Converter`) get the Device; old-style
     functions get Chainer's integer id: -1 for the CPU, N for ``'@cupy:N'``,
-    and only ``batch`` when ``device`` is None.
+    and None when ``device`` is None (as in Chainer, the device argument is
+    always passed).
     """
     device = _get_device(device)
     if isinstance(converter, Converter):
         return converter(batch, device)
     if device is None:
-        return converter(batch)
+        return converter(batch, None)
     if device.xp is numpy:
         return converter(batch, -1)
     prefix, _, index = device.name.partition(":")
@@ -266,13 +284,17 @@ class ConcatWithAsyncTransfer:
     arguments of :func:`concat_examples`.
     """
 
-    _UNSET = object()
-
     def __init__(self, stream=None, compute_stream=None):
         self._stream = stream
         self.compute_stream = compute_stream
-        self._device = self._UNSET
+        self._device_fixed = False
+        self._device = None
         self._conveyors = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_conveyors"] = {}  # page-locked and device buffers belong to this process
+        return state
 
     def __call__(self, batch, device=None, padding=None):
         """Stack ``batch`` as :func:`concat_examples` does and send it to ``device``."""
@@ -282,8 +304,8 @@ class ConcatWithAsyncTransfer:
             device = _get_device(device)
         except RuntimeError as e:
             raise RuntimeError(f"ConcatWithAsyncTransfer: {e}") from e
-        if self._device is self._UNSET:
-            self._device = device
+        if not self._device_fixed:
+            self._device, self._device_fixed = device, True
         elif device != self._device:
             raise ValueError(
                 f"ConcatWithAsyncTransfer: this converter sends to {self._device}, fixed at its "

@@ -46,9 +46,10 @@ def get_fashion_mnist_labels():
     """Return the names of the ten Fashion-MNIST classes, indexed by label.
 
     Returns:
-        tuple of str: ``("T-shirt/top", "Trouser", ..., "Ankle boot")``.
+        list of str: ``["T-shirt/top", "Trouser", ..., "Ankle boot"]``, a new list
+        at each call.
     """
-    return _LABELS
+    return list(_LABELS)
 
 
 @_loader_utils.docstring_tail(_loader_utils.MNIST_LIKE_DOC)

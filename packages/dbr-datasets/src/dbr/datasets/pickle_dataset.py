@@ -4,14 +4,29 @@ Reading unpickles, and unpickling can run arbitrary code: open only files that c
 from a trusted source (ideally ones you wrote yourself with :class:`PickleDatasetWriter`).
 """
 
+import io
 import os
 import pickle
 import threading
 import uuid
+import weakref
 
 from dbr.datasets.dataset_mixin import DatasetMixin
 
 _O_BINARY = getattr(os, "O_BINARY", 0)
+
+# The datasets whose reader has an ``after_fork()`` hook, called in every forked child.
+_FORK_HOOKED = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    """Call the ``after_fork()`` hook of every living dataset's reader (in a new child)."""
+    for dataset in list(_FORK_HOOKED):
+        dataset._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class PickleDatasetWriter:
@@ -61,9 +76,13 @@ class PickleDataset(DatasetMixin):
     .. warning:: Unpickling can run arbitrary code. Read only files that come from a
        trusted source.
 
-    After a fork (as in a multiprocess iterator), a reader opened from a named file is
-    reopened in the child, so that processes do not share a file offset; such a dataset
-    can also be pickled, which stores the file name only.
+    Processes must not share a file offset, so after a fork (as in a multiprocess
+    iterator) the child gets a reader of its own: a reader with an ``after_fork()``
+    method has it called in the child right after the fork (as the readers of
+    :func:`open_pickle_dataset` do, reopening their file); otherwise a reader opened
+    from a named file is reopened by name at the child's first read. Pickling the
+    dataset stores the file name of such a named reader, and the reader itself
+    otherwise (an :class:`io.BytesIO` is pickled with its contents).
 
     Args:
         reader: Binary file-like object supporting ``seek``, ``tell`` and ``read``.
@@ -75,11 +94,14 @@ class PickleDataset(DatasetMixin):
         if not reader.seekable():
             raise ValueError("PickleDataset: reader must support random access (seekable)")
         self._reader = reader
-        self._path = getattr(reader, "name", None)
-        if not isinstance(self._path, (str, bytes, os.PathLike)):
-            self._path = None
+        self._path = None
+        if not callable(getattr(reader, "after_fork", None)):
+            path = getattr(reader, "name", None)
+            if isinstance(path, (str, bytes, os.PathLike)):
+                self._path = path
         self._lock = threading.RLock()
         self._pid = os.getpid()
+        self._hook_forks()
         positions = []
         reader.seek(0)
         while True:
@@ -91,19 +113,31 @@ class PickleDataset(DatasetMixin):
             positions.append(position)
         self._positions = positions
 
+    def _hook_forks(self):
+        """Have the reader's ``after_fork()`` called in forked children, if it has one."""
+        if callable(getattr(self._reader, "after_fork", None)):
+            _FORK_HOOKED.add(self)
+
+    def _after_fork(self):
+        """In a forked child: a fresh lock (another thread may have held the parent's)."""
+        self._lock = threading.RLock()
+        self._pid = os.getpid()
+        self._reader.after_fork()
+
     def __getstate__(self):
-        if self._path is None:
-            raise TypeError("PickleDataset: cannot pickle a dataset whose reader has no file name")
         state = self.__dict__.copy()
-        for name in ("_reader", "_lock", "_pid"):
+        names = ("_reader", "_lock", "_pid") if self._path is not None else ("_lock", "_pid")
+        for name in names:
             del state[name]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._lock = threading.RLock()
-        self._reader = open(self._path, "rb")  # noqa: SIM115
+        if self._path is not None:
+            self._reader = open(self._path, "rb")  # noqa: SIM115
         self._pid = os.getpid()
+        self._hook_forks()
 
     def close(self):
         """Close the reader; the dataset can no longer be read afterwards."""
@@ -130,6 +164,67 @@ class PickleDataset(DatasetMixin):
                 self._pid = os.getpid()
             self._reader.seek(self._positions[i])
             return pickle.load(self._reader)
+
+
+class _FileReader:
+    """A binary file opened for reading by path, reopened in forked children.
+
+    :class:`PickleDataset` calls :meth:`after_fork` in a forked child, so that the
+    child does not share the parent's file offset; pickling stores the path only,
+    and unpickling opens the file again.
+    """
+
+    def __init__(self, path):
+        self._path = path
+        self._file = open(path, "rb")  # noqa: SIM115
+
+    def after_fork(self):
+        """Close the file inherited from the parent and open it again."""
+        self._file.close()
+        self._file = open(self._path, "rb")  # noqa: SIM115
+
+    def __getstate__(self):
+        return {"_path": self._path}
+
+    def __setstate__(self, state):
+        self.__init__(state["_path"])
+
+    @property
+    def closed(self):
+        """Whether the file is closed."""
+        return self._file.closed
+
+    def close(self):
+        """Close the file."""
+        self._file.close()
+
+    def seekable(self):
+        """Whether the file supports random access."""
+        return self._file.seekable()
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        """Move to ``offset`` as :meth:`io.IOBase.seek` does."""
+        return self._file.seek(offset, whence)
+
+    def tell(self):
+        """Return the current position."""
+        return self._file.tell()
+
+    def read(self, size=-1):
+        """Read up to ``size`` bytes (all when negative)."""
+        return self._file.read(size)
+
+    def readinto(self, buffer):
+        """Read bytes into ``buffer``; return how many."""
+        return self._file.readinto(buffer)
+
+    def readline(self, size=-1):
+        """Read one line of bytes."""
+        return self._file.readline(size)
+
+    def peek(self, size=0):
+        """Return buffered bytes without moving the position."""
+        return self._file.peek(size)
 
 
 class _AtomicWriter:
@@ -181,7 +276,7 @@ def open_pickle_dataset(path):
     Returns:
         PickleDataset: The opened dataset.
     """
-    reader = open(path, "rb")  # noqa: SIM115
+    reader = _FileReader(path)
     try:
         return PickleDataset(reader)
     except BaseException:

@@ -20,8 +20,15 @@ def _per_file(value, n, name):
 
 
 def _close_all(files):
+    """Close every file, even when closing one fails; then raise the first failure."""
+    failure = None
     for f in files:
-        f.close()
+        try:
+            f.close()
+        except Exception as e:
+            failure = failure or e
+    if failure is not None:
+        raise failure
 
 
 class TextDataset(DatasetMixin):
@@ -29,15 +36,16 @@ class TextDataset(DatasetMixin):
 
     The constructor reads the files once to record where each line starts, so any
     line can then be read directly. Lines keep their line terminator, as
-    :meth:`io.TextIOBase.readline` returns them. With several files, the ``i``-th
-    example is the tuple of the ``i``-th lines of all files, which must have the same
-    number of lines. The files stay open until :meth:`close` or until the dataset is
-    garbage collected. A pickled or forked dataset reopens the files in its own process
-    and reuses the recorded line positions: the files must not change meanwhile.
+    :meth:`io.TextIOBase.readline` returns them. With one file (a path, or a list of one
+    path) the ``i``-th example is its ``i``-th line; with several files, it is the tuple
+    of the ``i``-th lines of all files, which must have the same number of lines. The
+    files stay open until :meth:`close` or until the dataset is garbage collected. A
+    pickled or forked dataset reopens the files in its own process and reuses the
+    recorded line positions: the files must not change meanwhile.
 
     Args:
-        paths (str or list of str): A path, giving examples of type ``str``, or a list of
-            paths, giving tuples of ``str``.
+        paths (str or list of str): A path, or a list of paths; examples are of type
+            ``str`` for one file, tuples of ``str`` for several.
         encoding (str or list of str): Encoding, as for :func:`open`; one per file or
             one for all.
         errors (str or list of str): Decoding error handling, as for :func:`open`.
@@ -47,8 +55,7 @@ class TextDataset(DatasetMixin):
     """
 
     def __init__(self, paths, encoding=None, errors=None, newline=None, filter_func=None):
-        self._single = isinstance(paths, (str, os.PathLike))
-        paths = [paths] if self._single else list(paths)
+        paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         if not paths:
             raise ValueError("TextDataset: paths must name at least one text file, got none")
         n = len(paths)
@@ -65,12 +72,12 @@ class TextDataset(DatasetMixin):
             raise
 
     def _index_lines(self, filter_func):
-        starts = [[] for _ in self._files]
+        starts = [[] for _ in self._fps]
         lines = []
         number = 0
         while True:
-            positions = [f.tell() for f in self._files]
-            texts = [f.readline() for f in self._files]
+            positions = [f.tell() for f in self._fps]
+            texts = [f.readline() for f in self._fps]
             ended = [not text for text in texts]
             if any(ended):
                 if not all(ended):
@@ -88,19 +95,19 @@ class TextDataset(DatasetMixin):
         return starts, (range(number) if filter_func is None else lines)
 
     def _open(self):
-        self._files = []
-        self._finalizer = weakref.finalize(self, _close_all, self._files)
+        self._fps = []
+        self._finalizer = weakref.finalize(self, _close_all, self._fps)
         for path, encoding, errors, newline in zip(
             self._paths, self._encoding, self._errors, self._newline
         ):
-            self._files.append(
+            self._fps.append(
                 open(path, encoding=encoding, errors=errors, newline=newline)  # noqa: SIM115
             )
         self._pid = os.getpid()
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        for name in ("_files", "_finalizer", "_lock", "_pid"):
+        for name in ("_fps", "_finalizer", "_lock", "_pid"):
             del state[name]
         return state
 
@@ -110,7 +117,11 @@ class TextDataset(DatasetMixin):
         self._open()
 
     def close(self):
-        """Close the files; the dataset can no longer be read afterwards."""
+        """Close the files; the dataset can no longer be read afterwards.
+
+        Every file is closed even when closing one of them fails; the first failure
+        is raised afterwards.
+        """
         self._finalizer()
 
     def __len__(self):
@@ -118,7 +129,7 @@ class TextDataset(DatasetMixin):
         return len(self._lines)
 
     def get_example(self, i):
-        """Return the ``i``-th line (a tuple of lines for several files)."""
+        """Return the ``i``-th line (the tuple of ``i``-th lines for several files)."""
         number = self._lines[i]
         with self._lock:
             if self._pid != os.getpid():
@@ -126,7 +137,7 @@ class TextDataset(DatasetMixin):
                 self._finalizer()
                 self._open()
             texts = []
-            for f, starts in zip(self._files, self._starts):
+            for f, starts in zip(self._fps, self._starts):
                 f.seek(starts[number])
                 texts.append(f.readline())
-        return texts[0] if self._single else tuple(texts)
+        return texts[0] if len(texts) == 1 else tuple(texts)
