@@ -212,8 +212,13 @@ def read_dbr_outcomes(work: Path) -> tuple[dict[str, tuple[str, str]], dict[str,
     """({node id: (outcome, detail)}, {file: collection error}) from the recorder's files."""
     tests, broken = {}, {}
     for path in work.glob("dbr-outcomes-*.tsv"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            nodeid, outcome, detail = (line.split("\t") + ["", ""])[:3]
+        pending = ""  # a node id that holds a newline (an array's repr) spans lines
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+            if "\t" not in line:
+                pending += line
+                continue
+            nodeid, outcome, detail = ((pending + line).rstrip("\n").split("\t") + ["", ""])[:3]
+            pending = ""
             if outcome == "collection-error":
                 broken[nodeid.split("::")[0]] = detail
             else:
@@ -221,16 +226,29 @@ def read_dbr_outcomes(work: Path) -> tuple[dict[str, tuple[str, str]], dict[str,
     return tests, broken
 
 
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_PARAMETERS = re.compile(r"(_param_\d+)_\{.*\}(?=::)", re.DOTALL)
+
+
+def canonical_id(nodeid: str) -> str:
+    """A node id without what differs between runs: memory addresses, and the repr of the
+    parameters of a ``testing.parameterize`` class (random arrays), which its index names."""
+    return _ADDRESS.sub("0x?", _PARAMETERS.sub(r"\1", nodeid))
+
+
 def compare(reference, tests, broken, deviations):
     """Each Chainer-passing test classified: {class: [node ids]}, and the deviations used."""
     classes = collections.defaultdict(list)
     used = collections.Counter()
+    canonical = {canonical_id(nodeid): result for nodeid, result in tests.items()}
     for nodeid, outcome in reference.items():
         if outcome != "passed":
             continue
         file = nodeid.split("::")[0]
         if nodeid in tests:
             got = tests[nodeid][0]
+        elif canonical_id(nodeid) in canonical:
+            got = canonical[canonical_id(nodeid)][0]
         elif file in broken:
             got = "not collected (file)"
         else:
@@ -270,10 +288,10 @@ def report(reference, tests, broken, classes, used, out: Path | None) -> None:
     if out is not None:
         with out.open("w", encoding="utf-8") as table:
             table.write("# node id\tChainer 7.8.1\tdbr\tdetail\n")
+            canonical = {canonical_id(nodeid): result for nodeid, result in tests.items()}
             for nodeid, outcome in sorted(reference.items()):
-                got, detail = tests.get(
-                    nodeid, ("not collected", broken.get(nodeid.split("::")[0], ""))
-                )
+                missing = ("not collected", broken.get(nodeid.split("::")[0], ""))
+                got, detail = tests.get(nodeid) or canonical.get(canonical_id(nodeid), missing)
                 table.write(f"{nodeid}\t{outcome}\t{got}\t{detail}\n")
         print(f"\nEvery test's outcome on both: {out}")
 
