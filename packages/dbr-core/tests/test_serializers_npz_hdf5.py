@@ -256,6 +256,14 @@ class TestDictionarySerializer:
         assert isinstance(DictionarySerializer(), Serializer)
         assert not isinstance(DictionarySerializer(), Deserializer)
 
+    def test_an_npz_deserializer_over_the_same_dict_sees_what_is_written_later(self):
+        target = {}
+        saver, loader = DictionarySerializer(target), NpzDeserializer(target)
+        saver("a/x", numpy.arange(3.0))
+        value = numpy.zeros(3)
+        assert loader["a"]("x", value) is value
+        numpy.testing.assert_array_equal(value, [0.0, 1.0, 2.0])
+
 
 class TestRoundTrip:
     def test_values_and_types_come_back(self, tmp_path, fmt):
@@ -738,6 +746,33 @@ def test_package_exports():
     assert issubclass(NpzDeserializer, Deserializer)
 
 
+def test_npz_serialize_returns_the_dictionary_save_npz_writes(tmp_path):
+    from dbr.core.serializers import npz
+
+    target = npz.serialize(make_model())
+    assert isinstance(target, dict) and set(target) == CHAINER_KEYS
+    save_npz(tmp_path / "m.npz", make_model())
+    with numpy.load(tmp_path / "m.npz", allow_pickle=False) as f:
+        assert set(f.files) == CHAINER_KEYS
+        numpy.testing.assert_array_equal(f["predictor/l1/W"], target["predictor/l1/W"])
+
+
+@pytest.mark.parametrize(
+    ("stored", "target_value"),
+    [(numpy.float32(-(2.0**60)), 5), (numpy.int64(-(2**60)), numpy.uint32(5))],
+)
+def test_a_value_that_does_not_fit_a_scalar_is_a_type_error_as_in_chainer(
+    tmp_path, stored, target_value
+):
+    save_npz(tmp_path / "x.npz", {"z": stored})
+    with (
+        numpy.load(tmp_path / "x.npz", allow_pickle=False) as npz,
+        pytest.raises(TypeError, match="'z'.*the target holds") as info,
+    ):
+        NpzDeserializer(npz)("z", target_value)
+    assert isinstance(info.value, DeserializationError)
+
+
 def test_error_message_is_not_repr_quoted():
     e = DeserializationError("line one\nline two", file="f")
     assert str(e) == "line one\nline two"
@@ -757,6 +792,36 @@ def test_missing_h5py_names_the_extra(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError, match=r"HDF5Serializer needs h5py"):
         HDF5Serializer(None)
     assert os.listdir(tmp_path) == []
+
+
+def test_hdf5_available_answers_whether_h5py_imports_now(monkeypatch):
+    from dbr.core.serializers import hdf5
+
+    assert hdf5._available is (h5py is not None)
+    monkeypatch.setitem(sys.modules, "h5py", None)
+    assert hdf5._available is False
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = hdf5.no_such_name
+
+
+@needs_h5py
+def test_hdf5_deserializer_child_group_is_the_subgroup(tmp_path):
+    path = saved(tmp_path, make_model(), fmt="hdf5")
+    with h5py.File(path, "r") as f:
+        d = HDF5Deserializer(f)
+        assert d.group is f
+        assert d["predictor"]["l1"].group.name == "/predictor/l1"
+        assert d["predictor"]["nothing"].group is None
+
+
+@needs_h5py
+def test_storing_none_needs_h5py_with_empty(monkeypatch, tmp_path):
+    monkeypatch.setattr(h5py.version, "version_tuple", (2, 6, 0))
+    with (
+        h5py.File(tmp_path / "m.h5", "w") as f,
+        pytest.raises(RuntimeError, match=r"'x'.*h5py>=2.7.0"),
+    ):
+        HDF5Serializer(f)("x", None)
 
 
 @needs_h5py

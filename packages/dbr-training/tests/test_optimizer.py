@@ -418,3 +418,144 @@ def test_adam_state_follows_numpy_to_numpy_moves():
     opt.update()
     assert model.W.update_rule.state["m"] is m
     assert opt.t == 2
+
+
+ALL_OPTIMIZERS = [
+    "AdaDelta", "AdaGrad", "Adam", "AdamW", "AMSGrad", "AdaBound", "AMSBound",
+    "CorrectedMomentumSGD", "MomentumSGD", "MSVAG", "NesterovAG", "RMSprop",
+    "RMSpropGraves", "SGD", "SMORMS3",
+]  # fmt: skip
+
+
+class Scalar(Link):
+    def __init__(self, value):
+        super().__init__()
+        with self.init_scope():
+            self.w = Parameter(numpy.asarray(value, dtype=numpy.float32))
+
+
+@pytest.mark.parametrize("name", ALL_OPTIMIZERS)
+def test_0dim_parameter_updates_as_a_one_element_one(name):
+    import dbr.training.optimizers as optimizers
+
+    scalar, vector = Scalar(0.75), Scalar([0.75])
+    opt_s = getattr(optimizers, name)().setup(scalar)
+    opt_v = getattr(optimizers, name)().setup(vector)
+    for grad in (0.5, -1.25, 2.0):
+        scalar.w.grad = numpy.asarray(grad, dtype=numpy.float32)
+        vector.w.grad = numpy.asarray([grad], dtype=numpy.float32)
+        opt_s.update()
+        opt_v.update()
+        assert scalar.w.array.shape == ()
+        assert scalar.w.array.item() == vector.w.array[0]
+        assert scalar.w.array.item() != 0.75
+    for key, value in scalar.w.update_rule.state.items():
+        assert value.shape == ()
+        numpy.testing.assert_array_equal(value, vector.w.update_rule.state[key][0])
+
+
+class _Recording(UpdateRule):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def init_state(self, param):
+        self.state["v"] = numpy.zeros_like(param.array)
+
+    def update_core_cpu(self, param):
+        self.calls.append(param)
+
+
+class _RecordingMethod(GradientMethod):
+    def create_update_rule(self):
+        return _Recording()
+
+
+def test_update_core_runs_for_params_without_grad_or_array_as_in_chainer():
+    class Three(Link):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.lazy = Parameter()
+                self.ready = Parameter(numpy.ones(2, dtype=numpy.float32))
+
+    link = Three()
+    opt = _RecordingMethod().setup(link)
+    seen = []
+    link.lazy.update_rule.add_hook(lambda rule, param: seen.append(param), name="h")
+    opt.update()
+    assert link.lazy.update_rule.calls == [link.lazy]
+    assert seen == [link.lazy]
+    assert link.lazy.update_rule.state is None  # no state for an uninitialised parameter
+    assert link.ready.update_rule.calls == [link.ready]
+    assert link.ready.update_rule.state["v"].shape == (2,)
+
+
+def test_fp32_update_of_an_uninitialized_float16_param_sees_a_float32_master():
+    class Lazy16:
+        dtype = numpy.float16
+
+        def __call__(self, array):
+            raise AssertionError("never called")
+
+    param = Parameter(Lazy16())
+    rule = _Recording()
+    rule.use_fp32_update()
+    rule.update(param)
+    (master,) = rule.calls
+    assert master is not param
+    assert master.dtype == numpy.float32 and master.array is None
+    assert param.array is None and param.dtype == numpy.float16
+
+
+def test_update_core_chainerx_updates_as_update_core():
+    rule = _Recording()
+    param = Parameter(numpy.ones(2, dtype=numpy.float32))
+    rule.update_core_chainerx(param)
+    assert rule.calls == [param]
+
+
+def test_rule_hook_with_invalid_timing_warns_and_runs_before_the_update():
+    order = []
+
+    class Hook:
+        name = "odd"
+        timing = "middle"
+
+        def __call__(self, rule, param):
+            order.append("hook")
+
+    rule = _Recording()
+    with pytest.warns(UserWarning, match="_Recording.add_hook.*'middle'.*'pre'"):
+        rule.add_hook(Hook())
+    rule.update_core_cpu = lambda param: order.append("update")
+    rule.update(Parameter(numpy.ones(1)))
+    assert order == ["hook", "update"]
+
+
+def test_rule_hook_name_clash_is_a_key_error():
+    rule = _Recording()
+    rule.add_hook(lambda r, p: None, name="h")
+    with pytest.raises(KeyError, match="_Recording.add_hook.*'h'"):
+        rule.add_hook(lambda r, p: None, name="h")
+
+
+def test_a_disabled_rule_loads_without_its_state_an_enabled_one_needs_it():
+    from dbr.core.serializers import Deserializer
+
+    class Strict(Deserializer):
+        def __getitem__(self, key):
+            raise NotImplementedError
+
+        def __call__(self, key, value):
+            if key == "t":
+                return 7
+            raise KeyError(key)
+
+    rule = _Recording()
+    with pytest.raises(KeyError, match="v"):
+        rule.serialize(Strict())
+    rule = _Recording()
+    rule.enabled = False
+    rule.serialize(Strict())
+    assert rule.t == 7 and rule.state is None

@@ -270,3 +270,37 @@ def test_gradient_clipping_through_sgd():
     np.testing.assert_allclose(
         link.v.array, np.array([0.3, -0.4]) - 0.1 * np.array([1.0, 2.0]) / norm, rtol=1e-12
     )
+
+
+def _sgd_step_with(hook, loss_scale, on_rule):
+    link = TwoParams([0.0, 1.0, 2.0], [1.0])
+    opt = SGD(lr=1.0).setup(link)
+    if on_rule:
+        link.a.update_rule.add_hook(hook)
+    else:
+        opt.add_hook(hook)
+    loss = ops.sum(link.a * link.a * link.a)
+    link.cleargrads()
+    loss.backward(loss_scale=loss_scale)
+    opt.update()
+    return link.a.array
+
+
+@pytest.mark.parametrize("on_rule", [False, True])
+@pytest.mark.parametrize("make_hook", [lambda: WeightDecay(0.125), lambda: Lasso(0.125)])
+def test_penalty_hooks_give_the_same_step_with_loss_scaling(make_hook, on_rule):
+    # An optimizer's hook sees the loss-scaled gradient and scales the penalty
+    # alike; a rule's hook sees the gradient already divided back.
+    plain = _sgd_step_with(make_hook(), None, on_rule)
+    scaled = _sgd_step_with(make_hook(), 4.0, on_rule)
+    np.testing.assert_allclose(plain, scaled, rtol=1e-6)
+    # 3 p**2 + 0.125 * (p or sign p), one SGD step of lr 1 from p = [0, 1, 2]:
+    penalty = [0.0, 0.125, 0.25] if isinstance(make_hook(), WeightDecay) else [0.0, 0.125, 0.125]
+    np.testing.assert_allclose(plain, [0.0, 1.0 - 3.0 - penalty[1], 2.0 - 12.0 - penalty[2]])
+
+
+def test_hooks_leave_a_param_created_uninitialized_alone():
+    uninit = Parameter()
+    for hook in [WeightDecay(1.0), Lasso(1.0), GradientHardClipping(0, 1), GradientNoise(1.0)]:
+        hook(RULE, uninit)
+    assert uninit.array is None

@@ -9,13 +9,14 @@ a float16 parameter) and :meth:`Optimizer.loss_scaling` (static or dynamic).
 """
 
 import collections
+import functools
 import math
 import numbers
 import warnings
 
 import numpy
 
-from dbr.core import Link, Variable, backend
+from dbr.core import Link, Parameter, Variable, backend, initializers
 from dbr.core.serializers import Deserializer
 
 _ndarray = numpy.ndarray
@@ -94,6 +95,78 @@ def _nonfinite_grad_names(named_params):
             flags = flags.get()
         bad.update(name for (name, _), flag in zip(entries, flags, strict=True) if flag)
     return [name for name in order if name in bad]
+
+
+def _param_dtype(param):
+    """The dtype of ``param``, or None for an uninitialised one whose dtype is not decided."""
+    try:
+        return param.dtype
+    except RuntimeError:
+        return None
+
+
+def cpu_update_handles_0dim(update_core_cpu):
+    """Let an ``update_core_cpu`` written with ``out=`` temporaries update 0-dim parameters.
+
+    NumPy turns arithmetic on 0-dim arrays into scalars, which cannot take
+    ``out=``. For a 0-dim parameter the decorated method is given a Variable
+    holding one-element views of the parameter's array and gradient, and sees
+    one-element views of its state arrays, so that its in-place updates land in
+    the parameter and the state. The method must update arrays in place (never
+    rebind ``param.array`` or a state entry), as the built-in rules do.
+    """
+
+    @functools.wraps(update_core_cpu)
+    def update(self, param):
+        array = param.array
+        if array is None or array.ndim:
+            return update_core_cpu(self, param)
+        grad = param.grad
+        view = Variable(array.reshape(1), name=param.name)
+        if grad is not None:
+            view.grad = grad.reshape(1)
+        state = self._state
+        if state is not None:
+            self._state = {
+                key: value.reshape(1) if type(value) is _ndarray and value.ndim == 0 else value
+                for key, value in state.items()
+            }
+        try:
+            return update_core_cpu(self, view)
+        finally:
+            self._state = state
+
+    return update
+
+
+def grad_or_none(param):
+    """The gradient an update rule applies to ``param``: None when there is none to apply.
+
+    As in Chainer, :meth:`UpdateRule.update` calls :meth:`UpdateRule.update_core`
+    also for a parameter not yet initialised, whose gradient may not be
+    readable; the built-in rules read the gradient through this function and
+    leave such a parameter (or one without a gradient) unchanged.
+    """
+    if param.array is None:
+        return None
+    return param.grad
+
+
+def grad_loss_scale(rule, param):
+    """The loss scale still multiplying ``param.grad`` when a hook is called, or None.
+
+    An optimizer's hooks run before the update rules divide the gradients by
+    the loss scale of the last backward (:attr:`dbr.core.Variable.loss_scale`);
+    a rule's own hooks run after. A hook adding a penalty's gradient (weight
+    decay, lasso) multiplies it by this factor.
+
+    Args:
+        rule (UpdateRule): the rule the hook was called with (may be None).
+        param (dbr.core.Variable): the parameter the hook was called with.
+    """
+    if getattr(rule, "_grad_unscaled", False):
+        return None
+    return param.loss_scale
 
 
 class Hyperparameter:
@@ -196,12 +269,14 @@ def _hook_name(who, hook, name):
     return name
 
 
-def _register_hook(owner, hook, name, timing, *, fallback, clash_error):
+def _register_hook(owner, hook, name, timing, *, warn_without_timing):
     """Put ``hook`` into the pre- or post-update table of ``owner`` (a rule or optimizer).
 
-    With timing 'auto' the hook's own ``timing`` decides; when it is missing or
-    invalid, ``fallback`` chooses between 'pre' with a warning (the optimizer's
-    behaviour) and 'pre' / an error (the rule's).
+    With timing 'auto' the hook's own ``timing`` decides; when it is invalid,
+    'pre' is used with a warning. When it is missing, 'pre' is used, with a
+    warning if ``warn_without_timing`` (the optimizer's behaviour; a rule's
+    hooks are plain functions that rarely carry one). A name already
+    registered is a KeyError, as in Chainer.
     """
     who = f"{type(owner).__name__}.add_hook"
     pre, post = owner._pre_update_hooks, owner._post_update_hooks
@@ -209,18 +284,19 @@ def _register_hook(owner, hook, name, timing, *, fallback, clash_error):
         raise TypeError(f"{who}: hook must be callable, got {type(hook).__name__}")
     _check_timing(who, timing)
     if timing == "auto":
-        timing = getattr(hook, "timing", None if fallback else "pre")
-        if fallback and timing not in ("pre", "post"):
+        timing = getattr(hook, "timing", None)
+        if timing is None and not warn_without_timing:
+            timing = "pre"
+        elif timing not in ("pre", "post"):
             warnings.warn(
                 f"{who}: the hook's timing attribute is {timing!r}, not 'pre' or 'post'; "
                 "using 'pre'",
                 stacklevel=3,
             )
             timing = "pre"
-        _check_timing(who + " (hook.timing)", timing, ("pre", "post"))
     name = _hook_name(who, hook, name)
     if name in pre or name in post:
-        raise clash_error(f"{who}: a hook named {name!r} already exists")
+        raise KeyError(f"{who}: a hook named {name!r} already exists")
     (pre if timing == "pre" else post)[name] = hook
 
 
@@ -270,6 +346,8 @@ class UpdateRule:
         self.t = 0
         self._use_fp32_update = False
         self._fp32_param = None
+        # True while update() runs: the gradient its hooks see is divided by the loss scale.
+        self._grad_unscaled = False
 
     def _set_hyperparams(self, **values):
         """Override, on this rule only, each hyperparameter given a value other than None."""
@@ -290,69 +368,69 @@ class UpdateRule:
             hook (callable): the hook.
             name (str): its name (default: ``hook.name`` or ``hook.__name__``).
             timing (str): 'pre', 'post' or 'auto' (default; ``hook.timing``,
-                else 'pre').
+                else 'pre'; an invalid ``hook.timing`` warns and uses 'pre').
+
+        Raises:
+            KeyError: a hook of that name is already registered.
         """
-        _register_hook(
-            self,
-            hook,
-            name,
-            timing,
-            fallback=False,
-            clash_error=ValueError,
-        )
+        _register_hook(self, hook, name, timing, warn_without_timing=False)
 
     def remove_hook(self, name):
         """Remove the hook registered as ``name`` (KeyError if there is none)."""
         _unregister_hook(self, name)
 
     def update(self, param):
-        """Update ``param`` from its gradient: loss-scale division, hooks, :meth:`update_core`.
+        """Update ``param``: state creation, loss-scale division, hooks, :meth:`update_core`.
 
-        Does nothing when the rule is disabled; ``t`` is counted (as Chainer
-        does) even when the parameter has no gradient, which is then skipped.
+        Does nothing when the rule is disabled. Otherwise ``t`` is counted and,
+        as in Chainer, the hooks and :meth:`update_core` are called even for a
+        parameter without a gradient or not yet initialised (the built-in
+        rules then leave it unchanged); the state is created, and the gradient
+        divided by the loss scale, only once the parameter is initialised.
         """
         if not self.enabled:
             return
         self.t += 1
-        if self._use_fp32_update and param.dtype == _float16:
-            self._update_fp32(param)
-            return
-        grad = param.grad
-        if grad is None:
-            return
-        self._prepare(param)
-        loss_scale = param.loss_scale
-        if loss_scale is not None:
-            grad /= loss_scale
-        if self._pre_update_hooks:
-            for hook in self._pre_update_hooks.values():
-                hook(self, param)
-        self.update_core(param)
-        if self._post_update_hooks:
-            for hook in self._post_update_hooks.values():
-                hook(self, param)
+        target = param
+        if self._use_fp32_update and _param_dtype(param) == _float16:
+            target = self._fp32_master(param)
+        if target.array is not None:
+            self._prepare(target)
+            loss_scale = param.loss_scale
+            if loss_scale is not None and target.grad is not None:
+                target.grad /= loss_scale
+        self._grad_unscaled = True
+        try:
+            if self._pre_update_hooks:
+                for hook in self._pre_update_hooks.values():
+                    hook(self, target)
+            self.update_core(target)
+            if self._post_update_hooks:
+                for hook in self._post_update_hooks.values():
+                    hook(self, target)
+        finally:
+            self._grad_unscaled = False
+        if target is not param:
+            if param.array is not None:
+                backend.get_array_module(param.array).copyto(
+                    param.array, target.array, casting="same_kind"
+                )
+            target.grad = None
 
-    def _update_fp32(self, param):
-        grad = param.grad
-        if grad is None:
-            return
+    def _fp32_master(self, param):
+        """The float32 master copy of the float16 ``param``, its gradient set from param's."""
         master = self._fp32_param
-        if master is None:
+        if param.array is None:
+            if master is None:
+                master = Parameter(initializers.NaN(numpy.float32), name=param.name)
+                self._fp32_param = master
+            return master
+        if master is None or master.array is None:
             master = Variable(param.array.astype(numpy.float32), name=param.name)
             self._fp32_param = master
-        master.grad = grad.astype(numpy.float32)
-        self._prepare(master)
-        if param.loss_scale is not None:
-            master.grad /= param.loss_scale
-        for hook in self._pre_update_hooks.values():
-            hook(self, master)
-        self.update_core(master)
-        for hook in self._post_update_hooks.values():
-            hook(self, master)
-        backend.get_array_module(param.array).copyto(
-            param.array, master.array, casting="same_kind"
-        )
-        master.grad = None
+        grad = param.grad
+        master.grad = None if grad is None else grad.astype(numpy.float32)
+        return master
 
     def _prepare(self, param):
         # The state follows the parameter's device, as in Chainer: a link moved by
@@ -371,8 +449,13 @@ class UpdateRule:
         self._state_device = device
 
     def update_core(self, param):
-        """Update ``param`` in place through :meth:`update_core_cpu` or :meth:`update_core_gpu`."""
-        if type(param.array) is _ndarray:
+        """Update ``param`` in place through :meth:`update_core_cpu` or :meth:`update_core_gpu`.
+
+        The choice follows the parameter's array (its device when the
+        parameter is not initialised).
+        """
+        array = param.array
+        if type(array) is _ndarray or (array is None and param.device.xp is numpy):
             self.update_core_cpu(param)
         else:
             with param.device:
@@ -385,6 +468,15 @@ class UpdateRule:
     def update_core_gpu(self, param):
         """Update a parameter held in a GPU array (implemented by subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement update_core_gpu")
+
+    def update_core_chainerx(self, param):
+        """Chainer's update of a ChainerX parameter; dbr has no ChainerX arrays.
+
+        :meth:`update_core` never calls it. It is kept so that rules written
+        for Chainer (which override or wrap it) still work; called directly,
+        it updates ``param`` as :meth:`update_core` does.
+        """
+        UpdateRule.update_core(self, param)
 
     def init_state(self, param):
         """Fill :attr:`state` with the arrays this rule keeps for ``param`` (none by default)."""
@@ -404,7 +496,8 @@ class UpdateRule:
 
         Loading into a rule whose state does not exist yet creates it from
         the stored arrays (moved to the parameter's device at the next
-        update), so that a fresh optimizer continues a saved one.
+        update), so that a fresh optimizer continues a saved one. A disabled
+        rule whose state is missing from the source keeps no state.
         """
         self.t = serializer("t", self.t)
         state = self._state
@@ -416,7 +509,15 @@ class UpdateRule:
             return
         if not isinstance(serializer, Deserializer):
             return
-        loaded = {key: serializer(key, None) for key in self._state_keys()}
+        loaded = {}
+        for key in self._state_keys():
+            try:
+                loaded[key] = serializer(key, None)
+            except KeyError:
+                # A disabled rule never updates: a snapshot may lack its state.
+                if self.enabled:
+                    raise
+                return
         if serializer.dry_run or any(value is None for value in loaded.values()):
             return
         self._state = loaded
@@ -537,14 +638,7 @@ class Optimizer:
                 'auto' (default: ``hook.timing``, else 'pre' with a warning).
         """
         self._require_setup("add_hook")
-        _register_hook(
-            self,
-            hook,
-            name,
-            timing,
-            fallback=True,
-            clash_error=KeyError,
-        )
+        _register_hook(self, hook, name, timing, warn_without_timing=True)
 
     def remove_hook(self, name):
         """Remove the hook registered as ``name`` (KeyError if there is none)."""

@@ -14,9 +14,11 @@ class Orthogonal(Initializer):
 
     The array is seen as a matrix ``W`` of ``out_dim = shape[0]`` rows and
     ``in_dim = prod(shape[1:])`` columns (a convolution kernel's trailing axes
-    are flattened). A Gaussian matrix is QR-decomposed, with the signs of
-    ``R``'s diagonal folded into ``Q`` so that ``Q`` is uniformly (Haar)
-    distributed, and ``W`` is ``scale`` times ``Q`` or its transpose:
+    are flattened; a 0-dimensional array is a 1 x 1 matrix, set to
+    ``scale`` or ``-scale`` with equal probability). A Gaussian matrix is
+    QR-decomposed, with the signs of ``R``'s diagonal folded into ``Q`` so
+    that ``Q`` is uniformly (Haar) distributed, and ``W`` is ``scale`` times
+    ``Q`` or its transpose:
 
     - ``'projection'`` (``out_dim <= in_dim``): orthonormal rows scaled,
       ``W @ W.T == scale**2 * I``;
@@ -36,8 +38,8 @@ class Orthogonal(Initializer):
             size)`` method, or None to use the array's module.
 
     Raises:
-        ValueError: an unknown ``mode``; or, when called, a 0-dimensional
-            array or a shape that ``mode`` does not allow.
+        ValueError: an unknown ``mode``; or, when called, an empty array or
+            a shape that ``mode`` does not allow.
     """
 
     def __init__(self, scale=1.1, dtype=None, mode="auto", *, rng=None):
@@ -49,12 +51,12 @@ class Orthogonal(Initializer):
         self.rng = rng
 
     def _fill(self, array):
-        if array.ndim == 0:
-            raise ValueError("Orthogonal cannot initialize a 0-dimensional array")
-        out_dim, in_dim = array.shape[0], math.prod(array.shape[1:])
-        self._check_mode(out_dim, in_dim, array.shape)
         if array.size == 0:
-            return
+            raise ValueError(f"Orthogonal cannot initialize an empty array (shape {array.shape})")
+        # A 0-dimensional array is a 1 x 1 matrix: it gets +scale or -scale.
+        out_dim = array.shape[0] if array.ndim else 1
+        in_dim = math.prod(array.shape[1:])
+        self._check_mode(out_dim, in_dim, array.shape)
         xp = backend.get_array_module(array)
         gaussian = standard_normal(
             xp, (max(out_dim, in_dim), min(out_dim, in_dim)), array.dtype, self.rng

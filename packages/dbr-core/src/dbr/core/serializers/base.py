@@ -81,7 +81,7 @@ class Deserializer(AbstractSerializer):
         obj.serialize(self)
 
 
-class DeserializationError(KeyError, ValueError):
+class DeserializationError(KeyError, ValueError, TypeError):
     """A file does not match the object being loaded, or cannot be read.
 
     Raised once, before anything is loaded, naming every key that the object
@@ -94,9 +94,11 @@ class DeserializationError(KeyError, ValueError):
     holds; the key is None when the file as a whole cannot be read), together
     with the file.
 
-    It is both a :class:`KeyError` (what Chainer raised for a missing key, and
-    what Chainer-style ``serialize`` methods catch to tolerate one) and a
-    :class:`ValueError` (what Chainer raised for a shape mismatch).
+    It is a :class:`KeyError` (what Chainer raised for a missing key, and
+    what Chainer-style ``serialize`` methods catch to tolerate one), a
+    :class:`ValueError` (what Chainer raised for a shape mismatch) and a
+    :class:`TypeError` (what Chainer raised for a value that does not fit a
+    scalar's type, such as a float into an int).
     """
 
     def __init__(

@@ -28,6 +28,18 @@ def _import_h5py(who):
     return h5py
 
 
+def __getattr__(name):
+    # Chainer's ``serializers.hdf5._available``: whether h5py can be imported,
+    # asked anew each time (h5py is imported only when HDF5 is used).
+    if name == "_available":
+        try:
+            import h5py  # noqa: F401
+        except ImportError:
+            return False
+        return True
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class HDF5Serializer(Serializer):
     """Serializer into an HDF5 group; ``s['l1']`` gives the serializer of subgroup ``l1``.
 
@@ -53,6 +65,11 @@ class HDF5Serializer(Serializer):
 
 def _write_dataset(h5py, group, key, value, compression, who):
     if base._is_stored_none(value):
+        if h5py.version.version_tuple < (2, 7, 0):
+            raise RuntimeError(
+                f"{who}: cannot store None at {key!r}: it is an empty dataset, which "
+                f"needs h5py>=2.7.0 (h5py.Empty); h5py {h5py.version.version} is installed"
+            )
         group.create_dataset(key, data=h5py.Empty("f"))
         return
     array = value if isinstance(value, str) else numpy.asarray(backend.to_cpu(value))
@@ -197,9 +214,20 @@ class HDF5Deserializer(base._StoreDeserializer):
 
     def __init__(self, group, strict=True, ignore_names=None, path=""):
         h5py = _import_h5py("HDF5Deserializer")
-        self.group = group
+        self._root = group
         name = f"{group.file.filename!r} (group {group.name!r})"
         self._setup(_Hdf5Store(h5py, group, name), path, strict, ignore_names)
+
+    @property
+    def group(self):
+        """The h5py group this deserializer reads: ``d['x'].group`` is the subgroup ``x``.
+
+        None when the file has no group at this deserializer's path.
+        """
+        if not self.path:
+            return self._root
+        group = self._root.get(self.path.rstrip("/"))
+        return group if isinstance(group, self._store._h5py.Group) else None
 
 
 def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):

@@ -92,6 +92,17 @@ def _to_storable(key, value, who):
     return array
 
 
+def serialize(obj):
+    """Serialize ``obj`` into a new dictionary ``{'/'-joined key: NumPy array}`` and return it.
+
+    The dictionary is a :class:`DictionarySerializer`'s target: what
+    :func:`save_npz` writes, and what an :class:`NpzDeserializer` loads from.
+    """
+    serializer = DictionarySerializer()
+    serializer.save(obj)
+    return serializer.target
+
+
 def save_npz(file, obj, compression=True):
     """Save ``obj`` (an object with ``serialize``, or a dict of arrays) to an NPZ file.
 
@@ -111,9 +122,7 @@ def save_npz(file, obj, compression=True):
     if isinstance(obj, dict):
         target = {k: _to_storable(k, v, "save_npz") for k, v in obj.items()}
     else:
-        serializer = DictionarySerializer()
-        serializer.save(obj)
-        target = serializer.target
+        target = serialize(obj)
     if _is_path(file):
         write_atomically(file, lambda tmp: _write_npz(tmp, target, compression))
     else:
@@ -266,7 +275,9 @@ class _NpzStore:
             members = self._archive.namelist()
             self._members = {m[:-4] if m.endswith(".npy") else m: m for m in members}
         else:
-            self._members = dict.fromkeys(npz)
+            # A dict is read live, as Chainer does: it may be filled after the
+            # deserializer is made (a DictionarySerializer/NpzDeserializer pair).
+            self._members = npz
 
     def names(self):
         return self._members.keys()
@@ -497,4 +508,4 @@ def _open_npz(fid, name):
         refuse(f"is not a complete NPZ archive, truncated or corrupt? ({_cause(e)})", e)
 
 
-__all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz"]
+__all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz", "serialize"]

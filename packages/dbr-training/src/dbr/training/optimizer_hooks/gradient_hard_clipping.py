@@ -2,6 +2,7 @@
 
 import numpy
 
+from dbr.training.optimizer import grad_or_none
 from dbr.training.optimizer_hooks._util import check_real
 
 
@@ -39,7 +40,7 @@ class GradientHardClipping:
 
     def __call__(self, rule, param):
         """Clip ``param.grad`` in place."""
-        g = param.grad
+        g = grad_or_none(param)
         if g is None:
             return
         if type(g) is numpy.ndarray:

@@ -1,7 +1,7 @@
 """GradientLARS: layer-wise adaptive rate scaling of the gradients."""
 
 from dbr.core import backend
-from dbr.training.optimizer import gpu_elementwise
+from dbr.training.optimizer import gpu_elementwise, grad_or_none
 from dbr.training.optimizer_hooks._util import accumulation_dtype, check_real, squared_sum
 
 # p_sq and g_sq are 0-d squared norms on the device: the rate is decided there, without a sync.
@@ -58,7 +58,7 @@ class GradientLARS:
 
     def __call__(self, rule, param):
         """Scale ``param.grad`` in place as described in the class docstring."""
-        p, g = param.array, param.grad
+        p, g = param.array, grad_or_none(param)
         if p is None or g is None:
             return
         xp = backend.get_array_module(p)

@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import backend
+from dbr.training.optimizer import grad_or_none
 from dbr.training.optimizer_hooks._util import check_real
 
 
@@ -64,7 +65,7 @@ class GradientNoise:
 
     def __call__(self, rule, param):
         """Add ``noise_func(xp, grad.shape, grad.dtype, self, rule)`` to ``param.grad``."""
-        g = param.grad
+        g = grad_or_none(param)
         if g is None:
             return
         xp = backend.get_array_module(g)

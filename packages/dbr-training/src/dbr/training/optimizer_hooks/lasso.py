@@ -2,7 +2,7 @@
 
 import numpy
 
-from dbr.training.optimizer import gpu_elementwise
+from dbr.training.optimizer import gpu_elementwise, grad_loss_scale, grad_or_none
 from dbr.training.optimizer_hooks._util import check_real
 
 # sign(p) as NumPy's: 0 for zeros, NaN for NaN.
@@ -19,7 +19,9 @@ class Lasso:
 
     This is the (sub)gradient of the L1 penalty ``rate * ||param||_1``. The
     gradient is updated in place (on a GPU by one fused kernel); a parameter
-    without array or gradient is left alone.
+    without array or gradient is left alone. Called by the optimizer on a
+    loss-scaled gradient (see :func:`~dbr.training.optimizer.grad_loss_scale`),
+    it adds the penalty scaled alike (Chainer's Lasso did not).
 
     Args:
         rate (float): coefficient of the L1 penalty.
@@ -40,11 +42,15 @@ class Lasso:
 
     def __call__(self, rule, param):
         """Add ``rate * sign(param.array)`` to ``param.grad`` in place."""
-        p, g = param.array, param.grad
+        p, g = param.array, grad_or_none(param)
         if p is None or g is None:
             return
+        rate = self.rate
+        loss_scale = grad_loss_scale(rule, param)
+        if loss_scale is not None:
+            rate *= loss_scale
         if type(p) is numpy.ndarray:
-            g += self.rate * numpy.sign(p)
+            g += rate * numpy.sign(p)
             return
         with param.device:
-            gpu_elementwise(_LASSO_ELEMENTWISE)(p, self.rate, g)
+            gpu_elementwise(_LASSO_ELEMENTWISE)(p, rate, g)

@@ -2,7 +2,7 @@
 
 import numpy
 
-from dbr.training.optimizer import gpu_elementwise
+from dbr.training.optimizer import gpu_elementwise, grad_loss_scale, grad_or_none
 from dbr.training.optimizer_hooks._util import check_real
 
 _WEIGHT_DECAY_ELEMENTWISE = {
@@ -18,7 +18,9 @@ class WeightDecay:
 
     This is the gradient of the L2 penalty ``rate / 2 * ||param||^2``. The
     gradient is updated in place (on a GPU by one fused kernel); a parameter
-    without array or gradient is left alone.
+    without array or gradient is left alone. Called by the optimizer on a
+    loss-scaled gradient (see :func:`~dbr.training.optimizer.grad_loss_scale`),
+    it adds the penalty scaled alike.
 
     Args:
         rate (float): coefficient of the weight decay.
@@ -42,11 +44,15 @@ class WeightDecay:
 
     def __call__(self, rule, param):
         """Add ``rate * param.array`` to ``param.grad`` in place."""
-        p, g = param.array, param.grad
+        p, g = param.array, grad_or_none(param)
         if p is None or g is None:
             return
+        rate = self.rate
+        loss_scale = grad_loss_scale(rule, param)
+        if loss_scale is not None:
+            rate *= loss_scale
         if type(p) is numpy.ndarray:
-            g += self.rate * p
+            g += rate * p
             return
         with param.device:
-            gpu_elementwise(_WEIGHT_DECAY_ELEMENTWISE)(p, self.rate, g)
+            gpu_elementwise(_WEIGHT_DECAY_ELEMENTWISE)(p, rate, g)

@@ -46,9 +46,10 @@ class AdaDeltaRule(optimizer.UpdateRule):
         self.state["msg"] = xp.zeros_like(param.array)
         self.state["msdx"] = xp.zeros_like(param.array)
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -73,7 +74,7 @@ class AdaDeltaRule(optimizer.UpdateRule):
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

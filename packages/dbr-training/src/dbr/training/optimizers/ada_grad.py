@@ -34,9 +34,10 @@ class AdaGradRule(optimizer.UpdateRule):
         """Create the sum of squared gradients ``h`` (zeros like the parameter)."""
         self.state["h"] = param.xp.zeros_like(param.array)
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -52,7 +53,7 @@ class AdaGradRule(optimizer.UpdateRule):
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

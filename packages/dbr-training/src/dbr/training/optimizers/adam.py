@@ -156,13 +156,14 @@ class AdamRule(optimizer.UpdateRule):
         upper = final_lr * (1.0 + 1.0 / (hp.gamma * self.t))
         return lower, upper
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays).
 
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
         """
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -206,7 +207,7 @@ class AdamRule(optimizer.UpdateRule):
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
         """
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

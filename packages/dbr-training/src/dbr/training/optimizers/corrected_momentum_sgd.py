@@ -34,7 +34,7 @@ class CorrectedMomentumSGDRule(_VelocityRule):
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

@@ -73,9 +73,10 @@ class MSVAGRule(optimizer.UpdateRule):
                 power *= beta
             self.beta_power = power
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -113,7 +114,7 @@ class MSVAGRule(optimizer.UpdateRule):
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

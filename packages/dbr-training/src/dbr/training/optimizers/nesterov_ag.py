@@ -31,9 +31,10 @@ class NesterovAGRule(_VelocityRule):
 
     _defaults = _default_hyperparam
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -51,7 +52,7 @@ class NesterovAGRule(_VelocityRule):
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

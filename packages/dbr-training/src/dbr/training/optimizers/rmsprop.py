@@ -54,13 +54,14 @@ class RMSpropRule(optimizer.UpdateRule):
         """Create the mean square of gradients ``ms`` (zeros like the parameter)."""
         self.state["ms"] = param.xp.zeros_like(param.array)
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays).
 
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
         """
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -89,7 +90,7 @@ class RMSpropRule(optimizer.UpdateRule):
         Raises:
             ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
         """
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam

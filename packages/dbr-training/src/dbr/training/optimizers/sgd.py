@@ -29,14 +29,14 @@ class SGDRule(optimizer.UpdateRule):
 
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         param.array -= grad * self.hyperparam.lr
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         optimizer.gpu_elementwise(_SGD_ELEMENTWISE)(grad, self.hyperparam.lr, param.array)

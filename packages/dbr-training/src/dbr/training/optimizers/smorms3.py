@@ -48,9 +48,10 @@ class SMORMS3Rule(optimizer.UpdateRule):
         self.state["g"] = xp.zeros_like(param.array)
         self.state["g2"] = xp.zeros_like(param.array)
 
+    @optimizer.cpu_update_handles_0dim
     def update_core_cpu(self, param):
         """Apply the update in place (NumPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
@@ -82,7 +83,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
 
     def update_core_gpu(self, param):
         """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = param.grad
+        grad = optimizer.grad_or_none(param)
         if grad is None:
             return
         hp = self.hyperparam
