@@ -309,7 +309,8 @@ def test_gradients_accumulate_until_cleargrads():
 
 def test_zerograds_sets_zeros_also_for_lazy_parameters():
     model = MLP(3, 2)
-    model.zerograds()
+    with pytest.warns(DeprecationWarning, match="Link.zerograds is deprecated"):
+        model.zerograds()
     numpy.testing.assert_array_equal(model.l2.W.grad, numpy.zeros((2, 3)))
     assert model.l1.W.grad is None
     model(ones(1, 4))
@@ -568,15 +569,20 @@ def test_to_device_numpy_and_to_cpu():
     assert model.device == backend.cpu and model.l1.device == backend.cpu
     assert model.xp is numpy
     assert model.l2.W.array is W
-    assert model.to_cpu() is model
+    message = r"^MLP.to_cpu is deprecated; use to_device\('@numpy'\) instead"
+    with pytest.warns(DeprecationWarning, match=message):
+        assert model.to_cpu() is model
 
 
 def test_to_gpu_delegates_to_to_device(monkeypatch):
     calls = []
     monkeypatch.setattr(Link, "to_device", lambda self, device: calls.append(device) or self)
     link = Link()
-    assert link.to_gpu() is link
-    link.to_gpu(1)
+    with pytest.warns(DeprecationWarning, match=r"^Link.to_gpu is deprecated; use to_device"):
+        assert link.to_gpu() is link
+    with pytest.warns(DeprecationWarning) as caught:
+        link.to_gpu(1)
+    assert len(caught) == 1 and caught[0].filename == __file__
     assert calls == ["@cupy:0", "@cupy:1"]
 
 

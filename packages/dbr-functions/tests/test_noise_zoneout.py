@@ -74,6 +74,23 @@ def test_gradients_follow_the_flags_drawn_in_forward():
     numpy.testing.assert_array_equal(ggy.array, from_x)
 
 
+def test_flags_of_the_node_say_where_each_input_was_taken():
+    h = numpy.full((6, 5), -1.0, numpy.float32)
+    x = numpy.full((6, 5), 1.0, numpy.float32)
+    y = zoneout(h, x, 0.5)
+    node = y.creator
+    assert node.flag_x.dtype == bool and node.flag_h.dtype == bool
+    numpy.testing.assert_array_equal(node.flag_x, y.array == 1.0)
+    numpy.testing.assert_array_equal(node.flag_h, y.array == -1.0)
+    numpy.testing.assert_array_equal(h * node.flag_h + x * node.flag_x, y.array)
+
+
+def test_flag_h_is_none_before_forward():
+    from dbr.functions.noise.zoneout import Zoneout
+
+    assert Zoneout(0.5).flag_h is None
+
+
 _Z3 = numpy.zeros(3, numpy.float32)
 
 test_bad_input = bad_input_test(

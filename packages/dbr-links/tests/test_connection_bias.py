@@ -97,6 +97,20 @@ def test_wrong_dtype():
         Bias(shape=3)(numpy.ones((2, 3), numpy.float64))
 
 
-def test_missing_bias():
-    with pytest.raises(TypeError, match=r"Bias.forward: .*shape=None.*no parameter b"):
-        Bias()(numpy.ones((2, 3), numpy.float32))
+@pytest.mark.parametrize(
+    "make, inputs",
+    [
+        (lambda: Bias(), (numpy.ones((2, 3), numpy.float32),)),
+        (lambda: Bias(shape=3), (numpy.ones((2, 3), numpy.float32),) * 2),
+        (lambda: Bias(shape=3), ()),
+    ],
+)
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize("error", [ValueError, AssertionError])
+def test_wrong_number_of_inputs(make, inputs, debug, error):
+    link = make()
+    with (
+        using_config("debug", debug),
+        pytest.raises(error, match=r"Bias.forward: expected [12] input\(s\) \(.*\), got [012]"),
+    ):
+        link(*inputs)

@@ -120,13 +120,13 @@ test_bad_input = bad_input_test(
         (
             (2, 3, 4),
             {"initialW": numpy.zeros((3, 2, 4))},
-            ValueError,
+            AssertionError,
             "Bilinear: initialW must have shape (2, 3, 4)",
         ),
         (
             (2, 3, 4),
             {"initial_bias": (0, numpy.zeros((2, 4)), 0)},
-            ValueError,
+            AssertionError,
             "Bilinear: initial_bias[1] must have shape (3, 4), got shape (2, 4)",
         ),
         (
@@ -145,3 +145,18 @@ test_bad_input = bad_input_test(
     ],
     function=Bilinear,
 )
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"initialW": numpy.zeros((3, 3, 4))},
+        {"initialW": numpy.zeros((3, 3, 4)), "nobias": True},
+        {"initial_bias": (numpy.zeros((3, 4)), numpy.zeros((3, 4)), numpy.zeros(4))},
+        {"initial_bias": (numpy.zeros((2, 4)), numpy.zeros((3, 4)), numpy.zeros(5))},
+    ],
+)
+@pytest.mark.parametrize("error", [ValueError, AssertionError])
+def test_wrong_initial_shape_is_a_value_and_an_assertion_error(kwargs, error):
+    with pytest.raises(error, match=r"Bilinear: initial"):
+        Bilinear(2, 3, 4, **kwargs)

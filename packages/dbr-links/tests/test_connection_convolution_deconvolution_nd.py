@@ -118,6 +118,39 @@ def test_convolution_fixed_dimension_forms():
     assert link.W.shape == (4, 1, 2, 2, 2) and link.dilate == (2, 2, 2)
 
 
+def test_convolution_from_params():
+    W = numpy.random.uniform(-1, 1, (4, 1, 3, 2, 2))
+    b = numpy.random.uniform(-1, 1, 4)
+    with using_config("dtype", numpy.dtype(numpy.float64)):
+        link = ConvolutionND.from_params(W, b, stride=2, pad=1, cover_all=True, groups=2)
+    assert type(link) is ConvolutionND and link.W.dtype == numpy.float64
+    assert link.W.shape == (4, 1, 3, 2, 2) and link.ksize == (3, 2, 2) and link.W.array is not W
+    assert (link.stride, link.pad, link.cover_all, link.groups) == (2, 1, True, 2)
+    numpy.testing.assert_array_equal(link.W.array, W)
+    numpy.testing.assert_array_equal(link.b.array, b)
+    x = numpy.random.uniform(-1, 1, (1, 2, 5, 4, 4))
+    expected = _convolution_reference(x, W, b, 2, 1, cover_all=True, groups=2)
+    assert_allclose(link(x).array, expected, atol=1e-12, rtol=1e-12)
+    assert ConvolutionND.from_params(W, nobias=True).b is None
+
+
+def test_convolution_from_params_of_the_fixed_dimension_forms():
+    link = Convolution1D.from_params(numpy.zeros((3, 2, 4), numpy.float32), dilate=2)
+    assert type(link) is Convolution1D and link.W.shape == (3, 2, 4) and link.dilate == (2,)
+    link = Convolution3D.from_params(numpy.zeros((3, 2, 1, 2, 3), numpy.float32))
+    assert type(link) is Convolution3D and link.ksize == (1, 2, 3) and link.b.shape == (3,)
+    with pytest.raises(ValueError, match=r"Convolution1D.from_params: W must have 3 axes, got "):
+        Convolution1D.from_params(numpy.zeros((3, 2, 4, 4), numpy.float32))
+
+
+def test_convolution_from_params_refuses_a_bias_of_another_size():
+    W = numpy.zeros((4, 2, 3), numpy.float32)
+    with pytest.raises(
+        ValueError, match=r"ConvolutionND.from_params: b must have 4 elements .*got shape \(3,\)"
+    ):
+        ConvolutionND.from_params(W, numpy.zeros(3, numpy.float32))
+
+
 def test_deconvolution_positional_and_keyword_forms():
     link = DeconvolutionND(2, 3, 4, 3, 2, 1, False, (9, 9), initializers.One(), 0.5, 1, 1)
     assert link.W.shape == (3, 4, 3, 3) and link.b.shape == (4,)

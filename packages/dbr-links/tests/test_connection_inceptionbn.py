@@ -284,3 +284,17 @@ test_bad_input = bad_input_test(
     ],
     function=InceptionBN,
 )
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, chainer_error",
+    [
+        ((3, 2, 2, 3, 2, 3, "min"), {"proj_pool": 2}, NotImplementedError),
+        ((3, 2, 2, 3, 2, 3, "avg"), {}, AssertionError),
+        ((3, 2, 2, 3, 2, 3, "max"), {"proj_pool": 2, "stride": 2}, AssertionError),
+    ],
+)
+@pytest.mark.parametrize("as_chainer", [False, True])
+def test_bad_architecture_raises_chainer_error_types(args, kwargs, chainer_error, as_chainer):
+    with pytest.raises(chainer_error if as_chainer else ValueError, match=r"^InceptionBN: "):
+        InceptionBN(*args, **kwargs)

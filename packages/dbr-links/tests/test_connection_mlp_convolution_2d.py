@@ -58,7 +58,9 @@ def test_positional_and_keyword_forms():
     for name, param in link.namedparams():
         expected = 1.0 if name.endswith("/W") else 0.5
         numpy.testing.assert_array_equal(param.array, numpy.full(param.shape, expected), name)
-    positional = MLPConvolution2D(2, (3,), 1, 1, 0, F.sigmoid, initializers.Zero(), 1.0)
+    positional = MLPConvolution2D(
+        2, (3,), 1, 1, 0, F.sigmoid, conv_init=initializers.Zero(), bias_init=1.0
+    )
     assert len(positional) == 1 and positional.activation is F.sigmoid
     numpy.testing.assert_array_equal(positional[0].W.array, numpy.zeros((3, 2, 1, 1)))
     numpy.testing.assert_array_equal(positional[0].b.array, numpy.ones(3))
@@ -150,3 +152,12 @@ test_bad_input = bad_input_test(
     ],
     function=MLPConvolution2D,
 )
+
+
+def test_wscale_is_refused():
+    with pytest.raises(TypeError, match=r"MLPConvolution2D: .*7th was wscale.*got 7"):
+        MLPConvolution2D(3, (4,), 1, 1, 0, F.relu, 1)
+    with pytest.raises(TypeError, match=r"MLPConvolution2D: .*got 8"):
+        MLPConvolution2D(3, (4,), 1, 1, 0, F.relu, initializers.Zero(), 1.0)
+    with pytest.raises(ValueError, match=r"MLPConvolution2D: the wscale argument is not"):
+        MLPConvolution2D(3, (4,), 1, wscale=1)

@@ -27,7 +27,8 @@ def test_positional_and_keyword_forms():
     link = Scale(axis=0, W_shape=None, bias_term=True, bias_shape=(2, 3))
     assert not hasattr(link, "W") and link.bias.b.shape == (2, 3) and link.bias.axis == 0
     link = Scale()
-    assert link.axis == 1 and link.bias is None and not hasattr(link, "W")
+    assert link.axis == 1 and not hasattr(link, "bias") and not hasattr(link, "W")
+    assert not hasattr(Scale(W_shape=3), "bias")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -104,9 +105,23 @@ def test_wrong_dtype():
         Scale(W_shape=3)(numpy.ones((2, 3), numpy.float64))
 
 
-def test_missing_scale():
-    with pytest.raises(TypeError, match=r"Scale.forward: .*W_shape=None.*no parameter W"):
-        Scale()(numpy.ones((2, 3), numpy.float32))
+@pytest.mark.parametrize(
+    "make, inputs",
+    [
+        (lambda: Scale(), (numpy.ones((2, 3), numpy.float32),)),
+        (lambda: Scale(W_shape=3), (numpy.ones((2, 3), numpy.float32),) * 2),
+        (lambda: Scale(W_shape=3), ()),
+    ],
+)
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize("error", [ValueError, AssertionError])
+def test_wrong_number_of_inputs(make, inputs, debug, error):
+    link = make()
+    with (
+        using_config("debug", debug),
+        pytest.raises(error, match=r"Scale.forward: expected [12] input\(s\) \(.*\), got [012]"),
+    ):
+        link(*inputs)
 
 
 def test_bias_term_needs_a_shape():

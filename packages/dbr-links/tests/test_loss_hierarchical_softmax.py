@@ -171,6 +171,29 @@ def test_to_device_cpu():
     link(numpy.ones((1, 3), numpy.float32), numpy.array([0], numpy.int32))
 
 
+def test_tables_live_in_the_template_node_the_calls_use():
+    link = _link()
+    assert link.codes is link._func.codes and link.paths is link._func.paths
+    x = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float32)
+    t = numpy.array([1, 3], numpy.int32)
+    expected = _reference(x, t, link.W.array)
+    link._func.codes = link._func.codes.astype(numpy.float64)
+    assert link.codes.dtype == numpy.float64
+    assert_allclose(link(x, t).array, expected, atol=1e-5, rtol=1e-5)
+    link._func.codes = -link._func.codes
+    flipped = link(x, t).array
+    assert not numpy.allclose(flipped, expected)
+
+
+def test_to_device_of_a_shared_copy_leaves_the_original_template():
+    link = _link()
+    shared = link.copy("share")
+    original = link._func
+    shared.to_device("@numpy")
+    assert link._func is original and shared._func is not original
+    numpy.testing.assert_array_equal(shared.codes, link.codes)
+
+
 _T = numpy.array([0, 1], numpy.int32)
 _BAD_TREES = [
     ((0, 1, 2), "every internal node of tree to be a pair, got a tuple of length 3"),

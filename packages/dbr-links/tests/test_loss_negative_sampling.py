@@ -137,3 +137,23 @@ test_bad_input = bad_input_test(
     ],
     function=_link(),
 )
+
+
+def test_calls_the_function_through_its_module(monkeypatch):
+    from dbr.functions.loss import negative_sampling as module
+
+    calls = []
+    original = module.negative_sampling
+
+    def fixed_samples(x, t, W, sampler, sample_size, **kwargs):
+        calls.append(sample_size)
+        return original(
+            x, t, W, lambda shape: numpy.zeros(shape, numpy.int32), sample_size, **kwargs
+        )
+
+    monkeypatch.setattr(module, "negative_sampling", fixed_samples)
+    link = _link()
+    x = numpy.ones((2, 3), numpy.float32)
+    _, samples = link(x, numpy.array([1, 2], numpy.int32), return_samples=True)
+    assert calls == [2]
+    numpy.testing.assert_array_equal(samples, [[1, 0, 0], [2, 0, 0]])

@@ -1,4 +1,5 @@
 import numpy
+import pytest
 
 from dbr.core.testing import bad_input_test
 from dbr.links.loss.walker_alias import WalkerAlias
@@ -53,7 +54,8 @@ def test_tables():
 def test_to_device_cpu():
     sampler = WalkerAlias([1, 2])
     assert sampler.to_device("@numpy") is sampler
-    assert sampler.to_cpu() is sampler
+    with pytest.warns(DeprecationWarning, match=r"^WalkerAlias.to_cpu is deprecated; use to_dev"):
+        assert sampler.to_cpu() is sampler
     assert not sampler.use_gpu
     assert sampler.xp is numpy
     assert isinstance(sampler.sample(3), numpy.ndarray)

@@ -165,7 +165,7 @@ test_bad_input = bad_input_test(
             (Linear(4, 3),),
             {"label_key": label_key},
             TypeError,
-            "Classifier: expected label_key to be an int or a str",
+            "Classifier: label_key must be int or str, got ",
         )
         for label_key in [1.5, None, (0,)]
     ]
@@ -175,7 +175,7 @@ test_bad_input = bad_input_test(
             (_X, _T),
             {},
             ValueError,
-            f"label_key {label_key} is out of bounds for the 2 ",
+            f"Classifier: Label key {label_key} is out of bounds for the 2 ",
         )
         for label_key in [2, -3]
     ]
@@ -185,7 +185,7 @@ test_bad_input = bad_input_test(
             (_X,),
             {"t": _T},
             ValueError,
-            ('label_key "label" is not found ', "(t)"),
+            ('Classifier: Label key "label" is not found ', "(t)"),
         ),
     ],
     function=Classifier,

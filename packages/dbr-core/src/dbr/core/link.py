@@ -90,6 +90,14 @@ def _layer_text(layer):
     return str(layer)
 
 
+def _warn_deprecated_transfer(link, method, device):
+    warnings.warn(
+        f"{type(link).__name__}.{method} is deprecated; use to_device({device!r}) instead",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 class Link:
     """A building block of models that owns parameters and persistent values.
 
@@ -390,9 +398,17 @@ class Link:
             param.cleargrad()
 
     def zerograds(self):
-        """Set the gradient of every parameter to zeros (slower than :meth:`cleargrads`)."""
+        """Set the gradient of every parameter to zeros (deprecated, as in Chainer).
+
+        Use :meth:`cleargrads`, which is faster: backward then sets the gradients.
+        """
+        warnings.warn(
+            "Link.zerograds is deprecated. Use Link.cleargrads instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         for param in self.params():
-            param.zerograd()
+            param._zerograd()
 
     def addgrads(self, link):
         """Add the gradients of ``link``'s parameters to those of this link's (same structure).
@@ -562,11 +578,21 @@ class Link:
         return self
 
     def to_cpu(self):
-        """Move the link to the CPU (``'@numpy'``); returns this link."""
+        """Move the link to the CPU (``'@numpy'``); returns this link.
+
+        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
+        ``to_device('@numpy')``.
+        """
+        _warn_deprecated_transfer(self, "to_cpu", "@numpy")
         return self.to_device(backend.cpu)
 
     def to_gpu(self, device=None):
-        """Move the link to GPU ``device`` (an id; GPU 0 if None); returns this link."""
+        """Move the link to GPU ``device`` (an id; GPU 0 if None); returns this link.
+
+        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
+        ``to_device('@cupy:N')``.
+        """
+        _warn_deprecated_transfer(self, "to_gpu", "@cupy:N")
         device_id = 0 if device is None else int(getattr(device, "id", device))
         return self.to_device(f"@cupy:{device_id}")
 

@@ -1,4 +1,4 @@
-"""Checks of constructor arguments shared by the links (private)."""
+"""Checks of arguments shared by the links (private)."""
 
 import numbers
 
@@ -34,3 +34,31 @@ def check_int_at_least(who, name, value, low):
         raise TypeError(f"{who}: expected {name} to be an int, got {type(value).__name__}")
     if value < low:
         raise ValueError(f"{who}: expected {name} >= {low}, got {value}")
+
+
+class ArgumentAssertionError(ValueError, AssertionError):
+    """A bad argument that Chainer's link rejects with a failed assertion.
+
+    A ValueError, as dbr reports bad arguments, that ``except AssertionError``
+    also catches, as code written for Chainer expects.
+    """
+
+
+class UnsupportedArgumentError(ValueError, NotImplementedError):
+    """A bad argument that Chainer's link rejects with NotImplementedError.
+
+    A ValueError, as dbr reports bad arguments, that ``except
+    NotImplementedError`` also catches, as code written for Chainer expects.
+    """
+
+
+def check_input_count(who, inputs, expected, why):
+    """Raise :class:`ArgumentAssertionError` unless ``len(inputs) == expected``.
+
+    Chainer's links assert the count in debug mode and fail to unpack
+    (ValueError) otherwise; the error here is both, in either mode.
+    """
+    if len(inputs) != expected:
+        raise ArgumentAssertionError(
+            f"{who}: expected {expected} input(s) ({why}), got {len(inputs)}"
+        )

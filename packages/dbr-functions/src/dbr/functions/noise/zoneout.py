@@ -14,11 +14,21 @@ class Zoneout(FunctionNode):
 
     Args:
         ratio (float): the probability of keeping ``h``.
+
+    Attributes:
+        flag_x (bool array or None): where the output took ``x``, drawn by
+            ``forward`` (None before it).
     """
 
     def __init__(self, ratio):
         self.ratio = ratio
         self.flag_x = None
+
+    @property
+    def flag_h(self):
+        """Where the output kept ``h``: the complement of ``flag_x`` (None before forward)."""
+        flag_x = self.flag_x
+        return None if flag_x is None else ~flag_x
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("h", "x"))

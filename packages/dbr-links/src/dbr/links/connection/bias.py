@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter
+from dbr.links import _checks
 
 
 class Bias(Link):
@@ -18,6 +19,8 @@ class Bias(Link):
         axis (int): as given.
         b (Parameter): the bias, present only when ``shape`` was given.
 
+    Called as ``link(x)`` when it has ``b``, else as ``link(x, y)``.
+
     >>> import numpy
     >>> link = Bias(shape=(3,))
     >>> link(numpy.ones((2, 3, 4), numpy.float32)).shape
@@ -31,21 +34,24 @@ class Bias(Link):
                 self.b = Parameter(0, shape)
         self.axis = axis
 
-    def forward(self, x, y=None):
-        """Return ``x + b`` (or ``x + y`` when ``y`` is given), of ``x``'s shape and dtype.
+    def forward(self, *xs):
+        """Return ``x + b``, or ``x + y`` for a link built without ``shape``.
 
         Args:
-            x (Variable or array): the input.
-            y (Variable, array or None): the bias to use instead of the
-                parameter, of shape ``x.shape[axis:axis + y.ndim]``; it is
-                required when the link has no parameter ``b``.
+            xs: ``(x,)`` when the link has the parameter ``b``, else ``(x, y)``
+                with the bias ``y`` of shape ``x.shape[axis:axis + y.ndim]``.
+
+        Returns:
+            Variable: of ``x``'s shape and dtype.
+
+        Raises:
+            ValueError: for another number of inputs (also an AssertionError,
+                as in Chainer).
         """
-        if y is None:
-            try:
-                y = self.b
-            except AttributeError:
-                raise TypeError(
-                    "Bias.forward: the link was built with shape=None, so it has no "
-                    "parameter b; pass the bias as the second argument y"
-                ) from None
-        return F.bias(x, y, self.axis)
+        if hasattr(self, "b"):
+            _checks.check_input_count("Bias.forward", xs, 1, "x; the link has the parameter b")
+            return F.bias(xs[0], self.b, self.axis)
+        _checks.check_input_count(
+            "Bias.forward", xs, 2, "x and the bias y; the link was built with shape=None"
+        )
+        return F.bias(xs[0], xs[1], self.axis)

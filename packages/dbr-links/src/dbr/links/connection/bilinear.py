@@ -2,13 +2,16 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter, backend, initializers
-from dbr.links._checks import check_size
+from dbr.links._checks import ArgumentAssertionError, check_size
 
 
 def _initializer(cls_name, arg, value, shape):
-    """``value`` as an initializer; an array must have ``shape``."""
+    """``value`` as an initializer; an array must have ``shape`` (else a ValueError that is
+    also the AssertionError Chainer raises)."""
     if isinstance(value, backend.get_array_types()) and value.shape != shape:
-        raise ValueError(f"{cls_name}: {arg} must have shape {shape}, got shape {value.shape}")
+        raise ArgumentAssertionError(
+            f"{cls_name}: {arg} must have shape {shape}, got shape {value.shape}"
+        )
     return initializers.get_initializer(value)
 
 
@@ -31,6 +34,9 @@ class Bilinear(Link):
         initial_bias (tuple or None): initializers ``(V1, V2, b)``, arrays
             of shapes ``(J, L)``, ``(K, L)`` and ``(L,)``; None uses
             LeCunNormal for ``V1`` and ``V2`` and zeros for ``b``.
+
+    An initial array of the wrong shape raises a ValueError that is also an
+    AssertionError (the type Chainer raises).
 
     Attributes:
         in_sizes (tuple): ``(left_size, right_size)``.

@@ -49,6 +49,7 @@ class ConvolutionND(Link):
     """
 
     _who = "ConvolutionND"
+    _fixed_ndim = None
 
     def __init__(
         self,
@@ -81,6 +82,61 @@ class ConvolutionND(Link):
             self, initialW, nobias, initial_bias, out_channels, in_channels
         )
 
+    @classmethod
+    def from_params(
+        cls, W, b=None, stride=1, pad=0, nobias=False, *, cover_all=False, dilate=1, groups=1
+    ):
+        """A link whose ``W`` and ``b`` start as copies of the given arrays.
+
+        The number of spatial axes, the channel counts and ``ksize`` are read
+        from ``W``'s shape; the copies take ``config.dtype``, like any array
+        initializer.
+
+        Args:
+            W (array or Variable): filter ``(out_channels, in_channels // groups, k_1, ..., k_N)``.
+            b (array or Variable or None): bias of ``out_channels`` elements; None
+                gives a zero bias unless ``nobias``.
+            stride, pad, nobias, cover_all, dilate, groups: as in the constructor.
+
+        Returns:
+            ConvolutionND: the link (of the class it is called on).
+
+        Raises:
+            ValueError: if ``b``'s size is not ``W``'s ``out_channels``, or if a
+                fixed-dimension class (``Convolution1D``, ``Convolution3D``) is
+                given a ``W`` of another number of spatial axes.
+        """
+        W = getattr(W, "array", W)
+        b = getattr(b, "array", b)
+        out_channels, in_per_group, *ksize = W.shape
+        if b is not None and b.size != out_channels:
+            raise ValueError(
+                f"{cls._who}.from_params: b must have {out_channels} elements (W's "
+                f"out_channels), got shape {b.shape}"
+            )
+        leading = ()
+        if cls._fixed_ndim is None:
+            leading = (len(ksize),)
+        elif len(ksize) != cls._fixed_ndim:
+            raise ValueError(
+                f"{cls._who}.from_params: W must have {cls._fixed_ndim + 2} axes, got shape "
+                f"{W.shape}"
+            )
+        return cls(
+            *leading,
+            in_per_group * groups,
+            out_channels,
+            tuple(ksize),
+            stride,
+            pad,
+            nobias,
+            W,
+            b,
+            cover_all=cover_all,
+            dilate=dilate,
+            groups=groups,
+        )
+
     def _initialize_params(self, in_channels):
         per_group = _conv_args.channels_per_group(self._who, in_channels, self.groups)
         self.W.initialize((self.out_channels, per_group) + self.ksize)
@@ -103,6 +159,7 @@ class Convolution1D(ConvolutionND):
     """
 
     _who = "Convolution1D"
+    _fixed_ndim = 1
     __init__ = functools.partialmethod(ConvolutionND.__init__, 1)
 
 
@@ -115,4 +172,5 @@ class Convolution3D(ConvolutionND):
     """
 
     _who = "Convolution3D"
+    _fixed_ndim = 3
     __init__ = functools.partialmethod(ConvolutionND.__init__, 3)

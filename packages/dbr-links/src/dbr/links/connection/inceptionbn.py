@@ -2,7 +2,12 @@
 
 import dbr.functions as F
 from dbr.core import Chain
-from dbr.links._checks import check_size, is_int
+from dbr.links._checks import (
+    ArgumentAssertionError,
+    UnsupportedArgumentError,
+    check_size,
+    is_int,
+)
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.normalization.batch_normalization import BatchNormalization
 
@@ -134,7 +139,12 @@ class InceptionBN(Chain):
 
 
 def _check_args(out1, proj3, out3, proj33, out33, pooltype, proj_pool, stride):
-    """Raise ValueError naming the first bad constructor argument of InceptionBN."""
+    """Raise ValueError naming the first bad constructor argument of InceptionBN.
+
+    A bad ``pooltype`` is also a NotImplementedError, and a bad architecture
+    (``out1 > 0`` with ``stride != 1`` or no ``proj_pool``) also an
+    AssertionError: the types Chainer raises.
+    """
     if not is_int(out1) or out1 < 0:
         raise ValueError(f"InceptionBN: out1 must be a non-negative int, got {out1!r}")
     sizes = {"proj3": proj3, "out3": out3, "proj33": proj33, "out33": out33}
@@ -144,8 +154,14 @@ def _check_args(out1, proj3, out3, proj33, out33, pooltype, proj_pool, stride):
         check_size("InceptionBN", arg, value)
     check_size("InceptionBN", "stride", stride)
     if pooltype not in ("max", "avg"):
-        raise ValueError(f"InceptionBN: pooltype must be 'max' or 'avg', got {pooltype!r}")
+        raise UnsupportedArgumentError(
+            f"InceptionBN: pooltype must be 'max' or 'avg', got {pooltype!r}"
+        )
     if out1 > 0 and stride != 1:
-        raise ValueError(f"InceptionBN: stride must be 1 when out1 > 0, got stride={stride!r}")
+        raise ArgumentAssertionError(
+            f"InceptionBN: stride must be 1 when out1 > 0, got stride={stride!r}"
+        )
     if out1 > 0 and proj_pool is None:
-        raise ValueError("InceptionBN: proj_pool must be given when out1 > 0, got None")
+        raise ArgumentAssertionError(
+            "InceptionBN: proj_pool must be given when out1 > 0, got None"
+        )

@@ -30,8 +30,12 @@ class MLPConvolution2D(ChainList):
             :func:`dbr.functions.relu`).
         conv_init: initializer of every convolution's ``W``; None uses the
             default of :class:`~dbr.links.connection.convolution_2d.Convolution2D`.
+            Keyword only.
         bias_init: initializer of every convolution's ``b``; None fills
-            them with zeros.
+            them with zeros. Keyword only.
+
+    Chainer v1's ``wscale`` is refused, as Chainer v7 refuses it: as a
+    seventh positional argument with TypeError, by keyword with ValueError.
 
     Attributes:
         activation (callable): the activation between the convolutions.
@@ -54,9 +58,12 @@ class MLPConvolution2D(ChainList):
         stride=1,
         pad=0,
         activation=F.relu,
+        *args,
         conv_init=None,
         bias_init=None,
+        **kwargs,
     ):
+        _refuse_wscale(args, kwargs)
         in_channels, out_channels, ksize = _conv_args.short_form(in_channels, out_channels, ksize)
         try:
             out_channels = tuple(out_channels)
@@ -92,3 +99,17 @@ class MLPConvolution2D(ChainList):
         for conv in hidden:
             x = f(conv(x))
         return last(x)
+
+
+def _refuse_wscale(args, kwargs):
+    hint = "set the scale of the initial parameters with conv_init and bias_init instead"
+    if args:
+        raise TypeError(
+            f"MLPConvolution2D: expected at most 6 positional arguments (the 7th was wscale in "
+            f"Chainer v1, no longer supported: {hint}), got {6 + len(args)}"
+        )
+    if "wscale" in kwargs:
+        raise ValueError(f"MLPConvolution2D: the wscale argument is not supported anymore; {hint}")
+    if kwargs:
+        names = ", ".join(sorted(kwargs))
+        raise TypeError(f"MLPConvolution2D: got unexpected keyword argument(s) {names}")

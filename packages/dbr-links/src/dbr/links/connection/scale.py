@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Chain, Parameter
+from dbr.links import _checks
 from dbr.links.connection.bias import Bias
 
 
@@ -25,7 +26,9 @@ class Scale(Chain):
     Attributes:
         axis (int): as given.
         W (Parameter): the scale, present only when ``W_shape`` was given.
-        bias (Bias or None): the bias link, None without ``bias_term``.
+        bias (Bias): the bias link, present only with ``bias_term``.
+
+    Called as ``link(x)`` when it has ``W``, else as ``link(x, y)``.
 
     >>> import numpy
     >>> link = Scale(W_shape=(3,), bias_term=True)
@@ -49,29 +52,27 @@ class Scale(Chain):
                 self.W = Parameter(1, W_shape)
             if bias_term:
                 self.bias = Bias(axis, bias_shape)
-        if not bias_term:
-            self.bias = None
 
-    def forward(self, x, y=None):
-        """Return ``x * W (+ b)``, or ``x * y (+ b)`` when ``y`` is given.
+    def forward(self, *xs):
+        """Return ``x * W (+ b)``, or ``x * y (+ b)`` for a link built without ``W_shape``.
 
         Args:
-            x (Variable or array): the input.
-            y (Variable, array or None): the scale to use instead of the
-                parameter, of shape ``x.shape[axis:axis + y.ndim]``; it is
-                required when the link has no parameter ``W``.
+            xs: ``(x,)`` when the link has the parameter ``W``, else ``(x, y)``
+                with the scale ``y`` of shape ``x.shape[axis:axis + y.ndim]``.
 
         Returns:
             Variable: of ``x``'s shape and dtype.
+
+        Raises:
+            ValueError: for another number of inputs (also an AssertionError,
+                as in Chainer).
         """
-        if y is None:
-            try:
-                y = self.W
-            except AttributeError:
-                raise TypeError(
-                    "Scale.forward: the link was built with W_shape=None, so it has no "
-                    "parameter W; pass the scale as the second argument y"
-                ) from None
-        z = F.scale(x, y, self.axis)
-        bias = self.bias
-        return z if bias is None else bias(z)
+        if hasattr(self, "W"):
+            _checks.check_input_count("Scale.forward", xs, 1, "x; the link has the parameter W")
+            z = F.scale(xs[0], self.W, self.axis)
+        else:
+            _checks.check_input_count(
+                "Scale.forward", xs, 2, "x and the scale y; the link was built with W_shape=None"
+            )
+            z = F.scale(xs[0], xs[1], self.axis)
+        return self.bias(z) if hasattr(self, "bias") else z

@@ -249,7 +249,10 @@ class BinaryHierarchicalSoftmax(Link):
         if in_size < 1:
             raise ValueError(f"BinaryHierarchicalSoftmax: expected in_size >= 1, got {in_size}")
         dtype = numpy.dtype(config.dtype if dtype is None else dtype)
-        self.paths, self.codes, n_nodes = _parse_tree(tree, dtype)
+        paths, codes, n_nodes = _parse_tree(tree, dtype)
+        # The tables live in a template node, as in Chainer (whose users reach
+        # them as ``link._func``); each call applies a fresh node built from it.
+        self._func = BinaryHierarchicalSoftmaxFunction(paths, codes)
         with self.init_scope():
             self.W = Parameter(initializers.Uniform(1, dtype), (n_nodes, int(in_size)))
 
@@ -279,11 +282,22 @@ class BinaryHierarchicalSoftmax(Link):
             heapq.heappush(heap, (count1 + count2, min(rank1, rank2), (left, right)))
         return heap[0][2]
 
+    @property
+    def paths(self):
+        """``(V, depth)`` int32: the internal nodes on each word's way."""
+        return self._func.paths
+
+    @property
+    def codes(self):
+        """``(V, depth)``: +1 (left) or -1 (right) at each step of the way, 0 after its end."""
+        return self._func.codes
+
     def to_device(self, device):
         """Move ``W`` and the path and code tables to ``device``; returns this link."""
         super().to_device(device)
-        self.paths = self.device.send(self.paths)
-        self.codes = self.device.send(self.codes)
+        send = self.device.send
+        # A new template, not the old one changed: a copy of the link may share it.
+        self._func = BinaryHierarchicalSoftmaxFunction(send(self.paths), send(self.codes))
         return self
 
     def forward(self, x, t):
@@ -298,7 +312,8 @@ class BinaryHierarchicalSoftmax(Link):
             Variable: the 0-d sum over the batch of ``-log p(t_b | x_b)``,
             differentiable (to any order) by ``x`` and ``W``.
         """
-        return BinaryHierarchicalSoftmaxFunction(self.paths, self.codes).apply((x, t, self.W))[0]
+        func = self._func
+        return BinaryHierarchicalSoftmaxFunction(func.paths, func.codes).apply((x, t, self.W))[0]
 
     @property
     def printable_specs(self):

@@ -1,8 +1,18 @@
 """WalkerAlias: constant-time sampling from a fixed discrete distribution."""
 
+import warnings
+
 import numpy
 
 from dbr.core import backend
+
+
+def _warn_deprecated_transfer(method, device):
+    warnings.warn(
+        f"WalkerAlias.{method} is deprecated; use to_device({device!r}) instead",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 class WalkerAlias:
@@ -84,11 +94,21 @@ class WalkerAlias:
         return self
 
     def to_cpu(self):
-        """Move the tables to the CPU; returns this sampler."""
+        """Move the tables to the CPU; returns this sampler.
+
+        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
+        ``to_device('@numpy')``.
+        """
+        _warn_deprecated_transfer("to_cpu", "@numpy")
         return self.to_device(backend.cpu)
 
     def to_gpu(self, device=None):
-        """Move the tables to GPU ``device`` (an id; 0 if None); returns this sampler."""
+        """Move the tables to GPU ``device`` (an id; 0 if None); returns this sampler.
+
+        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
+        ``to_device('@cupy:N')``.
+        """
+        _warn_deprecated_transfer("to_gpu", "@cupy:N")
         device_id = 0 if device is None else int(getattr(device, "id", device))
         return self.to_device(f"@cupy:{device_id}")
 

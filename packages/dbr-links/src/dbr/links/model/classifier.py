@@ -55,7 +55,7 @@ class Classifier(Chain):
     ):
         if not isinstance(label_key, (int, str)):
             raise TypeError(
-                f"Classifier: expected label_key to be an int or a str, "
+                f"Classifier: label_key must be int or str, "
                 f"got {type(label_key).__name__} {label_key!r}"
             )
         super().__init__()
@@ -90,7 +90,7 @@ class Classifier(Chain):
             n = len(args)
             if not -n <= key < n:
                 raise ValueError(
-                    f"Classifier: label_key {key} is out of bounds for the "
+                    f"Classifier: Label key {key} is out of bounds for the "
                     f"{n} positional argument(s) given (expected -{n} <= label_key < {n})"
                 )
             t = args[key]
@@ -99,7 +99,7 @@ class Classifier(Chain):
         else:
             if key not in kwargs:
                 raise ValueError(
-                    f'Classifier: label_key "{key}" is not found among the keyword '
+                    f'Classifier: Label key "{key}" is not found among the keyword '
                     f"arguments given ({', '.join(sorted(kwargs)) or 'none'})"
                 )
             t = kwargs.pop(key)
