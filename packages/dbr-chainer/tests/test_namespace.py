@@ -43,7 +43,8 @@ SAME_NAMES = [
     ("training.updaters", dbr.training.updaters, "StandardUpdater"),
     ("datasets", dbr.datasets, "TupleDataset get_mnist split_dataset_random"),
     ("iterators", dbr.datasets, "SerialIterator MultiprocessIterator"),
-    ("dataset", dbr.datasets, "concat_examples DatasetMixin Iterator"),
+    ("dataset", dbr.datasets, "concat_examples DatasetMixin Iterator TabularDataset"),
+    ("dataset.tabular", dbr.datasets.tabular, "from_data DelegateDataset"),
     ("dataset.convert", dbr.datasets, "concat_examples"),
     ("dataset.download", dbr.datasets, "get_dataset_directory"),
     ("serializers", dbr.core.serializers, "save_npz load_npz"),
@@ -99,11 +100,6 @@ MODULE_OBJECTS = [
     ("serializer.Serializer", dbr.core.serializers.Serializer),
     ("serializer.Deserializer", dbr.core.serializers.Deserializer),
     ("serializer.AbstractSerializer", dbr.core.serializers.AbstractSerializer),
-    ("optimizer.WeightDecay", dbr.training.optimizer_hooks.WeightDecay),
-    ("optimizer.Lasso", dbr.training.optimizer_hooks.Lasso),
-    ("optimizer.GradientClipping", dbr.training.optimizer_hooks.GradientClipping),
-    ("optimizer.GradientNoise", dbr.training.optimizer_hooks.GradientNoise),
-    ("optimizer.GradientHardClipping", dbr.training.optimizer_hooks.GradientHardClipping),
     ("datasets.image_dataset.available", dbr.datasets.image_dataset.available),
     ("basic_math", dbr.core.ops.arithmetic),
 ]
@@ -141,6 +137,9 @@ def test_chainer_name_is_dbr_object(path, expected):
         "from dbr.chainer.backends import cuda; import dbr.chainer.cuda as c; assert c is cuda",
         "from dbr.chainer.functions import relu; assert relu is dbr.functions.relu",
         "from dbr.chainer.serializers import save_npz",
+        "from dbr.chainer.dataset import tabular; import dbr.chainer.dataset.tabular._slice as s;"
+        " assert s is dbr.datasets.tabular._slice and tabular.from_data is"
+        " dbr.datasets.tabular.from_data",
     ],
 )
 def test_import_statements(statement):
@@ -165,8 +164,8 @@ def test_star_import_gives_dbr_functions():
 
 
 def test_missing_name_raises_attribute_error_naming_it():
-    with pytest.raises(AttributeError, match="'mixed16'"):
-        _ = chainer.mixed16
+    with pytest.raises(AttributeError, match="'is_arrays_compatible'"):
+        _ = chainer.is_arrays_compatible
     with pytest.raises(AttributeError, match=r"'no_such_function'.*dbr\.functions"):
         _ = chainer.functions.no_such_function
     assert not hasattr(chainer.links, "NoSuchLink")
@@ -215,6 +214,8 @@ def test_chainer_packages_on_the_way_are_forwarding_modules_over_dbr_packages():
             "dbr.training.updaters.multiprocess_parallel_updater",
         ),
         ("training.triggers.interval_trigger", "dbr.training.triggers.interval_trigger"),
+        ("serializers.npz", "dbr.core.serializers.npz"),
+        ("serializers.hdf5", "dbr.core.serializers.hdf5"),
     ],  # fmt: skip
 )
 def test_chainer_module_paths_are_dbr_modules(chainer_name, dbr_name):
@@ -272,6 +273,35 @@ def test_dir_lists_chainer_names():
     assert "relu" in dir(chainer.functions)
 
 
+def test_dir_lists_only_names_the_module_gives():
+    # dir() of a forwarding module leaves out the target's dunders (such as
+    # ``__path__``), which the module never forwards.
+    for module in (chainer.optimizers, chainer.functions, chainer.serializers):
+        for name in dir(module):
+            getattr(module, name)
+    assert "__path__" not in dir(chainer.optimizers)
+    assert "Adam" in dir(chainer.optimizers)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("WeightDecay", (1.0,)),
+        ("Lasso", (1.0,)),
+        ("GradientClipping", (1.0,)),
+        ("GradientNoise", (1.0,)),
+        ("GradientHardClipping", (1.0, 2.0)),
+    ],
+)
+def test_deprecated_optimizer_hook_aliases_warn(name, args):
+    alias = getattr(chainer.optimizer, name)
+    hook_class = getattr(dbr.training.optimizer_hooks, name)
+    assert issubclass(alias, hook_class) and alias is not hook_class
+    with pytest.warns(DeprecationWarning, match=f"optimizer_hooks.{name}"):
+        hook = alias(*args)
+    assert hook.name == hook_class.name
+
+
 def test_chainerx_is_unavailable():
     import dbr.chainer.chainerx
 
@@ -295,6 +325,12 @@ def test_version():
 
 def test_get_dtype():
     assert chainer.get_dtype is dbr.core.get_dtype
+
+
+def test_mixed16_is_dbr_cores():
+    assert chainer.mixed16 is dbr.core.mixed16
+    with chainer.using_config("dtype", chainer.mixed16):
+        assert chainer.config.dtype is dbr.core.mixed16
 
 
 def test_static_graph():

@@ -179,6 +179,40 @@ def test_get_dtype_returns_the_given_dtype_or_config_dtype():
     assert get_dtype(dtype="f8", map_mixed16="f2") == numpy.dtype(numpy.float64)
 
 
+def test_mixed16_is_a_config_dtype_that_get_dtype_maps():
+    import copy
+    import pickle
+
+    from dbr.core import get_dtype, mixed16
+
+    assert repr(mixed16) == "dtype('mixed16')"
+    assert numpy.dtype(mixed16) == numpy.float16
+    assert pickle.loads(pickle.dumps(mixed16)) is mixed16 and copy.deepcopy(mixed16) is mixed16
+    with using_config("dtype", mixed16):
+        assert config.dtype is mixed16
+        assert get_dtype() == numpy.float16
+        assert get_dtype(map_mixed16=numpy.float32) == numpy.float32
+        assert get_dtype(numpy.float64, map_mixed16=numpy.float32) == numpy.float64
+        assert run_in_thread(lambda: config.dtype) == numpy.float32
+    assert config.dtype == numpy.float32
+    assert get_dtype(mixed16) == numpy.float16
+    assert get_dtype(mixed16, map_mixed16="f4") == numpy.float32
+    assert isinstance(get_dtype(mixed16, map_mixed16="f4"), numpy.dtype)
+
+
+def test_global_config_dtype_accepts_mixed16_and_refuses_non_floats():
+    from dbr.core import mixed16
+
+    old = global_config.dtype
+    try:
+        global_config.dtype = mixed16
+        assert run_in_thread(lambda: config.dtype) is mixed16
+    finally:
+        global_config.dtype = old
+    with pytest.raises(ValueError, match="config.dtype: expected a floating dtype or mixed16"):
+        global_config.dtype = numpy.int32
+
+
 @pytest.mark.parametrize("kwargs", [{"dtype": "nodtype"}, {"map_mixed16": "nodtype"}])
 def test_get_dtype_rejects_what_is_no_dtype(kwargs):
     from dbr.core import get_dtype

@@ -6,7 +6,7 @@ import zipfile
 import numpy
 import pytest
 
-from dbr.core import using_config
+from dbr.core import mixed16, using_config
 from dbr.datasets.image_dataset import (
     ImageDataset,
     LabeledImageDataset,
@@ -61,6 +61,9 @@ class TestImageDataset:
         with using_config("dtype", numpy.float64):
             dataset = ImageDataset(["a.png"], root=root)
         assert dataset[0].dtype == numpy.float64
+        with using_config("dtype", mixed16):
+            dataset = ImageDataset(["a.png"], root=root)
+        assert dataset[0].dtype == numpy.float16
 
     def test_paths_from_text_file(self, images, tmp_path):
         root, pixels = images

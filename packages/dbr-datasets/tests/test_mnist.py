@@ -6,7 +6,7 @@ import struct
 import numpy
 import pytest
 
-from dbr.core import using_config
+from dbr.core import mixed16, using_config
 from dbr.datasets import download
 from dbr.datasets.mnist import get_mnist
 from dbr.datasets.tuple_dataset import TupleDataset
@@ -108,6 +108,12 @@ def test_without_labels_scale_and_dtypes(mnist):
 
 def test_default_dtype_follows_config(mnist):
     with using_config("dtype", numpy.float16):
+        _, test = get_mnist()
+    assert test[0][0].dtype == numpy.float16
+
+
+def test_mixed16_config_gives_float16_images(mnist):
+    with using_config("dtype", mixed16):
         _, test = get_mnist()
     assert test[0][0].dtype == numpy.float16
 

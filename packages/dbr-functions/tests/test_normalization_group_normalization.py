@@ -77,6 +77,56 @@ class TestGroupNormalization(FunctionTestCase):
         return (reference(x, self.groups, gamma, beta, self.eps).astype(self.dtype),)
 
 
+@testing.parameterize(
+    *testing.product(
+        {
+            "x_shape,groups": [((2, 6, 3, 2), 3), ((3, 4), 2)],
+            "x_dtype,param_dtype": [
+                (numpy.float16, numpy.float32),
+                (numpy.float32, numpy.float64),
+                (numpy.float64, numpy.float32),
+            ],
+        }
+    )
+)
+class TestGroupNormalizationParamsOfAnotherDtype(FunctionTestCase):
+    """gamma and beta may have another dtype than x (float32 for float16 x under mixed16)."""
+
+    def generate_inputs(self):
+        channels = self.x_shape[1]
+        return (
+            spread_out(self.x_shape, self.groups, self.x_dtype),
+            uniform(0.5, 1.5, (channels,), self.param_dtype),
+            uniform(-1, 1, (channels,), self.param_dtype),
+        )
+
+    def forward(self, inputs, device):
+        x, gamma, beta = inputs
+        return (group_normalization(x, self.groups, gamma, beta),)
+
+    def forward_expected(self, inputs):
+        x, gamma, beta = inputs
+        return (reference(x, self.groups, gamma, beta, 1e-5).astype(self.x_dtype),)
+
+
+def test_params_of_another_dtype_get_gradients_of_their_dtype():
+    numpy.random.seed(0)
+    x = Variable(spread_out((2, 4, 3), 2, numpy.float16))
+    gamma = Variable(uniform(0.5, 1.5, (4,), numpy.float32))
+    beta = Variable(uniform(-1, 1, (4,), numpy.float32))
+    y = group_normalization(x, 2, gamma, beta)
+    assert y.dtype == numpy.float16
+    gy16 = uniform(-1, 1, y.shape, numpy.float16)
+    y.grad = gy16
+    y.backward()
+    assert x.grad.dtype == numpy.float16
+    assert gamma.grad.dtype == numpy.float32 and beta.grad.dtype == numpy.float32
+    x_hat = reference(x.array, 2, numpy.ones(4), numpy.zeros(4), 1e-5)
+    gy = gy16.astype(numpy.float64)
+    testing.assert_allclose(gamma.grad, (gy * x_hat).sum(axis=(0, 2)), atol=1e-2, rtol=1e-2)
+    testing.assert_allclose(beta.grad, gy.sum(axis=(0, 2)), atol=1e-2, rtol=1e-2)
+
+
 def test_spread_out_inputs_pass_the_float64_check_where_close_pairs_fail():
     def f(x, gamma, beta):
         return group_normalization(x, 2, gamma, beta, eps=1e-5)
@@ -147,7 +197,12 @@ test_bad_input = bad_input_test(
         (
             (_X, 2, _P, _P.astype(numpy.float64)),
             InvalidType,
-            ("GroupNormalization", "beta.dtype == x.dtype"),
+            ("GroupNormalization", "beta.dtype == gamma.dtype"),
+        ),
+        (
+            (_X, 2, _P.astype(numpy.int32), _P.astype(numpy.int32)),
+            InvalidType,
+            ("GroupNormalization", "gamma.dtype.kind == 'f'"),
         ),
         (
             (_X.astype(numpy.int32), 2, _P, _P),

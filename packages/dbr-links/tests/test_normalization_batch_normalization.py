@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.batch_normalization import BatchNormalization
@@ -57,6 +57,35 @@ def test_default_dtype_follows_config():
     with using_config("dtype", numpy.dtype(numpy.float16)):
         bn = BatchNormalization(2)
     assert bn.gamma.dtype == numpy.float16 and bn.avg_var.dtype == numpy.float16
+
+
+@pytest.mark.parametrize("by_config", [False, True])
+@pytest.mark.parametrize("size", [3, None])
+def test_mixed16_keeps_float32_parameters_and_statistics(by_config, size):
+    axis = None if size else (0,)
+    if by_config:
+        with using_config("dtype", mixed16):
+            bn = BatchNormalization(size, axis=axis)
+    else:
+        bn = BatchNormalization(size, dtype=mixed16, axis=axis)
+    x = Variable(numpy.random.randn(6, 3).astype(numpy.float16))
+    y = bn(x)
+    assert y.dtype == numpy.float16
+    for array in (bn.gamma.array, bn.beta.array, bn.avg_mean, bn.avg_var):
+        assert array.dtype == numpy.float32
+    assert_allclose(
+        y.array, _reference(x.array, bn.gamma.array, bn.beta.array, (0,)), atol=1e-2, rtol=1e-2
+    )
+    y.grad = numpy.ones(y.shape, numpy.float16)
+    y.backward()
+    assert x.grad.dtype == numpy.float16 and bn.gamma.grad.dtype == numpy.float32
+    with using_config("train", False):
+        assert bn(x).dtype == numpy.float16
+
+
+def test_missing_size_and_axis_is_also_chainers_runtime_error():
+    with pytest.raises(RuntimeError, match="BatchNormalization: size or axis is required"):
+        BatchNormalization()
 
 
 def test_names(link_check):

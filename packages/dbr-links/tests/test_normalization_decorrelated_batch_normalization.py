@@ -3,6 +3,14 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
+from dbr.core.serializers import (
+    DeserializationError,
+    NpzDeserializer,
+    load_hdf5,
+    load_npz,
+    save_hdf5,
+    save_npz,
+)
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.decorrelated_batch_normalization import (
     DecorrelatedBatchNormalization,
@@ -128,6 +136,49 @@ def test_round_trip_and_copy(link_check):
     copied = dbn.copy("copy")
     assert copied.avg_projection is not dbn.avg_projection
     numpy.testing.assert_array_equal(copied.avg_projection, dbn.avg_projection)
+
+
+def _old_layout(channels, dtype=numpy.float32):
+    """Statistics as older Chainer saved them: one group's, (C,) and (C, C)."""
+    return {
+        "avg_mean": numpy.arange(channels, dtype=dtype),
+        "avg_projection": numpy.arange(channels * channels, dtype=dtype).reshape(
+            channels, channels
+        ),
+        "N": numpy.array(3),
+    }
+
+
+@pytest.mark.parametrize("save,load", [(save_npz, load_npz), (save_hdf5, load_hdf5)])
+def test_loads_one_groups_statistics_of_old_chainer_into_each_group(tmp_path, save, load):
+    if save is save_hdf5:
+        pytest.importorskip("h5py")
+    stored = _old_layout(2, numpy.float64)
+    path = tmp_path / "old"
+    save(path, stored)
+    dbn = DecorrelatedBatchNormalization(4, groups=2)
+    with pytest.warns(UserWarning, match="holds one group's statistics") as record:
+        load(path, dbn)
+    assert sorted(str(w.message).split("'")[1] for w in record) == ["avg_mean", "avg_projection"]
+    assert dbn.N == 3
+    assert dbn.avg_mean.shape == (2, 2) and dbn.avg_mean.dtype == numpy.float32
+    numpy.testing.assert_array_equal(dbn.avg_mean, [stored["avg_mean"]] * 2)
+    numpy.testing.assert_array_equal(dbn.avg_projection, [stored["avg_projection"]] * 2)
+    dbn(numpy.random.randn(5, 4).astype(numpy.float32))
+
+
+def test_loads_one_group_of_old_chainer_without_warning(recwarn):
+    dbn = DecorrelatedBatchNormalization(3, groups=1)
+    NpzDeserializer(_old_layout(3)).load(dbn)
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+    numpy.testing.assert_array_equal(dbn.avg_projection[0], _old_layout(3)["avg_projection"])
+
+
+def test_loading_statistics_of_another_shape_names_them():
+    stored = _old_layout(3)
+    dbn = DecorrelatedBatchNormalization(4, groups=2)
+    with pytest.raises(DeserializationError, match=r"'avg_mean'.*\(2, 2\).*got \(3,\)"):
+        NpzDeserializer(stored).load(dbn)
 
 
 def _in_test_mode(link, *args):

@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.links.normalization.group_normalization import GroupNormalization
@@ -36,6 +36,39 @@ def test_positional_and_keyword_forms():
 def test_names(link_check):
     assert link_check.param_names(GroupNormalization(2)) == ["/beta", "/gamma"]
     assert link_check.persistent_names(GroupNormalization(2)) == []
+
+
+def test_groups_are_checked_when_called_as_in_chainer():
+    gn = GroupNormalization(3.5)
+    assert gn.groups == 3.5
+    with pytest.raises(TypeError, match="expected groups to be an int"):
+        gn(numpy.zeros((2, 7), numpy.float32))
+
+
+@pytest.mark.parametrize("size", [None, 4])
+def test_mixed16_keeps_float32_parameters_for_float16_inputs(size):
+    with using_config("dtype", mixed16):
+        gn = GroupNormalization(2, size, initial_gamma=initializers.Normal(1.0))
+    x = Variable(numpy.random.randn(3, 4, 5).astype(numpy.float16))
+    y = gn(x)
+    assert gn.gamma.dtype == numpy.float32 and gn.beta.dtype == numpy.float32
+    assert y.dtype == numpy.float16
+    expected = _reference(x.array, 2, gn.gamma.array, gn.beta.array)
+    assert_allclose(y.array, expected, atol=1e-2, rtol=1e-2)
+    y.grad = numpy.ones(y.shape, numpy.float16)
+    y.backward()
+    assert gn.gamma.grad.dtype == numpy.float32 and x.grad.dtype == numpy.float16
+
+
+def test_parameter_dtype_is_the_config_dtype_at_construction():
+    with using_config("dtype", numpy.float64):
+        gn = GroupNormalization(2)
+    gn(numpy.zeros((1, 4, 3), numpy.float64))
+    assert gn.gamma.dtype == numpy.float64 and gn.beta.dtype == numpy.float64
+    gn = GroupNormalization(2, initial_gamma=numpy.full(4, 2.0, numpy.float16))
+    gn(numpy.zeros((1, 4, 3), numpy.float16))
+    assert gn.gamma.dtype == numpy.float32
+    numpy.testing.assert_array_equal(gn.gamma.array, numpy.full(4, 2.0))
 
 
 def test_lazy_size():
@@ -85,11 +118,18 @@ def test_round_trip_and_copy(link_check):
 test_bad_input = bad_input_test(
     [
         (
-            GroupNormalization,
-            (-1,),
+            GroupNormalization(-1),
+            (numpy.zeros((2, 6), numpy.float32),),
             {},
             ValueError,
-            "GroupNormalization: groups must be a positive int, got -1",
+            "group_normalization: expected groups >= 1, got -1",
+        ),
+        (
+            GroupNormalization(3.5),
+            (numpy.zeros((2, 6), numpy.float32),),
+            {},
+            TypeError,
+            "group_normalization: expected groups to be an int, got 3.5",
         ),
         (
             GroupNormalization(2),
@@ -109,8 +149,8 @@ test_bad_input = bad_input_test(
             GroupNormalization(4, 6),
             (numpy.zeros((2, 6), numpy.float32),),
             {},
-            InvalidType,
-            "x.shape[1] % 4 == 0",
+            ValueError,
+            ("GroupNormalization", "divisible by groups=4", "(2, 6)"),
         ),
     ]
 )

@@ -66,7 +66,7 @@ _FROM_CORE = frozenset({
     "config", "force_backprop_mode", "get_current_reporter", "get_device",
     "get_function_hooks", "global_config", "grad", "is_debug", "no_backprop_mode", "report",
     "report_scope", "set_debug", "using_config",
-    "get_dtype", "static_code", "static_graph",
+    "get_dtype", "mixed16", "static_code", "static_graph",
 })  # fmt: skip
 
 # Chainer's top-level names that dbr keeps in another module, by the submodule here holding them.

@@ -57,7 +57,8 @@ def forward(namespace, target, elsewhere=None):
         return value
 
     def __dir__():
-        return sorted(set(namespace) | set(dir(target)) | set(elsewhere))
+        forwarded = {n for n in dir(target) if not n.startswith("__") or n == "__all__"}
+        return sorted(set(namespace) | forwarded | set(elsewhere))
 
     return __getattr__, __dir__
 

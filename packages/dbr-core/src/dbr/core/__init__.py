@@ -41,6 +41,7 @@ from dbr.core.configuration import (
     get_dtype,
     global_config,
     is_debug,
+    mixed16,
     no_backprop_mode,
     set_debug,
     using_config,
@@ -82,7 +83,7 @@ __all__ = [
     "configuration", "force_backprop_mode", "function_hooks", "get_array_module",
     "get_current_reporter", "get_device", "get_device_from_array", "get_dtype",
     "get_function_hooks", "global_config", "grad", "gradient_check", "graph_optimizations",
-    "initializers", "is_debug", "link_hooks", "memory", "no_backprop_mode",
+    "initializers", "is_debug", "link_hooks", "memory", "mixed16", "no_backprop_mode",
     "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "static_code",
     "static_graph", "to_device", "type_check", "using_config", "utils",
 ]  # fmt: skip

@@ -72,11 +72,36 @@ class GlobalConfig:
         return "<dbr.core.global_config>"
 
 
+class _Mixed16:
+    """The type of :data:`mixed16`; its one instance is the mode's marker."""
+
+    __slots__ = ()
+    dtype = numpy.dtype(numpy.float16)
+
+    def __repr__(self):
+        return "dtype('mixed16')"
+
+    def __reduce__(self):
+        return "mixed16"
+
+
+mixed16 = _Mixed16()
+"""Dtype-like marker of the mixed 16/32-bit mode, a value of ``config.dtype``.
+
+While ``config.dtype`` is ``mixed16``, arrays (inputs, activations, most
+parameters) are float16, as ``numpy.dtype(mixed16)`` says, while the links
+that need the range keep their parameters and statistics in float32
+(``BatchNormalization``'s ``gamma``, ``beta``, ``avg_mean`` and ``avg_var``,
+``GroupNormalization``'s ``gamma`` and ``beta``): they ask
+``get_dtype(map_mixed16=numpy.float32)``.
+"""
+
+
 def _normalize(name, value):
-    if name == "dtype" and value is not None:
+    if name == "dtype" and value is not None and value is not mixed16:
         value = numpy.dtype(value)
         if value.kind != "f":
-            raise ValueError(f"config.dtype: expected a floating dtype, got {value}")
+            raise ValueError(f"config.dtype: expected a floating dtype or mixed16, got {value}")
     return value
 
 
@@ -102,24 +127,34 @@ def get_dtype(dtype=None, map_mixed16=None):
     """Return the dtype to use: ``dtype`` if given, else ``config.dtype``.
 
     Args:
-        dtype: a NumPy dtype specifier (``numpy.float16``, ``'f8'``, ...), or
-            None for the configured default ``config.dtype`` (float32 unless
-            set).
-        map_mixed16: in Chainer, the dtype to return while ``config.dtype`` is
-            its ``mixed16`` mode. dbr has no mixed16 mode (``config.dtype`` is
-            always a floating dtype), so it is checked to be a dtype specifier
-            (when not None) and otherwise unused.
+        dtype: a NumPy dtype specifier (``numpy.float16``, ``'f8'``, ...),
+            :data:`mixed16`, or None for the configured default
+            ``config.dtype`` (float32 unless set).
+        map_mixed16: a dtype specifier to return in place of :data:`mixed16`
+            (the one given, or ``config.dtype``); None: mixed16 resolves to
+            float16, its array dtype. Links ask ``map_mixed16=numpy.float32``
+            for what they keep in high precision.
 
     Returns:
-        numpy.dtype: ``dtype``, or ``config.dtype``, normalized by
-        ``numpy.dtype()``.
+        numpy.dtype: the resolved dtype, normalized by ``numpy.dtype()``.
 
     Raises:
         TypeError: ``dtype`` or ``map_mixed16`` is not a dtype specifier.
+
+    >>> import numpy
+    >>> get_dtype()
+    dtype('float32')
+    >>> with using_config("dtype", mixed16):
+    ...     get_dtype(), get_dtype(map_mixed16=numpy.float32)
+    (dtype('float16'), dtype('float32'))
     """
+    if dtype is None:
+        dtype = config.dtype
     if map_mixed16 is not None:
-        _as_dtype(map_mixed16, "map_mixed16")
-    return _as_dtype(config.dtype if dtype is None else dtype, "dtype")
+        map_mixed16 = _as_dtype(map_mixed16, "map_mixed16")
+        if dtype is mixed16:
+            return map_mixed16
+    return _as_dtype(dtype, "dtype")
 
 
 @contextlib.contextmanager

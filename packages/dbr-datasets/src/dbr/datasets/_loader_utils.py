@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy
 
-from dbr.core import config
+from dbr.core import get_dtype
 from dbr.datasets import download
 from dbr.datasets.tuple_dataset import TupleDataset
 
@@ -169,7 +169,7 @@ def check_image_options(ndim, allowed_ndims, dtype, function_name):
     if ndim not in allowed_ndims:
         allowed = ", ".join(map(str, allowed_ndims[:-1])) + f" or {allowed_ndims[-1]}"
         raise ValueError(f"{function_name}: ndim must be {allowed}, got {ndim!r}")
-    resolved = config.dtype if dtype is None else numpy.dtype(dtype)
+    resolved = get_dtype() if dtype is None else numpy.dtype(dtype)
     if resolved.kind != "f":
         raise ValueError(f"{function_name}: dtype must be a floating dtype, got {resolved}")
     return resolved

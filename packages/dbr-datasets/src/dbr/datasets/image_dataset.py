@@ -9,7 +9,7 @@ import zipfile
 
 import numpy
 
-from dbr.core import config
+from dbr.core import get_dtype
 from dbr.datasets.dataset_mixin import DatasetMixin
 
 available = importlib.util.find_spec("PIL") is not None
@@ -27,7 +27,7 @@ def _require_pillow(owner):
 
 
 def _resolve_dtype(dtype):
-    return config.dtype if dtype is None else numpy.dtype(dtype)
+    return get_dtype() if dtype is None else numpy.dtype(dtype)
 
 
 def _read_image(source, dtype, owner):

@@ -51,8 +51,8 @@ class GroupNormalization(FunctionNode):
             x_type.dtype.kind == "f",
             x_type.ndim >= 2,
             gamma_type.ndim == 1,
-            gamma_type.dtype == x_type.dtype,
-            beta_type.dtype == x_type.dtype,
+            gamma_type.dtype.kind == "f",
+            beta_type.dtype == gamma_type.dtype,
             gamma_type.shape == beta_type.shape,
             x_type.shape[1] == gamma_type.shape[0],
         )
@@ -72,7 +72,7 @@ class GroupNormalization(FunctionNode):
         xp = get_array_module(x)
         n, channels = x.shape[:2]
         rows, per_row, spatial = self._sizes(x.shape)
-        dtype = compute_dtype(x.dtype)
+        dtype = compute_dtype(x.dtype, gamma.dtype)
         x = xp.ascontiguousarray(x)
         mean, var, centered = moments(x.reshape(1, rows, per_row).astype(dtype, copy=False))
         inv_std = var + self.eps
@@ -100,14 +100,18 @@ class GroupNormalization(FunctionNode):
         shape = x.shape
         n, channels = shape[:2]
         rows, per_row, spatial = self._sizes(shape)
-        gy = ops.reshape(grad_outputs[0], (n, channels, spatial))
+        # x and gamma may differ in dtype (float16 x, float32 gamma): the gradients are
+        # computed in their promotion and returned in the dtype of their input.
+        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        gy = ops.cast(ops.reshape(grad_outputs[0], (n, channels, spatial)), dtype)
         x2 = ops.reshape(x, (rows, per_row))
         xp = x.xp
-        ones = xp.ones(rows, x.dtype)
+        ones = xp.ones(rows, dtype)
         ret = []
         for i in indexes:
             if i == 0:
-                g_hat = ops.reshape(gy * ops.reshape(gamma, (1, channels, 1)), (rows, per_row))
+                gamma3 = ops.reshape(ops.cast(gamma, dtype), (1, channels, 1))
+                g_hat = ops.reshape(gy * gamma3, (rows, per_row))
                 grad = BatchNormalizationGrad(
                     ChannelLayout((rows, per_row), (0,)),
                     self.mean,
@@ -122,10 +126,11 @@ class GroupNormalization(FunctionNode):
                 standardize = BatchNormalization(
                     self.eps, axis=(1,), statistics=(self.mean, self.var)
                 )
-                x_hat = standardize.apply((x2, ones, xp.zeros(rows, x.dtype)))[0]
-                ret.append(ops.sum(gy * ops.reshape(x_hat, gy.shape), axis=(0, 2)))
+                x_hat = standardize.apply((ops.cast(x2, dtype), ones, xp.zeros(rows, dtype)))[0]
+                x_hat = ops.reshape(x_hat, gy.shape)
+                ret.append(ops.cast(ops.sum(gy * x_hat, axis=(0, 2)), gamma.dtype))
             else:
-                ret.append(ops.sum(gy, axis=(0, 2)))
+                ret.append(ops.cast(ops.sum(gy, axis=(0, 2)), gamma.dtype))
         return tuple(ret)
 
 
@@ -157,8 +162,10 @@ def group_normalization(x, groups, gamma, beta, eps=1e-5):
         x (Variable or array): input of shape ``(N, C, ...)`` (at least two
             axes, every axis after the first non-empty), floating.
         groups (int): the number of groups; a divisor of ``C``.
-        gamma (Variable or array): scale of shape ``(C,)``, ``x``'s dtype.
-        beta (Variable or array): shift of shape ``(C,)``, ``x``'s dtype.
+        gamma (Variable or array): scale of shape ``(C,)``, floating; it
+            may differ from ``x``'s dtype (float32 for float16 ``x`` in
+            mixed16 mode), and the computation is in their promotion.
+        beta (Variable or array): shift, of ``gamma``'s shape and dtype.
         eps (float): added to the variances.
 
     Returns:

@@ -5,7 +5,7 @@ import copy
 import numpy
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, config, initializers
+from dbr.core import Link, Parameter, config, get_dtype, initializers
 
 
 def _typed_initializer(value, default, dtype):
@@ -18,6 +18,14 @@ def _typed_initializer(value, default, dtype):
         initializer = copy.copy(initializer)
         initializer.dtype = dtype
     return initializer
+
+
+class ArgumentRuntimeError(ValueError, RuntimeError):
+    """A bad argument that Chainer's link rejects with RuntimeError.
+
+    A ValueError, as dbr reports bad arguments, that ``except RuntimeError``
+    also catches, as code written for Chainer expects.
+    """
 
 
 def _parse_forward_kwargs(cls_name, kwargs):
@@ -62,7 +70,8 @@ class BatchNormalization(Link):
         decay (float): decay rate of the moving averages (default 0.9).
         eps (float): added to the variance (default 2e-5).
         dtype: dtype of the parameters and statistics; None uses
-            ``config.dtype``.
+            ``config.dtype``. :data:`dbr.core.mixed16` (given, or as
+            ``config.dtype``) keeps them in float32 for float16 inputs.
         use_gamma (bool): learn the scale ``gamma`` (else it is 1).
         use_beta (bool): learn the shift ``beta`` (else it is 0).
         initial_gamma: initializer of ``gamma``; None fills it with ones.
@@ -112,13 +121,13 @@ class BatchNormalization(Link):
         super().__init__()
         cls_name = type(self).__name__
         if size is None and axis is None:
-            raise ValueError(f"{cls_name}: size or axis is required, got neither")
+            raise ArgumentRuntimeError(f"{cls_name}: size or axis is required, got neither")
         if isinstance(axis, int):
             axis = (axis,)
         self.decay = decay
         self.eps = eps
         self.axis = axis
-        self._dtype = numpy.dtype(config.dtype if dtype is None else dtype)
+        self._dtype = get_dtype(dtype, map_mixed16=numpy.float32)
         if self._dtype.kind != "f":
             raise ValueError(f"{cls_name}: dtype must be a floating dtype, got {self._dtype}")
         self._initial_avg_mean = initial_avg_mean

@@ -1,9 +1,12 @@
 """DecorrelatedBatchNormalization: whitening of channel groups by batch statistics."""
 
+import warnings
+
 import numpy
 
 import dbr.functions as F
-from dbr.core import Link, config
+from dbr.core import Link, backend, config
+from dbr.core.serializers import DeserializationError, Deserializer
 from dbr.links._checks import check_size
 from dbr.links.normalization.batch_normalization import _parse_forward_kwargs
 
@@ -36,6 +39,12 @@ class DecorrelatedBatchNormalization(Link):
             :meth:`start_finetuning` (persistent).
         groups, decay, eps: as given.
 
+    Loading also accepts the statistics as older Chainer versions stored
+    them, for one group (``avg_mean`` of shape ``(C,)``, ``avg_projection``
+    of ``(C, C)``; Chainer issue 7706): they are copied to every group, with
+    a warning when there are several, since those versions computed them by
+    a different algorithm than the paper's.
+
     >>> import numpy
     >>> dbn = DecorrelatedBatchNormalization(4, groups=2)
     >>> dbn(numpy.random.randn(8, 4).astype(numpy.float32)).shape
@@ -60,6 +69,42 @@ class DecorrelatedBatchNormalization(Link):
         projection[:, numpy.arange(channels), numpy.arange(channels)] = 1
         self.add_persistent("avg_projection", projection)
         self.add_persistent("N", 0)
+
+    def serialize(self, serializer):
+        """Save or load ``N``, ``avg_mean`` and ``avg_projection`` (see the class docstring)."""
+        if not isinstance(serializer, Deserializer):
+            super().serialize(serializer)
+            return
+        d = self.__dict__
+        for name in sorted(self._persistent):
+            if name in _STATISTICS:
+                # Requested without a target, so that one group's statistics also load.
+                stored = serializer(name, None)
+                if stored is not None:
+                    backend.copyto(d[name], self._one_group_to_all(name, stored))
+            else:
+                d[name] = serializer(name, d[name])
+
+    def _one_group_to_all(self, name, stored):
+        target = self.__dict__[name]
+        if tuple(stored.shape) == target.shape:
+            return stored
+        if tuple(stored.shape) != target.shape[1:]:
+            raise DeserializationError(
+                f"DecorrelatedBatchNormalization: cannot load {name!r}: expected shape "
+                f"{target.shape} (or {target.shape[1:]} for one group, as older Chainer "
+                f"stored it), got {tuple(stored.shape)}",
+                mismatched=[(name, f"the file holds shape {tuple(stored.shape)}")],
+            )
+        if self.groups != 1:
+            warnings.warn(
+                f"DecorrelatedBatchNormalization: {name!r} holds one group's statistics, "
+                "as older Chainer computed them (by a different algorithm than the "
+                f"paper's); they are copied to each of the {self.groups} groups",
+                UserWarning,
+                stacklevel=3,
+            )
+        return numpy.broadcast_to(stored, target.shape)
 
     def forward(self, x, **kwargs):
         """forward(x, finetune=False)
@@ -98,3 +143,6 @@ class DecorrelatedBatchNormalization(Link):
     def start_finetuning(self):
         """Reset ``N``, so that the next fine-tuning calls start new cumulative averages."""
         self.N = 0
+
+
+_STATISTICS = ("avg_mean", "avg_projection")
