@@ -32,3 +32,16 @@ def test_installed_version_is_the_source_version(portion):
     dist = f"dbr-{portion}"
     pyproject = tomllib.loads((PACKAGES_DIR / dist / "pyproject.toml").read_text())
     assert importlib.metadata.version(dist) == pyproject["project"]["version"]
+
+
+@pytest.mark.parametrize("portion", [p for p in PORTIONS if p != "chainer"])
+def test_every_public_name_of_a_package_is_in_its_all_or_a_submodule(portion):
+    """No stray names (such as importlib's PackageNotFoundError) in a package's namespace."""
+    module = importlib.import_module(f"dbr.{portion}")
+    stray = [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and name not in module.__all__
+        and not isinstance(value, type(importlib))
+    ]  # fmt: skip
+    assert stray == []

@@ -168,6 +168,8 @@ def test_missing_name_raises_attribute_error_naming_it():
         _ = chainer.is_arrays_compatible
     with pytest.raises(AttributeError, match=r"'no_such_function'.*dbr\.functions"):
         _ = chainer.functions.no_such_function
+    with pytest.raises(AttributeError, match=r"dbr\.functions.*; did you mean 'relu'"):
+        _ = chainer.functions.relul
     assert not hasattr(chainer.links, "NoSuchLink")
 
 

@@ -63,3 +63,21 @@ def test_check_unexpected_kwargs_and_assert_kwargs_empty():
     utils.assert_kwargs_empty({})
     with pytest.raises(TypeError, match=r"'x'"):
         utils.assert_kwargs_empty({"x": 1})
+
+
+def test_missing_attribute_suggests_the_closest_public_names():
+    from dbr.core.utils import missing_attribute
+
+    error = missing_attribute("pkg.mod", "PrintReprot", ["PrintReport", "ProgressBar", "_Print"])
+    assert isinstance(error, AttributeError)
+    assert str(error) == (
+        "module 'pkg.mod' has no attribute 'PrintReprot'; did you mean 'PrintReport'?"
+    )
+    assert str(missing_attribute("m", "zzz", ["a", "_zzz"])) == "module 'm' has no attribute 'zzz'"
+
+
+def test_a_misspelt_name_of_dbr_core_gets_a_suggestion():
+    import dbr.core
+
+    with pytest.raises(AttributeError, match="did you mean 'Variable'"):
+        _ = dbr.core.Varaible

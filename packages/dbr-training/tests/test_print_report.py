@@ -124,3 +124,10 @@ def test_snapshot_without_the_printed_count_prints_the_restored_lines_as_chainer
         "\033[J4           12.5          \n"
         "\033[J6           12.5          \n"
     )
+
+
+def test_a_misspelt_extension_gets_a_suggestion():
+    from dbr.training import extensions
+
+    with pytest.raises(AttributeError, match=r"PrintReprot'; did you mean 'PrintReport'\?"):
+        _ = extensions.PrintReprot

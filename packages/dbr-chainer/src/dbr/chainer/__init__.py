@@ -35,14 +35,14 @@ A Chainer name that dbr does not provide raises AttributeError naming it.
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 import dbr.core as _core
 
 try:
     __version__ = _version("dbr-chainer")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 # Chainer's switch for the FutureWarning of ``utils.experimental``; dbr marks nothing experimental.

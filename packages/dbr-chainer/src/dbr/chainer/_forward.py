@@ -6,6 +6,8 @@ import importlib.util
 import sys
 import types
 
+from dbr.core.utils import missing_attribute
+
 _MISSING = object()
 
 
@@ -49,9 +51,11 @@ def forward(namespace, target, elsewhere=None):
                 if e.name != f"{module_name}.{name}":
                     raise
         if value is _MISSING:
+            suggestion = str(missing_attribute(module_name, name, __dir__())).partition("; ")[2]
             raise AttributeError(
                 f"module {module_name!r} has no attribute {name!r}: "
                 f"{source.__name__} does not define {name!r}"
+                + (f"; {suggestion}" if suggestion else "")
             )
         namespace[name] = value
         return value

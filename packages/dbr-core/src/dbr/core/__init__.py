@@ -5,7 +5,7 @@ links and link hooks, initializers, serializers, the reporter, type checking,
 gradient checking and testing helpers, function hooks and graph export.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 # ops binds Variable's operators when imported, so every user of dbr.core has them.
@@ -63,6 +63,7 @@ from dbr.core.reporter import (
 )
 from dbr.core.sequential import Sequential
 from dbr.core.type_check import InvalidType
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
 # Freed array memory stays in the process (glibc): see dbr.core.memory.
@@ -71,7 +72,7 @@ if memory.keeps_freed_memory_by_default():
 
 try:
     __version__ = _version("dbr-core")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [
@@ -87,3 +88,7 @@ __all__ = [
     "ops", "report", "report_scope", "reporter", "serializers", "set_debug", "static_code",
     "static_graph", "to_device", "type_check", "using_config", "utils",
 ]  # fmt: skip
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

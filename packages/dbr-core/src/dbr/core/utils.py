@@ -1,6 +1,7 @@
 """Small array and argument utilities shared by dbr packages."""
 
 import contextlib
+import difflib
 import operator
 import shutil
 import tempfile
@@ -148,3 +149,15 @@ def parse_kwargs(kwargs, *name_and_values, **unexpected):
     check_unexpected_kwargs(kwargs, **unexpected)
     assert_kwargs_empty(kwargs)
     return values
+
+
+def missing_attribute(module_name, name, names):
+    """The AttributeError for ``module_name.name``, suggesting the closest of ``names``.
+
+    For a module's ``__getattr__`` (PEP 562): a misspelt public name such as
+    ``extensions.PrintReprot`` gets "did you mean 'PrintReport'?".
+    """
+    public = [n for n in names if not n.startswith("_")]
+    close = difflib.get_close_matches(name, public, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return AttributeError(f"module {module_name!r} has no attribute {name!r}{hint}")

@@ -4,9 +4,10 @@ Chainer v7's ``chainer.dataset``, ``chainer.datasets`` and
 ``chainer.iterators`` under one namespace.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.datasets import tabular
 from dbr.datasets.cifar import get_cifar10, get_cifar100
 from dbr.datasets.concatenated_dataset import ConcatenatedDataset
@@ -67,7 +68,7 @@ from dbr.datasets.tuple_dataset import TupleDataset
 
 try:
     __version__ = _version("dbr-datasets")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [
@@ -93,3 +94,7 @@ __all__ = [
     "get_fashion_mnist_labels", "get_kuzushiji_mnist", "get_kuzushiji_mnist_labels",
     "get_mnist", "get_ptb_words", "get_ptb_words_vocabulary", "get_svhn",
 ]  # fmt: skip
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

@@ -10,7 +10,7 @@ A ChainerMN script ports by changing ``import chainermn`` into
 Run under ``mpiexec -n N python script.py``; plain ``python`` is a world of one.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 from dbr.distributed import (
@@ -36,7 +36,7 @@ from dbr.distributed.optimizers import create_multi_node_optimizer
 
 try:
     __version__ = _version("dbr-distributed")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 global_except_hook._add_hook_if_enabled()

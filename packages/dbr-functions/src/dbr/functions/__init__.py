@@ -7,7 +7,7 @@ from it, not rewritten.
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 from dbr.core.ops import (
@@ -25,6 +25,7 @@ from dbr.core.ops import (
     sum_to,
     transpose,
 )
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.functions.activation.clipped_relu import clipped_relu
 from dbr.functions.activation.crelu import crelu
 from dbr.functions.activation.elu import elu
@@ -202,12 +203,12 @@ def __getattr__(name):
     # The distributions are imported on first use, so that importing F stays fast.
     if name == "distributions":
         return importlib.import_module("dbr.functions.distributions")
-    raise AttributeError(f"module 'dbr.functions' has no attribute {name!r}")
+    raise _missing_attribute(__name__, name, __all__)
 
 
 try:
     __version__ = _version("dbr-functions")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [

@@ -6,9 +6,10 @@ with :mod:`dbr.functions`; input sizes given as None are inferred at the
 first call, and parameter names match Chainer's so that saved files do too.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.links import activation, connection, loss, model, normalization, rnn
 from dbr.links.activation import Maxout, PReLU, Swish
 from dbr.links.connection import (
@@ -82,7 +83,7 @@ from dbr.links.rnn import (
 
 try:
     __version__ = _version("dbr-links")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [
@@ -154,3 +155,7 @@ __all__ = [
     "normalization",
     "rnn",
 ]
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

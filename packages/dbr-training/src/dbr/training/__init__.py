@@ -6,9 +6,10 @@ Chainer v7's ``chainer.optimizer``, ``chainer.optimizers``,
     from dbr.training import Trainer, StandardUpdater, optimizers, extensions
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.training import extensions, optimizer_hooks, optimizers, triggers, updaters
 from dbr.training.extension import (
     PRIORITY_EDITOR,
@@ -35,7 +36,7 @@ from dbr.training.updaters import (
 
 try:
     __version__ = _version("dbr-training")
-except PackageNotFoundError:
+except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [
@@ -61,3 +62,7 @@ __all__ = [
     "triggers",
     "updaters",
 ]
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

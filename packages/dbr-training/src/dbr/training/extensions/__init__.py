@@ -3,6 +3,7 @@
 Chainer v7's ``chainer.training.extensions``, plus :class:`TensorBoardReport`.
 """
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.training.extensions._snapshot import snapshot, snapshot_object
 from dbr.training.extensions.computational_graph import DumpGraph, dump_graph
 from dbr.training.extensions.evaluator import Evaluator
@@ -51,3 +52,7 @@ __all__ = [
     "snapshot_object",
     "unchain_variables",
 ]
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

@@ -6,6 +6,7 @@ for every parameter; the others as ``hook(optimizer)`` once per update. Its
 update rules.
 """
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.training.optimizer_hooks.gradient_clipping import GradientClipping
 from dbr.training.optimizer_hooks.gradient_hard_clipping import GradientHardClipping
 from dbr.training.optimizer_hooks.gradient_lars import GradientLARS
@@ -22,3 +23,7 @@ __all__ = [
     "WeightDecay",
     "exponential_decay_noise",
 ]
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)

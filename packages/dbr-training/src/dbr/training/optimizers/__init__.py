@@ -1,5 +1,6 @@
 """Chainer v7's optimizers and their update rules."""
 
+from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.training.optimizers.ada_delta import AdaDelta, AdaDeltaRule
 from dbr.training.optimizers.ada_grad import AdaGrad, AdaGradRule
 from dbr.training.optimizers.adam import AdaBound, Adam, AdamRule, AdamW, AMSBound, AMSGrad
@@ -43,3 +44,7 @@ __all__ = [
     "RMSpropGravesRule",
     "RMSpropRule",
 ]
+
+
+def __getattr__(name):
+    raise _missing_attribute(__name__, name, __all__)
