@@ -8,6 +8,8 @@ characters instead of words, trained with Adam. The log reports the
 per-character perplexity; at the end ``--length`` characters are sampled
 after ``--primetext`` and written to ``<out>/sample.txt``.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/char_rnn/train_char_rnn.py [--epoch 5] [--out result/char_rnn]``.
 """
 

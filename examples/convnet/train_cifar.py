@@ -13,6 +13,8 @@ tarballs; downloaded on first use or read from ``DBR_DATASET_MIRROR`` /
 ``DBR_DATASET_ROOT``), or from a local binary tarball given with ``--data``,
 read without a checksum.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/convnet/train_cifar.py [--arch vgg|resnet] [--epoch 300]
 [--out result/cifar]``; ``--test`` trains narrow networks on a tiny slice for one epoch,
 as a smoke test.

@@ -12,6 +12,8 @@ the model's final test accuracy.
 MNIST is downloaded on first use, or read from ``DBR_DATASET_MIRROR`` /
 ``DBR_DATASET_ROOT`` (see :mod:`dbr.datasets.download`).
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/convnet/train_lenet.py [--epoch 1] [--batchsize 32] [--out result/lenet]``;
 ``--test`` trains on a tiny slice for a smoke test.
 """

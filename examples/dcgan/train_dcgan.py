@@ -8,6 +8,8 @@ with their own Adam optimizers ('gen' and 'dis') and the softplus losses of
 Chainer's DCGAN example. Every ``--snapshot-interval`` iterations the trainer
 is snapshotted and a grid of samples is written to ``<out>/preview/``.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/dcgan/train_dcgan.py [--epoch 20] [--out result/dcgan]``;
 ``--test`` trains a few iterations on a slice of the data (a smoke test);
 ``--resume <out>/snapshot_iter_N`` continues from a snapshot.

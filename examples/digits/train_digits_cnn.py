@@ -12,6 +12,8 @@ table, evaluates on the test split, plots loss and accuracy (``loss.png``,
 At the end the model is reloaded from its snapshot file and its test accuracy
 printed (at least 97% on the digits' 360 test images with the defaults).
 
+Install: ``pip install dbr-links "dbr-datasets[sklearn]" "dbr-training[plot]"``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/digits/train_digits_cnn.py [--epoch 20] [--out result/digits]``;
 continue a run with ``--resume result/digits/snapshot_epoch_5``.
 """

@@ -9,6 +9,8 @@ so that ``--resume`` (or ``--autoload``) continues an interrupted run.
 MNIST is read through dbr-datasets' ``get_mnist`` (downloaded, or read from
 DBR_DATASET_ROOT / DBR_DATASET_MIRROR).
 
+Install: ``pip install dbr-links dbr-datasets "dbr-training[plot]"``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/mnist/train_mnist.py [--epoch 20] [--unit 1000] [--out result/mnist]``.
 """
 

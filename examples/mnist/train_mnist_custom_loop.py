@@ -12,6 +12,8 @@ accuracy is printed: it equals the trained model's.
 MNIST is read through dbr-datasets' ``get_mnist`` (downloaded, or read from
 DBR_DATASET_ROOT / DBR_DATASET_MIRROR).
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/mnist/train_mnist_custom_loop.py [--epoch 20] [--out result/mnist_loop]``.
 """
 

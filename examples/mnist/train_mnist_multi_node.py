@@ -6,6 +6,8 @@ before each Adam update (global batch = ``--batchsize`` x processes), and
 the multi-node evaluator reports the test accuracy over every process's
 share of the test set. Only rank 0 logs and prints.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training "dbr-distributed[mpich]"``
+(on a cluster, its own MPI instead of ``[mpich]``).
 Run: ``mpiexec -n 2 python examples/mnist/train_mnist_multi_node.py [--epoch 20] [--test]``.
 """
 

@@ -7,8 +7,8 @@ writes ``model.onnx`` with a dynamic batch dimension; the test split is
 classified by ONNX Runtime alone, in one batch, and both accuracies are
 printed (they agree up to float rounding).
 
-Needs ``dbr-onnx[runtime]``, ``dbr-links``, ``dbr-datasets[sklearn]`` and
-``dbr-training``. Run: ``python examples/onnx/export_and_run.py [--epoch 5] [--out result/onnx]``.
+Install: ``pip install "dbr-onnx[runtime]" dbr-links "dbr-datasets[sklearn]" dbr-training``.
+Run: ``python examples/onnx/export_and_run.py [--epoch 5] [--out result/onnx]``.
 """
 
 import argparse

@@ -5,6 +5,8 @@ it) and the vocabulary from ``vocab.json`` beside it. Starting from a primer
 word, each next word is drawn from the model's softmax at temperature
 ``--sample``, or is the most likely word when ``--sample`` is 0 or less.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/ptb/gentxt.py --model result/ptb/rnnlm.npz --primetext the --length 20``.
 """
 

@@ -10,6 +10,8 @@ the training batches and of the validation text; at the end the test
 perplexity is printed and the model is saved (with its vocabulary) for
 ``gentxt.py``.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/ptb/train_ptb.py [--epoch 39] [--unit 650] [--out result/ptb]``;
 the PTB files are downloaded by dbr-datasets, or read from ``DBR_DATASET_MIRROR``.
 Sample text afterwards with ``python examples/ptb/gentxt.py --model result/ptb/rnnlm.npz``.

@@ -19,6 +19,8 @@ here, on the held-out pairs, each epoch and at the end. With the defaults
 0.36 after 10 epochs, some minutes on two CPU cores; the model then fits the
 training pairs far better than the held-out ones.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/seq2seq/seq2seq.py [--epoch 10] [--out result/seq2seq]``; PTB is
 read by dbr-datasets' ``get_ptb_words`` (set DBR_DATASET_ROOT / DBR_DATASET_MIRROR to
 avoid a download).

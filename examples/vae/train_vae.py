@@ -12,6 +12,8 @@ and (through the Evaluator) test sets; at the end the script writes
 their reconstructions) and ``sampled.png`` (decoded codes drawn from the prior)
 into ``--out``.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/vae/train_vae.py [--epoch 20] [--out result/vae]``;
 ``--test`` trains on a small slice of the data (a smoke test).
 """

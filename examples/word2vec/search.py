@@ -5,6 +5,7 @@ line, by id). With ``--query WORD`` (repeatable) it prints the ``--top``
 nearest words of each query; without, it asks for words interactively until
 an empty line or end of input.
 
+Install: ``pip install dbr-core`` (it reads the vectors train_word2vec.py saved).
 Run: ``python examples/word2vec/search.py --dir result/word2vec --query money``.
 """
 

@@ -14,6 +14,8 @@ At the end the input embeddings are written to ``OUT/embeddings.npz`` (array
 ``W``, one row per word id) and the vocabulary to ``OUT/vocab.txt`` (line ``i``
 is word ``i``); ``search.py`` finds the nearest words in them.
 
+Install: ``pip install dbr-links dbr-datasets dbr-training``,
+or ``pip install "dbr-chainer[all]"`` for all of dbr.
 Run: ``python examples/word2vec/train_word2vec.py [--model cbow] [--out-type hsm]
 [--epoch 3] [--out result/word2vec]``; PTB is read by dbr-datasets'
 ``get_ptb_words`` (set DBR_DATASET_ROOT / DBR_DATASET_MIRROR to avoid a download).
