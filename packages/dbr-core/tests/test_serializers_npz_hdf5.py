@@ -953,3 +953,37 @@ class TestHDF5Checks:
         numpy.testing.assert_array_equal(
             w, make_model(0).children["predictor"].children["l1"].params["W"]
         )
+
+
+def _snapshot_of(model, drop=0):
+    """A trainer snapshot's layout: the model under 'updater/model:main/', beside other state."""
+    serializer = DictionarySerializer(path="updater/model:main/")
+    model.serialize(serializer)
+    arrays = dict(sorted(serializer.target.items())[drop:])
+    return {**arrays, "updater/iteration": numpy.array(5), "stop_trigger/count": numpy.array(0)}
+
+
+def _simple_model(seed=0):
+    rng = numpy.random.default_rng(seed)
+    return FakeLink({"W": rng.standard_normal((3, 2)), "b": rng.standard_normal(3)})
+
+
+def test_a_trainer_snapshot_loaded_into_its_model_names_the_path_to_load_with(tmp_path):
+    model = _simple_model()
+    numpy.savez(tmp_path / "snapshot.npz", **_snapshot_of(model))
+    with pytest.raises(DeserializationError) as info:
+        load_npz(tmp_path / "snapshot.npz", _simple_model(1))
+    assert (
+        "the file holds every one of them under 'updater/model:main/' (a trainer snapshot): "
+        "load with path='updater/model:main/'"
+    ) in str(info.value)
+    fresh = _simple_model(1)
+    load_npz(tmp_path / "snapshot.npz", fresh, path="updater/model:main/")
+    numpy.testing.assert_array_equal(fresh.params["W"], model.params["W"])
+
+
+def test_no_path_is_suggested_when_the_file_lacks_some_key(tmp_path):
+    numpy.savez(tmp_path / "partial.npz", **_snapshot_of(_simple_model(), drop=1))
+    with pytest.raises(DeserializationError) as info:
+        load_npz(tmp_path / "partial.npz", _simple_model())
+    assert "load with path=" not in str(info.value)

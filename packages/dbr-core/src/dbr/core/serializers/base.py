@@ -243,6 +243,22 @@ def _normalize_path(path, who):
     return path + "/" if path else ""
 
 
+def _common_prefix_holding(missing, path, names):
+    """The path under which the file holds every missing key, if one does (None if not).
+
+    Loading a trainer snapshot into its model misses ``predictor/W`` and has
+    ``updater/model:main/predictor/W``: the answer is ``'updater/model:main/'``.
+    """
+    names = set(names)
+    first = missing[0][len(path) :]
+    for name in sorted(names):
+        if name.endswith("/" + first) and name != missing[0]:
+            prefix = name[: len(name) - len(first)]
+            if all(prefix + key[len(path) :] in names for key in missing):
+                return prefix
+    return None
+
+
 def _quoted(keys):
     return ", ".join(repr(k) for k in keys)
 
@@ -392,6 +408,13 @@ class _StoreDeserializer(Deserializer):
             lines.append(f"  missing from the file (expected by the target): {_quoted(missing)}")
             if path and not under_path:
                 lines.append(f"    (no key in the file starts with {path!r})")
+            prefix = _common_prefix_holding(missing, path, store.names())
+            if prefix is not None:
+                snapshot = " (a trainer snapshot)" if prefix.startswith("updater/") else ""
+                lines.append(
+                    f"    the file holds every one of them under {prefix!r}{snapshot}: "
+                    f"load with path={prefix!r}"
+                )
         if unexpected:
             lines.append(
                 "  not expected by the target (in the file under the path): " + _quoted(unexpected)
