@@ -455,6 +455,56 @@ def test_slow_dataset_warns_after_dataset_timeout(iterators):
         assert next(it) == [0, 1]
 
 
+def test_slow_first_batch_warns_while_measuring(iterators):
+    # shared_mem=None loads the first batch in the main process (to measure
+    # it); dataset_timeout watches that load too, as in Chainer.
+    it = iterators(SlowFirstExample(), 2, shuffle=False, dataset_timeout=0.05)
+    with pytest.warns(MultiprocessIterator.TimeoutWarning, match="dataset_timeout=0.05"):
+        assert next(it) == [0, 1]
+
+
+class SlowFirstExample:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 0:
+            time.sleep(0.3)
+        return i
+
+
+def test_exception_while_measuring_with_a_timeout_is_raised_in_the_caller(iterators):
+    it = iterators(FailingDataset(4, bad=0), 2, shuffle=False, dataset_timeout=5.0)
+    with pytest.raises(KeyError, match="example 0 is broken"):
+        next(it)
+    assert all(t.name != "MultiprocessIterator first batch" for t in threading.enumerate())
+
+
+def test_reset_after_finalize_is_refused_but_next_goes_on(iterators):
+    it = iterators(make_dataset(6), 2, shuffle=False)
+    next(it)
+    it.finalize()
+    with pytest.raises(NotImplementedError, match="MultiprocessIterator.reset: the iterator was"):
+        it.reset()
+    assert labels(next(it)) == [2, 3]
+    twin = copy.copy(it)
+    twin.reset()  # a copy is a new iterator
+    assert twin.current_position == 0
+    with MultiprocessIterator(make_dataset(4), 2, n_processes=1) as scoped:
+        next(scoped)
+    with pytest.raises(NotImplementedError):
+        scoped.reset()
+
+
+def test_reset_after_a_worker_error_is_allowed(iterators):
+    it = iterators(FailingDataset(6, bad=3), 2, shuffle=False, shared_mem=64)
+    next(it)
+    with pytest.raises(KeyError, match="example 3 is broken"):
+        next(it)
+    it.reset()
+    assert it.current_position == 0 and it.epoch == 0
+
+
 class PidDataset:
     """Each example is its index and the pid of the process that loaded it."""
 

@@ -247,6 +247,64 @@ def assert_same_generator_state(got, expected):
 CHAINER_KEYS = ["current_position", "epoch", "is_new_epoch", "order", "previous_epoch_detail"]
 
 
+@pytest.mark.parametrize("taken, previous", [(0, None), (1, 0.0), (2, 0.3), (4, 0.9)])
+def test_chainer_older_layout_loads_with_a_guessed_previous_epoch_detail(taken, previous):
+    # Older Chainer wrote the order under '_order' and no previous_epoch_detail;
+    # it is guessed one batch back, as Chainer does.
+    original = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler())
+    take(original, taken)
+    target = {}
+    original.serialize(DictionarySerializer(target))
+    old = {key: target[key] for key in ["current_position", "epoch", "is_new_epoch"]}
+    old["_order"] = target["order"]
+    resumed = SerialIterator(list(range(10)), 3)
+    NpzDeserializer(old).load(resumed)
+    assert resumed.epoch_detail == original.epoch_detail
+    numpy.testing.assert_array_equal(resumed._state.order, original._state.order)
+    if previous is None:
+        assert resumed.previous_epoch_detail is None
+    else:
+        assert resumed.previous_epoch_detail == pytest.approx(previous)
+    assert take(resumed, 1) == take(original, 1)  # within the epoch the order is the file's
+
+
+def test_failed_load_of_the_older_layout_changes_nothing():
+    it = SerialIterator(list(range(10)), 3, shuffle=False)
+    NpzDeserializer(
+        {
+            "current_position": numpy.array(3),
+            "epoch": numpy.array(0),
+            "is_new_epoch": numpy.array(False),
+            "previous_epoch_detail": numpy.array(0.05),
+        }
+    ).load(it)
+    broken = {
+        "current_position": numpy.array(6),
+        "epoch": numpy.zeros(2),  # mismatched: the load is refused before any change
+        "is_new_epoch": numpy.array(False),
+    }
+    with pytest.raises(DeserializationError, match="'epoch'"):
+        NpzDeserializer(broken).load(it)
+    assert (it.current_position, it.previous_epoch_detail) == (3, 0.05)
+
+
+def test_saving_with_a_serializer_that_returns_none_changes_nothing():
+    from dbr.core.serializers import Serializer
+
+    class NoneSerializer(Serializer):
+        def __getitem__(self, key):
+            return self
+
+        def __call__(self, key, value):
+            return None
+
+    it = SerialIterator(list(range(5)), 2, shuffle=False)
+    next(it)
+    it.serialize(NoneSerializer())
+    assert (it.epoch, it.current_position, it.previous_epoch_detail) == (0, 2, 0.0)
+    assert take(it, 2) == [[2, 3], [4, 0]]
+
+
 def test_chainer_snapshot_without_sampler_state_loads_and_keeps_the_generator(tmp_path):
     # Chainer 7.8.1's SerialIterator writes exactly these keys (no sampler state).
     original = SerialIterator(list(range(10)), 3, order_sampler=ShuffleOrderSampler())

@@ -90,6 +90,40 @@ def test_eval_hook_and_eval_func():
     assert model.modes == []
 
 
+def test_evaluate_reports_to_the_callers_reporter():
+    # As in Chainer, evaluate() (unlike __call__) reports through the current
+    # reporter, so the caller's observer names are used.
+    from dbr.core import Reporter
+
+    model = Regression()
+    evaluator = Evaluator(
+        SerialIterator(TupleDataset(X, T), 5, repeat=False, shuffle=False), {}, eval_func=model
+    )
+    reporter = Reporter()
+    reporter.add_observer("target", model)
+    with reporter:
+        result = evaluator.evaluate()
+    assert set(result) == {"target/loss", "target/batch"}
+    assert result["target/loss"] == pytest.approx(np.mean(batch_losses(model.W.array, 5)))
+    assert reporter.observation == {}
+
+
+def test_old_style_converter_gets_device_none():
+    calls = []
+
+    def converter(batch, device):
+        calls.append(device)
+        return tuple(np.stack(field) for field in zip(*batch))
+
+    evaluator = Evaluator(
+        SerialIterator(TupleDataset(X, T), 5, repeat=False, shuffle=False),
+        Regression(),
+        converter=converter,
+    )
+    assert set(evaluator.evaluate()) == {"main/loss", "main/batch"}
+    assert calls == [None, None]
+
+
 def test_iterator_without_reset_is_copied():
     class OneSweep:
         def __init__(self, batches):
@@ -165,10 +199,14 @@ def test_errors():
         Evaluator(iterator, 3)
     with pytest.raises(TypeError, match="Evaluator: expected target 'main' to be a Link, got str"):
         Evaluator(iterator, {"main": "model"})
+    # As in Chainer, a missing 'main' target is an error only when evaluate needs it.
+    without_main = Evaluator(iterator, {"other": Regression()})
     with pytest.raises(
-        ValueError, match="without eval_func, the dict of targets must have a 'main'"
+        KeyError,
+        match="Evaluator.evaluate: without eval_func, the targets must have a 'main' entry, "
+        "got the keys \\['other'\\]",
     ):
-        Evaluator(iterator, {"other": Regression()})
+        without_main.evaluate()
     with pytest.raises(ValueError, match="a dict of iterators must have a 'main' entry"):
         Evaluator({"val": iterator}, Regression())
     with pytest.raises(TypeError, match="Evaluator: expected iterator to be an iterator"):

@@ -189,4 +189,6 @@ def test_a_resumed_trainer_does_not_call_extensions_before_training_again(tmp_pa
     trainer.extend(log_report, call_before_training=True)
     trainer.run()
     assert calls == [4, 5, 6, 7, 8, 9]
-    assert [(e["epoch"], e["iteration"]) for e in log_report.log] == [(2, 6), (3, 9)]
+    # The LogReport's new trigger starts from the start of training, as Chainer's
+    # does, so its first call (iteration 4) reports the epoch crossed at iteration 3.
+    assert [(e["epoch"], e["iteration"]) for e in log_report.log] == [(1, 4), (2, 6), (3, 9)]

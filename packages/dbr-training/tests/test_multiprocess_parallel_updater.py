@@ -126,3 +126,53 @@ def test_bad_arguments():
         MultiprocessParallelUpdater(iterators(), opt, devices=[0, 1, 2])
     with pytest.raises(ValueError, match="a dict of devices must have a 'main' entry"):
         MultiprocessParallelUpdater(iterators(), opt, devices={"a": 0, "b": 1})
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        mpu_module.gather_grads,
+        mpu_module.gather_params,
+        lambda link: mpu_module.scatter_grads(link, np.zeros(3, np.float32)),
+        lambda link: mpu_module.scatter_params(link, np.zeros(3, np.float32)),
+    ],
+)
+def test_gather_and_scatter_need_a_gpu(function):
+    with pytest.raises(
+        RuntimeError, match="works only on a GPU, but the parameters of the Linear"
+    ):
+        function(Linear())
+
+
+class TwoParams(Link):
+    def __init__(self, dtype):
+        super().__init__()
+        with self.init_scope():
+            self.b = Parameter(np.arange(3, dtype=dtype))
+            self.a = Parameter(np.arange(4, dtype=dtype).reshape(2, 2) + 10)
+            self.lazy = Parameter()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_gather_and_scatter_round_trip_on_a_gpu(dtype):
+    from dbr.core.testing import get_test_device
+
+    device = get_test_device("@cupy:0")
+    source = TwoParams(dtype).to_device(device)
+    source.a.grad = source.xp.full((2, 2), 0.5, dtype)
+    packed = mpu_module.gather_params(source)
+    # sorted by name: 'a' then 'b'; the uninitialized 'lazy' is skipped
+    assert packed.dtype == np.float32
+    assert packed.get().tolist() == [10, 11, 12, 13, 0, 1, 2]
+    assert mpu_module.gather_grads(source).get().tolist() == [0.5] * 4 + [0] * 3
+
+    target = TwoParams(dtype).to_device(device)
+    target.a.array[...] = 0
+    mpu_module.scatter_params(target, packed * 2)
+    assert target.a.array.get().tolist() == [[20, 22], [24, 26]]
+    assert target.b.array.dtype == dtype and target.b.array.get().tolist() == [0, 2, 4]
+    mpu_module.scatter_grads(target, mpu_module.gather_grads(source))
+    assert target.b.grad.get().tolist() == [0, 0, 0] and target.b.grad.dtype == dtype
+    with pytest.raises(ValueError, match="expected a 1-d array of the 7 values"):
+        mpu_module.scatter_params(target, packed[:5])

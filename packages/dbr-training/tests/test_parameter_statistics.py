@@ -80,6 +80,36 @@ def test_options_custom_statistics_and_nan(tmp_path, make_trainer):
     assert np.isnan(observed["model/b/data/absmax"]) and np.isnan(observed["model/b/data/first"])
 
 
+def test_nan_array_gives_one_nan_per_statistic_without_suffixes(tmp_path, make_trainer):
+    # As in Chainer: a skipped (NaN) array is not passed to the statistics, so a
+    # multi-valued one (percentile) reports a single NaN under its bare key.
+    trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))
+    model.name = "model"
+    calls = []
+
+    def quartiles(x):
+        calls.append(x.size)
+        return np.percentile(x, [25, 75])
+
+    ext = ParameterStatistics(
+        [model], statistics={"q": quartiles}, report_grads=False, trigger=(1, "iteration"),
+        skip_nan_params=True,
+    )  # fmt: skip
+    reports = []
+    trainer.extend(ext)
+    trainer.extend(lambda t: reports.append(dict(t.observation)), name="rec")
+
+    def poison(t):
+        model.b.array[...] = np.nan
+
+    trainer.extend(poison, name="poison", priority=1000)
+    trainer.run()
+    observed = {k: v for k, v in reports[0].items() if "/data/" in k}
+    assert set(observed) == {"model/W/data/q/0", "model/W/data/q/1", "model/b/data/q"}
+    assert np.isnan(observed["model/b/data/q"])
+    assert calls == [model.W.size]
+
+
 def test_bad_arguments(make_trainer):
     with pytest.raises(TypeError, match="ParameterStatistics: expected links to be a Link"):
         ParameterStatistics("model")

@@ -11,7 +11,13 @@ import pytest
 from dbr.core import Link, Parameter
 from dbr.core.serializers import DeserializationError, load_npz
 from dbr.training.extensions import snapshot_writers
-from dbr.training.extensions._snapshot import snapshot, snapshot_object
+from dbr.training.extensions._snapshot import (
+    _find_latest_snapshot,
+    _find_snapshot_files,
+    _find_stale_snapshots,
+    snapshot,
+    snapshot_object,
+)
 from dbr.training.triggers import MaxValueTrigger
 
 
@@ -169,6 +175,35 @@ def test_autoload_ignores_partial_writes_and_other_files(tmp_path):
     trainer = FakeTrainer(tmp_path)
     snapshot(autoload=True).initialize(trainer)
     assert trainer.updater.iteration == 4
+
+
+def make_files(directory, names):
+    """Create empty files with mtimes one second apart, in the order given."""
+    for i, name in enumerate(names):
+        path = directory / name
+        path.write_bytes(b"")
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
+def test_find_snapshot_files_gives_mtime_and_name_oldest_first(tmp_path):
+    make_files(tmp_path, ["snap_3_x.npz", "snap_1_y.npz", "tmpsnap_2_z.npz", "snap_2.npy"])
+    (tmp_path / "snap_9_d.npz").mkdir()  # a directory never matches
+    found = _find_snapshot_files("snap_{}_{}.npz", str(tmp_path))
+    assert found == [(1_000_000.0, "snap_3_x.npz"), (1_000_001.0, "snap_1_y.npz")]
+    assert _find_snapshot_files("snap_{}", str(tmp_path / "missing")) == []
+
+
+def test_find_latest_and_stale_snapshots(tmp_path):
+    names = [f"snapshot_iter_{i}" for i in (5, 20, 3, 11)]
+    make_files(tmp_path, names)
+    assert _find_latest_snapshot("snapshot_iter_{}", str(tmp_path)) == "snapshot_iter_11"
+    assert _find_latest_snapshot("model_{}", str(tmp_path)) is None
+    stale = _find_stale_snapshots("snapshot_iter_{}", str(tmp_path), 3)
+    assert list(stale) == ["snapshot_iter_5"]
+    assert list(_find_stale_snapshots("snapshot_iter_{}", str(tmp_path), 1)) == names[:3]
+    assert list(_find_stale_snapshots("snapshot_iter_{}", str(tmp_path), 10)) == []
+    assert list(_find_stale_snapshots("snapshot_iter_{}", str(tmp_path), 0)) == []
+    assert list(_find_stale_snapshots("snapshot_iter_{}", str(tmp_path), -1)) == []
 
 
 def test_autoload_without_snapshots_does_nothing(tmp_path):

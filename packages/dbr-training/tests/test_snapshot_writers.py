@@ -16,7 +16,9 @@ from dbr.core.serializers import DictionarySerializer, load_npz, save_npz
 from dbr.training.extensions.snapshot_writers import (
     ProcessQueueWriter,
     ProcessWriter,
+    QueueWriter,
     SimpleWriter,
+    StandardWriter,
     ThreadQueueWriter,
     ThreadWriter,
     Writer,
@@ -159,6 +161,100 @@ def test_failed_background_save_is_reported(tmp_path, writer_class, words, capfd
     assert os.listdir(tmp_path) == ["snap"]
     assert (tmp_path / "snap").read_bytes() == b"previous"
     capfd.readouterr()
+
+
+class RecordingWorker:
+    """A user-made worker: start/join only, with an unrelated ``error`` attribute."""
+
+    def __init__(self, log, name):
+        self.log, self.name, self.error = log, name, "not an exception"
+
+    def start(self):
+        self.log.append(("start", self.name))
+
+    def join(self):
+        self.log.append(("join", self.name))
+
+
+def test_standard_writer_runs_any_worker_with_start_and_join(tmp_path):
+    log = []
+
+    class Writer(StandardWriter):
+        def create_worker(self, filename, outdir, target, **kwds):
+            return RecordingWorker(log, filename)
+
+    writer = Writer()
+    writer("a", str(tmp_path), {})
+    writer("b", str(tmp_path), {})
+    writer.finalize()
+    assert log == [("start", "a"), ("join", "a"), ("start", "b"), ("join", "b")]
+
+
+class RecordingQueue:
+    """A queue holding given items that records the calls made on it."""
+
+    def __init__(self, items=()):
+        self.items, self.calls = list(items), []
+
+    def put(self, item):
+        self.calls.append("put")
+        self.items.append(item)
+
+    def get(self):
+        self.calls.append("get")
+        return self.items.pop(0)
+
+    def task_done(self):
+        self.calls.append("task_done")
+
+    def join(self):
+        self.calls.append("join")
+
+
+def test_queue_writer_finalize_waits_for_the_queue_then_the_consumer(tmp_path):
+    q, order = RecordingQueue(), []
+
+    class Consumer:
+        def start(self):
+            order.append("start")
+
+        def is_alive(self):
+            return True
+
+        def join(self):
+            order.append("consumer.join after " + ",".join(q.calls))
+
+    class Writer(QueueWriter):
+        def create_queue(self):
+            return q
+
+        def create_consumer(self, queue):
+            return Consumer()
+
+    writer = Writer()
+    writer("a", str(tmp_path), {})
+    writer.finalize()
+    assert q.calls == ["put", "put", "join"]
+    assert q.items[-1] is None
+    assert order == ["start", "consumer.join after put,put,join"]
+
+
+def test_queue_writer_consume_marks_every_item_done_even_a_failing_one(tmp_path):
+    calls = []
+
+    def task(filename, outdir, target):
+        calls.append(filename)
+        if filename == "bad":
+            raise OSError("simulated disk failure")
+
+    q = RecordingQueue([[task, "a", str(tmp_path), {}], (task, "bad", str(tmp_path), {}), None])
+    writer = ThreadQueueWriter()
+    writer.finalize()
+    writer.consume(q)
+    assert calls == ["a", "bad"]
+    assert q.calls.count("task_done") == 3
+    with pytest.raises(RuntimeError, match="simulated disk failure"):
+        writer._raise_errors()
 
 
 @pytest.mark.parametrize("writer_class", [ThreadWriter, ProcessWriter, ThreadQueueWriter])

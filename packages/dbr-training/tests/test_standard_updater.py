@@ -302,6 +302,32 @@ def test_bad_arguments():
     assert opt.use_auto_new_epoch is False  # nothing was changed by the failed constructions
 
 
+def test_serialize_ignores_what_a_saving_serializer_returns():
+    # Chainer's Serializer contract lets a saving serializer return anything
+    # (None here); the updater keeps its iteration.
+    from dbr.core.serializers import Serializer
+
+    class RecordingSerializer(Serializer):
+        def __init__(self, calls, path=""):
+            self.calls, self.path = calls, path
+
+        def __getitem__(self, key):
+            return RecordingSerializer(self.calls, self.path + key + "/")
+
+        def __call__(self, key, value):
+            self.calls.append(self.path + key)
+
+    x, t = data()
+    updater = StandardUpdater(
+        SerialIterator(TupleDataset(x, t), 3), RecordingOptimizer().setup(Linear())
+    )
+    updater.update()
+    calls = []
+    updater.serialize(RecordingSerializer(calls))
+    assert updater.iteration == 1
+    assert "iteration" in calls and "model:main/W" in calls
+
+
 def test_serialize_round_trip(tmp_path):
     x, t = data()
     model = Linear()

@@ -179,6 +179,98 @@ def test_interval_training_length_and_str():
     assert str(trigger) == "IntervalTrigger(5, 'epoch')"
 
 
+@pytest.mark.parametrize(
+    "make, first_call, expected",
+    [
+        (lambda: IntervalTrigger(2, "iteration"), 3, True),  # crossed at 2
+        (lambda: IntervalTrigger(1, "epoch"), 5, True),  # crossed at 4 (1.2)
+        (lambda: IntervalTrigger(4, "iteration"), 3, False),
+        (lambda: ManualScheduleTrigger(2, "iteration"), 4, True),
+        (lambda: ManualScheduleTrigger([1.0], "epoch"), 6, True),
+    ],
+)
+def test_first_call_sees_everything_since_the_start(make, first_call, expected):
+    # As in Chainer, the position before the first call is the start of
+    # training, so a trigger first called late still reports an earlier crossing.
+    trigger, trainer = make(), FakeTrainer()
+    for _ in range(first_call):
+        trainer.updater.update()
+    assert trigger(trainer) is expected
+
+
+def load_chainer_old_layout(trigger):
+    """Load ``trigger`` from an archive with no trigger state (Chainer before v4 saved none)."""
+    with pytest.warns(UserWarning, match="Chainer's older layout") as record:
+        NpzDeserializer({}).load(trigger)
+    return [str(w.message) for w in record]
+
+
+@pytest.mark.parametrize("unit", ["iteration", "epoch"])
+def test_interval_loads_chainer_old_layout(unit):
+    trigger = IntervalTrigger(2, unit)
+    messages = load_chainer_old_layout(trigger)
+    assert any(
+        "IntervalTrigger.serialize: the snapshot has no 'previous_iteration'" in m
+        for m in messages
+    )
+    assert trigger._previous_iteration == -1 and trigger._previous_epoch_detail == -1.0
+    # resumed at iteration 5 and called every iteration, it fires as an uninterrupted one
+    trainer = FakeTrainer()
+    trainer.updater.iteration = 5
+    assert firing(trigger, 10, trainer) == [
+        i for i in firing(IntervalTrigger(2, unit), 15) if i > 5
+    ]
+
+
+def test_a_refused_load_of_a_partial_layout_changes_nothing():
+    from dbr.core.serializers import DeserializationError
+
+    trigger = ManualScheduleTrigger([1, 5], "epoch")
+    firing(trigger, 3)
+    before = (trigger._previous_iteration, trigger._previous_epoch_detail, trigger.finished)
+    with pytest.raises(DeserializationError, match="'previous_iteration'"):
+        NpzDeserializer({"previous_iteration": np.zeros(2)}).load(trigger)
+    assert (trigger._previous_iteration, trigger._previous_epoch_detail, trigger.finished) == (
+        before
+    )
+    assert trigger._finished_unknown is False
+
+
+def test_manual_loads_chainer_old_layout_and_decides_finished_at_next_call():
+    trigger = ManualScheduleTrigger([2, 4], "iteration")
+    load_chainer_old_layout(trigger)
+    assert trigger.finished is False
+    trainer = FakeTrainer()
+    trainer.updater.iteration = 6  # past the last point: the next call sets finished
+    trainer.updater.update()
+    assert trigger(trainer) is False
+    assert trigger.finished is True
+
+    early = ManualScheduleTrigger([2, 4], "iteration")
+    load_chainer_old_layout(early)
+    assert firing(early, 4) == [2, 4]
+    assert early.finished is True
+
+
+def test_manual_old_layout_unknown_finished_not_carried_past_a_call():
+    trigger = ManualScheduleTrigger([2, 10], "iteration")
+    load_chainer_old_layout(trigger)
+    trainer = FakeTrainer()
+    firing(trigger, 3, trainer)
+    assert trigger.finished is False
+
+
+def test_once_trigger_loads_chainer_old_layout_as_already_fired():
+    trigger = OnceTrigger()
+    messages = load_chainer_old_layout(trigger)
+    assert any("OnceTrigger.serialize: the snapshot has no '_flag_first'" in m for m in messages)
+    assert trigger.finished
+    assert firing(trigger, 3) == []
+    resumed = OnceTrigger(call_on_resume=True)
+    load_chainer_old_layout(resumed)
+    assert firing(resumed, 3) == [1]
+
+
 # -- get_trigger ----------------------------------------------------------------
 
 
@@ -231,6 +323,25 @@ def test_epoch_triggers_without_previous_epoch_detail_use_their_last_call(make, 
     # snapshot that lacks it; user-written iterators usually do not have it.
     trainer = FakeTrainer()
     trainer.updater = UpdaterWithoutPreviousEpochDetail()
+    assert firing(make(), 10, trainer) == expected
+
+
+class UpdaterWithNonNumberPreviousEpochDetail(UpdaterWithoutPreviousEpochDetail):
+    """An updater stand-in (a mock, say) whose previous_epoch_detail is not a number."""
+
+    previous_epoch_detail = property(lambda self: object())
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: IntervalTrigger(1, "epoch"), [4, 7, 10]),
+        (lambda: ManualScheduleTrigger([1, 1.5, 2.05], "epoch"), [4, 5, 7]),
+    ],
+)
+def test_epoch_triggers_ignore_a_previous_epoch_detail_that_is_not_a_number(make, expected):
+    trainer = FakeTrainer()
+    trainer.updater = UpdaterWithNonNumberPreviousEpochDetail()
     assert firing(make(), 10, trainer) == expected
 
 

@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy
 
-from dbr.core.serializers import Deserializer, stored_keys
+from dbr.core.serializers import Deserializer, Serializer, stored_keys
 from dbr.datasets.iterator import Iterator
 from dbr.datasets.order_samplers import ShuffleOrderSampler
 
@@ -209,7 +209,12 @@ class SweepIterator(Iterator):
         serialize(child)
 
     def _serialize_state(
-        self, serializer, order_key, store_none_order=False, with_sampler_state=False
+        self,
+        serializer,
+        order_key,
+        store_none_order=False,
+        with_sampler_state=False,
+        legacy_order_key=None,
     ):
         """Save or load the position under Chainer's keys; return whether it changed.
 
@@ -218,19 +223,46 @@ class SweepIterator(Iterator):
         ``with_sampler_state``, an order sampler that has ``serialize`` saves
         its state under ``order_sampler/``; a file without that key (Chainer's)
         leaves the sampler as it is. Loaded values are checked before the
-        iterator is changed.
+        iterator is changed; saving, and the checking pass of a load,
+        change nothing.
+
+        Files of Chainer's older layouts load too: the order is read from
+        ``legacy_order_key`` when the file has it instead of ``order_key``,
+        and a file without ``previous_epoch_detail`` gets it guessed from the
+        position as Chainer does (one batch back, clipped at the start of
+        training; unknown at the very start).
         """
         who = type(self).__name__
         state = self._state
+        # Saving, and the checking pass of a load (dry_run), change nothing.
+        loading = not isinstance(serializer, Serializer) and not getattr(
+            serializer, "dry_run", False
+        )
+        stored = stored_keys(serializer) if isinstance(serializer, Deserializer) else None
         position = serializer("current_position", state.current_position)
         epoch = serializer("epoch", state.epoch)
         is_new_epoch = serializer("is_new_epoch", state.is_new_epoch)
         order = state.order
         if order is not None or store_none_order:
+            key = order_key
+            if (
+                stored is not None
+                and legacy_order_key is not None
+                and order_key not in stored
+                and legacy_order_key in stored
+            ):
+                key = legacy_order_key
             # A copy, so that a deserializer filling it in place cannot touch an
             # array that the sampler or a prefetched batch still holds.
-            order = serializer(order_key, None if order is None else order.copy())
-        previous = serializer("previous_epoch_detail", self._previous_epoch_detail)
+            order = serializer(key, None if order is None else order.copy())
+        if stored is not None and "previous_epoch_detail" not in stored:
+            previous = _GUESS_PREVIOUS
+        else:
+            previous = serializer("previous_epoch_detail", self._previous_epoch_detail)
+        if not loading:
+            if with_sampler_state:
+                self._serialize_sampler(serializer)
+            return False
         if order is not None:
             order = numpy.asarray(order)
             if order.ndim != 1 or order.dtype.kind not in "iu":
@@ -253,5 +285,19 @@ class SweepIterator(Iterator):
             or (order is not None and not numpy.array_equal(order, state.order))
         )
         self._state = new_state
+        if previous is _GUESS_PREVIOUS:
+            previous = self._guess_previous_epoch_detail()
         self._previous_epoch_detail = -1.0 if previous is None else float(previous)
         return changed
+
+    def _guess_previous_epoch_detail(self):
+        """``epoch_detail`` one batch back (Chainer's guess for files without it); -1: unknown."""
+        size = epoch_size(self._state, len(self.dataset))
+        if size == 0:
+            return -1.0
+        guess = self.epoch + (self.current_position - self.batch_size) / size
+        return max(guess, 0.0) if self.epoch_detail > 0 else -1.0
+
+
+# Marks a previous_epoch_detail to guess from the loaded position.
+_GUESS_PREVIOUS = object()

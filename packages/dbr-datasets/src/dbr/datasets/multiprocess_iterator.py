@@ -10,6 +10,7 @@ import multiprocessing.connection
 import os
 import pickle
 import signal
+import threading
 import time
 import traceback
 import warnings
@@ -506,6 +507,31 @@ class _Workers:
                 self.all.remove(worker)
 
 
+def _load_watched(load, timeout, on_timeout):
+    """Return ``load()``, run in a thread so that ``on_timeout()`` is called after each
+    ``timeout`` seconds it takes (as Chainer loads the measured first batch); what
+    ``load`` raises is raised here. With ``timeout`` None, ``load()`` runs here."""
+    if timeout is None:
+        return load()
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = load()
+        except BaseException as error:  # raised again by the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="MultiprocessIterator first batch", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    while thread.is_alive():
+        on_timeout()
+        thread.join(timeout)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 class MultiprocessIterator(SweepIterator):
     """Dataset iterator that loads examples in parallel worker processes.
 
@@ -533,7 +559,9 @@ class MultiprocessIterator(SweepIterator):
     ones at the failed batch. :meth:`finalize` (or leaving a ``with`` block,
     garbage collection, or interpreter exit) stops the workers with SIGTERM,
     then SIGKILL, whatever they are doing; a later ``next()`` starts new
-    ones. Workers whose parent process dies exit by themselves.
+    ones, but :meth:`reset` of a finalized iterator raises
+    NotImplementedError, as in Chainer. Workers whose parent process dies
+    exit by themselves.
 
     Args:
         dataset: the dataset to iterate (supports ``len`` and ``[int]``).
@@ -547,7 +575,8 @@ class MultiprocessIterator(SweepIterator):
             ``n_prefetch + 1`` batches in hand beyond the one returned (as
             Chainer's ``n_prefetch`` queued batches plus the one loading).
         shared_mem: bytes of shared memory per example. None measures the
-            first batch (loaded in the main process) and uses the largest
+            first batch (loaded by a thread of the main process, watched by
+            ``dataset_timeout`` as the workers are) and uses the largest
             example's size; 0 sends everything through pipes. An array that
             does not fit goes through a pipe, with a warning.
         order_sampler: callable ``(current_order, current_position) ->
@@ -605,10 +634,21 @@ class MultiprocessIterator(SweepIterator):
         # Submitted batches (_Batch), oldest first.
         self._pending = deque()
         self._warned_small_mem = False
+        self._finalized = False
         super().__init__(dataset, batch_size, repeat, shuffle, order_sampler)
 
     def reset(self):
-        """Rewind to the start of epoch 0, drawing a new first order; drop prefetched batches."""
+        """Rewind to the start of epoch 0, drawing a new first order; drop prefetched batches.
+
+        Raises:
+            NotImplementedError: :meth:`finalize` was called, as in Chainer
+                (``next()`` still goes on from the position it had).
+        """
+        if self._finalized:
+            raise NotImplementedError(
+                "MultiprocessIterator.reset: the iterator was finalized, and a finalized "
+                "MultiprocessIterator cannot be reset (as in Chainer); create a new one"
+            )
         super().reset()
         self._prefetch_state = self._state
         self._abandon_pending()
@@ -621,7 +661,7 @@ class MultiprocessIterator(SweepIterator):
         Loading a different position drops the batches loaded ahead, so that
         the next batch is the one the saved run would have yielded.
         """
-        if self._serialize_state(serializer, "order"):
+        if self._serialize_state(serializer, "order", legacy_order_key="_order"):
             self._abandon_pending()
 
     # --- loading ---
@@ -654,7 +694,7 @@ class MultiprocessIterator(SweepIterator):
         except BaseException:
             # Other chunks of the failed batch may still be writing into its
             # shared memory: new workers and memory are the safe way on.
-            self.finalize()
+            self._stop_workers()
             raise
         self._pending.popleft()
         mem = self._workers.mem
@@ -681,7 +721,11 @@ class MultiprocessIterator(SweepIterator):
             )
             if indices is None:
                 raise StopIteration
-            first = [self.dataset[index] for index in indices.tolist()]
+            first = _load_watched(
+                lambda: [self.dataset[index] for index in indices.tolist()],
+                self.dataset_timeout,
+                self._warn_timeout,
+            )
             example_bytes = max(_shared_size(example) for example in first)
         self._workers = _Workers(
             self.dataset,
@@ -730,7 +774,7 @@ class MultiprocessIterator(SweepIterator):
             self._workers.drop(batches)
         except BaseException as error:
             # A worker died: the next call starts new ones.
-            self.finalize()
+            self._stop_workers()
             if not isinstance(error, Exception):
                 raise
 
@@ -752,10 +796,19 @@ class MultiprocessIterator(SweepIterator):
         state["_workers"] = None
         state["_pending"] = deque()
         state["_prefetch_state"] = self._state
+        state["_finalized"] = False
         return state
 
     def finalize(self):
-        """Stop the worker processes and free the shared memory; the state is kept."""
+        """Stop the worker processes and free the shared memory; the state is kept.
+
+        A later ``next()`` starts new workers at the same position; :meth:`reset`
+        is refused, as in Chainer.
+        """
+        self._finalized = True
+        self._stop_workers()
+
+    def _stop_workers(self):
         workers = self._workers
         if workers is None:
             return

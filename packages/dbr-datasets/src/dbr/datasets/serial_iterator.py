@@ -56,4 +56,6 @@ class SerialIterator(SweepIterator):
         boundary. A Chainer snapshot, which holds no sampler state, loads too
         and leaves the sampler's generator as it is.
         """
-        self._serialize_state(serializer, "order", with_sampler_state=True)
+        self._serialize_state(
+            serializer, "order", with_sampler_state=True, legacy_order_key="_order"
+        )

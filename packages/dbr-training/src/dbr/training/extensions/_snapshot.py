@@ -27,14 +27,16 @@ def _natural_key(name):
     return [(0, int(s), "") if s.isdigit() else (1, 0, s) for s in re.split(r"(\d+)", name)]
 
 
-def _snapshot_files(template, outdir):
-    """Regular files in ``outdir`` matching ``template``, oldest first.
+def _find_snapshot_files(template, outdir):
+    """``(mtime, name)`` of each regular file in ``outdir`` matching ``template``, oldest first.
 
     Files are ordered by modification time; snapshots written within the
     file system's timestamp resolution are ordered by name, numbers compared
-    numerically (``snapshot_iter_9`` before ``snapshot_iter_10``).
-    Temporary directories of unfinished writes are not regular files and
-    never match.
+    numerically (``snapshot_iter_9`` before ``snapshot_iter_10``). A name
+    matches when ``template.format(...)`` could have produced it (each
+    replacement field matches any non-empty text). Temporary directories of
+    unfinished writes are not regular files and never match; a missing
+    ``outdir`` has no snapshots.
     """
     if not os.path.isdir(outdir):
         return []
@@ -43,8 +45,32 @@ def _snapshot_files(template, outdir):
     with os.scandir(outdir) as entries:
         for entry in entries:
             if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-                found.append((entry.stat().st_mtime_ns, _natural_key(entry.name), entry.name))
-    return [name for _, _, name in sorted(found)]
+                stat = entry.stat(follow_symlinks=False)
+                found.append(
+                    (stat.st_mtime_ns, _natural_key(entry.name), stat.st_mtime, entry.name)
+                )
+    return [(mtime, name) for _, _, mtime, name in sorted(found)]
+
+
+def _snapshot_files(template, outdir):
+    """The names of :func:`_find_snapshot_files`, oldest first."""
+    return [name for _, name in _find_snapshot_files(template, outdir)]
+
+
+def _find_latest_snapshot(template, outdir):
+    """The name of the newest snapshot in ``outdir`` matching ``template``, or None."""
+    names = _snapshot_files(template, outdir)
+    return names[-1] if names else None
+
+
+def _find_stale_snapshots(template, outdir, n_retains):
+    """Yield the names of the snapshots in ``outdir`` older than the ``n_retains`` newest.
+
+    Oldest first; nothing when ``n_retains`` is not positive (no cleanup).
+    """
+    if n_retains <= 0:
+        return
+    yield from _snapshot_files(template, outdir)[:-n_retains]
 
 
 def _load_snapshot(path, target):
@@ -186,7 +212,7 @@ class _Snapshot(Extension):
             template, n_retains = self.filename, self.n_retains
 
             def cleanup():
-                for name in _snapshot_files(template, outdir)[:-n_retains]:
+                for name in list(_find_stale_snapshots(template, outdir, n_retains)):
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(os.path.join(outdir, name))
 

@@ -11,6 +11,7 @@ from dbr.core import (
     Link,
     Reporter,
     backend,
+    get_current_reporter,
     no_backprop_mode,
     report,
     report_scope,
@@ -103,11 +104,6 @@ class Evaluator(extension.Extension):
                 raise TypeError(
                     f"{who}: expected target {name!r} to be a Link, got {type(link).__name__}"
                 )
-        if eval_func is None and "main" not in targets:
-            raise ValueError(
-                f"{who}: without eval_func, the dict of targets must have a 'main' entry, got "
-                f"the keys {sorted(targets)}"
-            )
         for argname, value in (
             ("converter", converter),
             ("eval_hook", eval_hook),
@@ -133,7 +129,6 @@ class Evaluator(extension.Extension):
         self.eval_hook = eval_hook
         self.eval_func = eval_func
         self._progress_bar = bool(progress_bar)
-        self._reporter_prefix = None
 
     def get_iterator(self, name):
         """Return the iterator registered under ``name``."""
@@ -168,13 +163,8 @@ class Evaluator(extension.Extension):
             dict: the mean of every reported value, by prefixed key.
         """
         prefix = "" if self.name is None else self.name + "/"
-        self._reporter_prefix = prefix
-        try:
-            # A subclass's evaluate() may report through the current reporter, as in Chainer.
-            with self._make_reporter(prefix), using_config("train", False):
-                result = self.evaluate()
-        finally:
-            self._reporter_prefix = None
+        with self._make_reporter(prefix), using_config("train", False):
+            result = self.evaluate()
         report(result)
         return result
 
@@ -184,15 +174,27 @@ class Evaluator(extension.Extension):
         It calls ``eval_hook``, rewinds the iterator with ``reset()`` (or
         works on a shallow copy of an iterator that has no ``reset``), and
         runs ``eval_func`` on every batch with ``config.train = False`` and
-        backprop disabled, under a fresh reporter in which the targets are
-        registered (``'main'``, ``'main/<sublink>'``, ...).
+        backprop disabled. Values are reported to the current reporter (the
+        one :meth:`__call__` sets up, in which the targets are registered as
+        ``'main'``, ``'main/<sublink>'``, ..., or the caller's own, as in
+        Chainer) into a fresh observation per batch; called with no current
+        reporter, it makes one in which the targets are registered.
 
         Returns:
             dict: ``{key: mean}`` of the values reported during the sweep.
+
+        Raises:
+            KeyError: there is no ``eval_func`` and no target named ``'main'``.
         """
-        prefix = self._reporter_prefix or ""
         iterator = self._iterators["main"]
-        eval_func = self.eval_func or self._targets["main"]
+        eval_func = self.eval_func
+        if eval_func is None:
+            if "main" not in self._targets:
+                raise KeyError(
+                    f"{type(self).__name__}.evaluate: without eval_func, the targets must have "
+                    f"a 'main' entry, got the keys {sorted(self._targets)}"
+                )
+            eval_func = self._targets["main"]
         if self.eval_hook is not None:
             self.eval_hook(self)
         if hasattr(iterator, "reset"):
@@ -200,10 +202,14 @@ class Evaluator(extension.Extension):
             it = iterator
         else:
             it = copy.copy(iterator)
+        try:
+            reporter = get_current_reporter()
+        except IndexError:
+            reporter = self._make_reporter("")
 
         bar = _make_progress_bar(it) if self._progress_bar else None
         summary = DictSummary()
-        with self._make_reporter(prefix), using_config("train", False), no_backprop_mode():
+        with reporter, using_config("train", False), no_backprop_mode():
             for batch in it:
                 observation = {}
                 with report_scope(observation):

@@ -66,7 +66,9 @@ class ParameterStatistics(extension.Extension):
         trigger: when to report (a trigger or a ``(period, unit)`` tuple);
             ``(1, 'epoch')`` by default.
         skip_nan_params (bool): report NaN for the statistics of an array
-            containing NaN instead of computing them.
+            containing NaN instead of computing them: one NaN per statistic,
+            under its key without the ``'/0'``, ``'/1'``, ... suffixes (as
+            in Chainer).
     """
 
     default_name = "parameter_statistics"
@@ -157,13 +159,15 @@ class ParameterStatistics(extension.Extension):
                             attr_name=attr_name,
                             function_name=function_name,
                         )
+                        if has_nan:
+                            statistics[key] = numpy.nan
+                            continue
                         value = function(array)
-                        size = getattr(value, "size", 1)
-                        if size > 1:
+                        if getattr(value, "size", 1) > 1:
                             for i, v in enumerate(value):
-                                statistics[f"{key}/{i}"] = numpy.nan if has_nan else v
+                                statistics[f"{key}/{i}"] = v
                         else:
-                            statistics[key] = numpy.nan if has_nan else value
+                            statistics[key] = value
         self._summary.add(statistics)
         if self._trigger(trainer):
             report(self._summary.compute_mean())

@@ -255,7 +255,8 @@ class StandardWriter(Writer):
         self._check_worker(self._worker, self._worker_file)
 
     def _check_worker(self, worker, path):
-        error = getattr(worker, "error", None)
+        # Only a _SaveThread records an error; other workers (user-made) are not asked.
+        error = getattr(worker, "error", None) if isinstance(worker, _SaveThread) else None
         if error is not None:
             raise RuntimeError(
                 f"{type(self).__name__}: saving the snapshot {path!r} failed: "
@@ -311,7 +312,19 @@ class ProcessWriter(StandardWriter):
 
 
 def _stop_consumer(q, consumer):
-    """Let ``consumer`` run the tasks queued on ``q``, then stop it."""
+    """Let ``consumer`` run the tasks queued on ``q``, wait until ``q`` is drained, stop it."""
+    if consumer.is_alive():
+        q.put(None)
+        q.join()
+        consumer.join()
+
+
+def _stop_consumer_process(q, consumer):
+    """:func:`_stop_consumer` for a process, without ``q.join()``.
+
+    A consumer process killed in the middle of a task never marks it done, so
+    waiting for the queue could block for ever; joining the process cannot.
+    """
     if consumer.is_alive():
         q.put(None)
         consumer.join()
@@ -381,17 +394,22 @@ class QueueWriter(Writer):
         return weakref.finalize(self, _stop_consumer, q, consumer)
 
     def consume(self, q):
-        """Run tasks from ``q`` until it yields None (the consumer thread's loop)."""
+        """Run tasks from ``q`` until it yields None (the consumer thread's loop).
+
+        Each item is ``(task, filename, outdir, target)``; every item got is
+        marked done (``q.task_done()``), also when its task fails, so that
+        waiting for the queue to drain cannot block.
+        """
         while True:
             item = q.get()
             try:
                 if item is None:
                     return
-                task, filename, outdir, target = item
+                task, filename, outdir, target = item[0], item[1], item[2], item[3]
                 try:
                     task(filename, outdir, target)
                     self._post_save()
-                except Exception as e:
+                except BaseException as e:  # reported by the training thread
                     self._errors.append((os.path.join(outdir, filename), e))
             finally:
                 q.task_done()
@@ -491,7 +509,7 @@ class ProcessQueueWriter(QueueWriter):
         (which would otherwise wait for ever on a consumer never sent None).
         """
         return multiprocessing.util.Finalize(
-            self, _stop_consumer, args=(q, consumer), exitpriority=20
+            self, _stop_consumer_process, args=(q, consumer), exitpriority=20
         )
 
     def _collect(self):

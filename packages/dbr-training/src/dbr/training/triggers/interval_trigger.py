@@ -1,6 +1,9 @@
 """IntervalTrigger: fire every ``period`` iterations or epochs."""
 
 import numbers
+import warnings
+
+from dbr.core.serializers import Deserializer, stored_keys
 
 _UNITS = ("epoch", "iteration")
 
@@ -24,20 +27,25 @@ def _check_period(who, period, unit):
         )
 
 
+_UNKNOWN = object()
+
+
 def _positions(trigger, updater, unit):
     """Return ``(previous, now)``: the span of training a position-based trigger looks at.
 
     ``now`` is the updater's iteration or ``epoch_detail``. ``previous`` is the
     updater's position one update earlier, or the position ``trigger`` saw at
     its previous call (``trigger._previous_iteration`` /
-    ``trigger._previous_epoch_detail``, negative when unknown) when that is
-    earlier, so that a trigger not called at every iteration misses nothing,
-    and one called twice in an iteration answers the same both times.
+    ``trigger._previous_epoch_detail``: 0 before the first call, negative
+    when unknown after loading a file without it) when that is earlier, so
+    that a trigger not called at every iteration misses nothing, and one
+    called twice in an iteration answers the same both times.
 
     An updater whose iterator has no ``previous_epoch_detail`` (user-written
-    iterators often lack it) falls back, as Chainer does, to the position
-    ``trigger`` saw at its previous call (0 before the first call); then a
-    second call in the same iteration does not fire again.
+    iterators often lack it), or one that is not a number, falls back, as
+    Chainer does, to the position ``trigger`` saw at its previous call (0
+    before the first call); then a second call in the same iteration does not
+    fire again.
     """
     if unit == "epoch":
         try:
@@ -50,9 +58,11 @@ def _positions(trigger, updater, unit):
         try:
             previous = updater.previous_epoch_detail
         except AttributeError:
-            previous = max(trigger._previous_epoch_detail, 0.0)
+            previous = _UNKNOWN
         if previous is None:
             previous = now
+        elif previous is _UNKNOWN or not isinstance(previous, numbers.Real):
+            previous = max(trigger._previous_epoch_detail, 0.0)
         if 0 <= trigger._previous_epoch_detail < previous:
             previous = trigger._previous_epoch_detail
     else:
@@ -70,14 +80,54 @@ def _remember_position(trigger, updater):
         trigger._previous_epoch_detail = float(epoch_detail)
 
 
+def _load_optional(owner, serializer, key, value, fallback):
+    """``serializer(key, value)``, or None when loading a file that lacks ``key``.
+
+    Chainer's older snapshots saved no trigger state; loading one leaves the
+    key out (a :class:`UserWarning` says what the trigger assumes instead,
+    ``fallback``) rather than failing. Saving and loading a file that has the
+    key are plain ``serializer(key, value)``.
+    """
+    if isinstance(serializer, Deserializer):
+        stored = stored_keys(serializer)
+        if stored is not None and key not in stored:
+            if not serializer.dry_run:
+                warnings.warn(
+                    f"{type(owner).__name__}.serialize: the snapshot has no {key!r} "
+                    f"(Chainer's older layout); {fallback}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            return None
+    return serializer(key, value)
+
+
 def _serialize_position(trigger, serializer):
-    """Save or load the position seen at the last call (Chainer's keys)."""
-    trigger._previous_iteration = int(
-        serializer("previous_iteration", trigger._previous_iteration)
+    """Save or load the position seen at the last call (Chainer's keys).
+
+    A file without them (Chainer's older layout) sets each to -1: the trigger
+    then compares with the updater's previous position, as Chainer does.
+    """
+    iteration = _load_optional(
+        trigger,
+        serializer,
+        "previous_iteration",
+        trigger._previous_iteration,
+        "the trigger compares with the previous iteration, and misses what happened "
+        "before it if it is not called at every iteration",
     )
-    trigger._previous_epoch_detail = float(
-        serializer("previous_epoch_detail", trigger._previous_epoch_detail)
+    epoch_detail = _load_optional(
+        trigger,
+        serializer,
+        "previous_epoch_detail",
+        trigger._previous_epoch_detail,
+        "the trigger uses the updater's previous_epoch_detail, and misses what "
+        "happened before it if it is not called at every iteration",
     )
+    if getattr(serializer, "dry_run", False):
+        return  # the checking pass of a load changes nothing
+    trigger._previous_iteration = -1 if iteration is None else int(iteration)
+    trigger._previous_epoch_detail = -1.0 if epoch_detail is None else float(epoch_detail)
 
 
 class IntervalTrigger:
@@ -92,8 +142,10 @@ class IntervalTrigger:
     update earlier (``iteration - 1`` and ``updater.previous_epoch_detail``),
     or with the position seen at this trigger's previous call when that call
     was earlier still (a trigger not called at every iteration does not miss a
-    crossing). That position is saved by :meth:`serialize`, so a resumed run
-    fires exactly as an uninterrupted one. When the iterator has no
+    crossing; before its first call, that position is the start of training).
+    That position is saved by :meth:`serialize`, so a resumed run fires
+    exactly as an uninterrupted one; a file without it (Chainer's older
+    layout) loads with a :class:`UserWarning`. When the iterator has no
     ``previous_epoch_detail``, the position seen at the previous call (0
     before the first) is used alone, as in Chainer.
 
@@ -112,9 +164,11 @@ class IntervalTrigger:
         _check_period("IntervalTrigger", period, unit)
         self.period = period
         self.unit = unit
-        # -1 means "not called yet": the updater's previous position is used.
-        self._previous_iteration = -1
-        self._previous_epoch_detail = -1.0
+        # The position at the previous call (0 before the first, as in Chainer,
+        # so that the first call sees everything since the start); -1 after
+        # loading a file without it: the updater's previous position is used.
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
 
     def __call__(self, trainer):
         """Return True if training crossed a multiple of the period since the last update."""

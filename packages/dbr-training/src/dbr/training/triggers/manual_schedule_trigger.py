@@ -4,6 +4,7 @@ import numbers
 
 from dbr.training.triggers.interval_trigger import (
     _check_unit,
+    _load_optional,
     _positions,
     _remember_position,
     _serialize_position,
@@ -46,8 +47,10 @@ class ManualScheduleTrigger:
         self.points = points
         self.unit = unit
         self.finished = False
-        self._previous_iteration = -1
-        self._previous_epoch_detail = -1.0
+        self._previous_iteration = 0
+        self._previous_epoch_detail = 0.0
+        # True after loading a file without 'finished': the next call decides it.
+        self._finished_unknown = False
 
     def __call__(self, trainer):
         """Return True if a point lies in (previous position, current position]."""
@@ -55,11 +58,28 @@ class ManualScheduleTrigger:
         previous, now = _positions(self, updater, self.unit)
         _remember_position(self, updater)
         fire = any(previous < p <= now for p in self.points)
-        if fire and now >= max(self.points):
+        if (fire or self._finished_unknown) and now >= max(self.points):
             self.finished = True
+        self._finished_unknown = False
         return fire
 
     def serialize(self, serializer):
-        """Save or load the last position seen and ``finished``."""
+        """Save or load the last position seen and ``finished``.
+
+        A file without them (Chainer's older layout) loads with a
+        :class:`UserWarning`: the trigger then compares with the updater's
+        previous position, and ``finished`` is False until the next call,
+        which sets it if training is past the last point.
+        """
         _serialize_position(self, serializer)
-        self.finished = bool(serializer("finished", self.finished))
+        finished = _load_optional(
+            self,
+            serializer,
+            "finished",
+            self.finished,
+            "finished is False until the next call, so that the extension is initialized",
+        )
+        if getattr(serializer, "dry_run", False):
+            return
+        self._finished_unknown = finished is None
+        self.finished = False if finished is None else bool(finished)

@@ -1,5 +1,7 @@
 """OnceTrigger: fire once, at the first call (and optionally once more after a resume)."""
 
+from dbr.training.triggers.interval_trigger import _load_optional
+
 
 class OnceTrigger:
     """Trigger that fires at its first call only.
@@ -31,5 +33,17 @@ class OnceTrigger:
         return fire
 
     def serialize(self, serializer):
-        """Save or load whether the first call has happened (key ``_flag_first``)."""
-        self._flag_first = bool(serializer("_flag_first", self._flag_first))
+        """Save or load whether the first call has happened (key ``_flag_first``).
+
+        A file without the key (Chainer's older layout) loads with a
+        :class:`UserWarning` and counts the first call as done.
+        """
+        flag_first = _load_optional(
+            self,
+            serializer,
+            "_flag_first",
+            self._flag_first,
+            "the trigger assumes its first call happened before the snapshot",
+        )
+        if not getattr(serializer, "dry_run", False):
+            self._flag_first = bool(flag_first)

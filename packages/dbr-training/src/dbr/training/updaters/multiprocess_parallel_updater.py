@@ -19,6 +19,8 @@ import importlib.util
 import multiprocessing
 import warnings
 
+import numpy
+
 from dbr.core import Reporter, backend
 from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.standard_updater import StandardUpdater
@@ -77,6 +79,123 @@ def _grads(model):
 
 def _arrays(model):
     return [param.array for param in model.params(include_uninit=False)]
+
+
+def _packed_params(who, link):
+    """The initialized, non-empty parameters of ``link`` in the order of their sorted names."""
+    if link.xp is numpy:
+        raise RuntimeError(
+            f"{who}: works only on a GPU, but the parameters of the "
+            f"{type(link).__name__} are NumPy arrays; move it with link.to_device('@cupy:0')"
+        )
+    named = sorted(link.namedparams(), key=lambda pair: pair[0])
+    return [param for _, param in named if param.array is not None and param.size]
+
+
+def _gather(who, link, attribute):
+    params = _packed_params(who, link)
+    xp = link.xp
+    parts = []
+    for param in params:
+        value = getattr(param, attribute)
+        if value is None:
+            parts.append(xp.zeros(param.size, numpy.float32))
+        else:
+            parts.append(value.ravel().astype(numpy.float32, copy=False))
+    if not parts:
+        return xp.zeros(0, numpy.float32)
+    return xp.concatenate(parts)
+
+
+def _scatter(who, link, array, attribute):
+    params = _packed_params(who, link)
+    total = sum(param.size for param in params)
+    if array.ndim != 1 or array.size != total:
+        raise ValueError(
+            f"{who}: expected a 1-d array of the {total} values of the parameters of the "
+            f"{type(link).__name__}, got shape {tuple(array.shape)}"
+        )
+    offset = 0
+    for param in params:
+        chunk = array[offset : offset + param.size].reshape(param.shape)
+        offset += param.size
+        if getattr(param, attribute) is None:
+            setattr(param, attribute, chunk.astype(param.dtype))
+        else:
+            getattr(param, attribute)[...] = chunk
+
+
+def gather_grads(link):
+    """Return the gradients of ``link``'s parameters packed into one float32 GPU array.
+
+    The parameters are taken in the order of their sorted names (as
+    ``link.namedparams()`` names them), skipping uninitialized and empty
+    ones; a parameter without a gradient contributes zeros. The packed array
+    is what :func:`scatter_grads` unpacks, e.g. into a copy of the model.
+
+    Args:
+        link (~dbr.core.Link): a link whose parameters are on a GPU.
+
+    Returns:
+        cupy.ndarray: a 1-d float32 array.
+
+    Raises:
+        RuntimeError: the parameters are on the CPU.
+    """
+    return _gather("gather_grads", link, "grad")
+
+
+def gather_params(link):
+    """Return the values of ``link``'s parameters packed into one float32 GPU array.
+
+    The order and the parameters taken are as in :func:`gather_grads`; the
+    packed array is what :func:`scatter_params` unpacks.
+
+    Args:
+        link (~dbr.core.Link): a link whose parameters are on a GPU.
+
+    Returns:
+        cupy.ndarray: a 1-d float32 array.
+
+    Raises:
+        RuntimeError: the parameters are on the CPU.
+    """
+    return _gather("gather_params", link, "array")
+
+
+def scatter_grads(link, array):
+    """Unpack ``array`` (from :func:`gather_grads`) into the gradients of ``link``'s parameters.
+
+    Each value is cast to its parameter's dtype; a parameter without a
+    gradient gets a new one.
+
+    Args:
+        link (~dbr.core.Link): a link whose parameters are on a GPU, with the
+            same parameter names and shapes as the gathered one.
+        array (cupy.ndarray): the packed 1-d array.
+
+    Raises:
+        RuntimeError: the parameters are on the CPU.
+        ValueError: ``array`` does not hold exactly the parameters' values.
+    """
+    _scatter("scatter_grads", link, array, "grad")
+
+
+def scatter_params(link, array):
+    """Unpack ``array`` (from :func:`gather_params`) into the values of ``link``'s parameters.
+
+    The parameters' arrays are written in place, each value cast to its
+    parameter's dtype.
+
+    Args:
+        link (~dbr.core.Link): as in :func:`scatter_grads`.
+        array (cupy.ndarray): the packed 1-d array.
+
+    Raises:
+        RuntimeError: the parameters are on the CPU.
+        ValueError: ``array`` does not hold exactly the parameters' values.
+    """
+    _scatter("scatter_params", link, array, "array")
 
 
 _SPAWN = multiprocessing.get_context("spawn")

@@ -3,6 +3,7 @@
 import numbers
 
 from dbr.core import backend
+from dbr.core.serializers import Serializer
 from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.updater import Updater
 
@@ -202,10 +203,16 @@ class StandardUpdater(Updater):
 
     def serialize(self, serializer):
         """Save or load the iterators (``iterator:<name>``), the optimizers
-        (``optimizer:<name>``), their targets (``model:<name>``) and ``iteration``."""
+        (``optimizer:<name>``), their targets (``model:<name>``) and ``iteration``.
+
+        A saving serializer's return value is not used (Chainer's contract
+        lets it return anything, None included).
+        """
         for name, iterator in self._iterators.items():
             iterator.serialize(serializer["iterator:" + name])
         for name, optimizer in self._optimizers.items():
             optimizer.serialize(serializer["optimizer:" + name])
             optimizer.target.serialize(serializer["model:" + name])
-        self.iteration = int(serializer("iteration", self.iteration))
+        iteration = serializer("iteration", self.iteration)
+        if not isinstance(serializer, Serializer):
+            self.iteration = int(iteration)
