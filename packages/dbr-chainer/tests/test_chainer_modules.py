@@ -81,8 +81,13 @@ def test_distributions_utils_modified_xlogx():
     gy, ggx = numpy.ones((2, 3)), numpy.ones((2, 3))
     check_backward(xlogx, x, gy)
     check_double_backward(xlogx, x, gy, ggx)
-    with pytest.raises(TypeError, match="_modified_xlogx: expected x of a float dtype, got int64"):
+    with pytest.raises(chainer.utils.type_check.InvalidType, match="in: XLogX"):
         xlogx(numpy.ones(2, numpy.int64))
+    x = chainer.Variable(numpy.array([0.0, 0.5]))
+    y = chainer.functions.sum(xlogx(x))
+    with pytest.warns(RuntimeWarning, match="xlogx: the gradient of x log x at x = 0"):
+        y.backward()
+    numpy.testing.assert_allclose(x.grad, [0.0, 1 + numpy.log(0.5)])
 
 
 def test_training_updater_is_chainers_old_module_of_the_updaters():

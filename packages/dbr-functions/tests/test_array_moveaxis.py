@@ -51,8 +51,8 @@ class TestMoveaxis(FunctionTestCase):
         return [
             ((x, 2, 0), InvalidType, ("Moveaxis", "x.ndim > 2")),
             ((x, 0, -3), InvalidType, "-x.ndim <= -3"),
-            ((x, (0, -2), (0, 1)), InvalidType, "distinct axes in source (0, -2)"),
-            ((x, (0, 1), (1, 1)), InvalidType, "distinct axes in destination (1, 1)"),
+            ((x, (0, -2), (0, 1)), ValueError, "moveaxis: duplicate value in source (0, -2)"),
+            ((x, (0, 1), (1, 1)), ValueError, "moveaxis: duplicate value in destination (1, 1)"),
             ((x, (0, 1), 0), ValueError, "moveaxis: expected source and destination to have"),
             ((x, "0", 1), TypeError, "moveaxis: expected source to be an int or a tuple"),
             ((x, 0, 1.0), TypeError, "moveaxis: expected destination to be an int or a tu"),

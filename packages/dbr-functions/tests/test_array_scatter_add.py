@@ -61,10 +61,17 @@ class TestScatterAdd(FunctionTestCase):
         return [
             (
                 (a, 1, numpy.zeros(3, numpy.float32)),
-                InvalidType,
-                ("ScatterAdd", "b.shape == (4,)", "(3,)"),
+                ValueError,
+                "scatter_add: expected b of the shape of a[slices], (4,) (it is not broadcast), "
+                "got (3,)",
             ),
-            ((a, 1, numpy.zeros(1, numpy.float32)), InvalidType, "b.shape == (4,)"),
+            # broadcastable, but not broadcast (as in Chainer)
+            ((a, 1, numpy.zeros(1, numpy.float32)), ValueError, "a[slices], (4,)"),
+            (
+                (a, numpy.array([0, 0]), numpy.zeros(4, numpy.float32)),
+                ValueError,
+                "a[slices], (2, 4)",
+            ),
             ((a, 1, numpy.zeros(4, numpy.float64)), InvalidType, "a.dtype == b.dtype"),
             (
                 (a, (0, 5), numpy.zeros((), numpy.float32)),

@@ -62,6 +62,7 @@ class TestTile(FunctionTestCase):
         return [
             ((x, (2, -1)), ValueError, "tile: expected every element of reps to be >= 0"),
             ((x, 2.0), TypeError, "tile: expected reps to be an int or a tuple of ints"),
+            (((x, x), 2), TypeError, "tile: expected x to be a Variable or an array, got tuple"),
             ((x, (2, None)), TypeError, "tile: expected reps to be an int or a tuple of ints"),
         ]
 

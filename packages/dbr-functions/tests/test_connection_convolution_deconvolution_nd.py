@@ -205,9 +205,7 @@ test_bad_input = bad_input_test(
             (label, expect),
         )
         for function, x_shape, w_shape, label, expect in [
-            (convolution_1d, (2, 3, 4, 4), (1, 3, 2), "Convolution1D", "x.ndim == 3"),
             (convolution_1d, (2, 3, 4), (1, 3, 2, 2), "Convolution1D", "W.ndim == 3"),
-            (convolution_3d, (2, 3, 4, 4), (1, 3, 2, 2), "Convolution3D", "x.ndim == 5"),
             (convolution_nd, (2, 3), (1, 3), "ConvolutionND", "x.ndim == 3"),
             (convolution_nd, (2, 3, 4, 4, 4), (1, 3, 2, 2), "ConvolutionND", "W.ndim == 5"),
             (
@@ -218,7 +216,6 @@ test_bad_input = bad_input_test(
                 "x.shape[1] == W.shape[1] * 1",
             ),
             (convolution_nd, (2, 3, 4), (1, 3, 5), "ConvolutionND", "a positive output size"),
-            (deconvolution_1d, (2, 3, 4, 4), (3, 1, 2), "Deconvolution1D", "x.ndim == 3"),
             (deconvolution_3d, (2, 3, 4, 4, 4), (3, 1, 2, 2), "Deconvolution3D", "W.ndim == 5"),
             (
                 deconvolution_nd,
@@ -227,6 +224,23 @@ test_bad_input = bad_input_test(
                 "DeconvolutionND",
                 "x.shape[1] == W.shape[0]",
             ),
+        ]
+    ]
+    + [
+        # the 1-d and 3-d wrappers' x of another rank is a ValueError, as in Chainer
+        (
+            function,
+            (numpy.ones(x_shape, numpy.float32), numpy.ones(w_shape, numpy.float32)),
+            {},
+            ValueError,
+            f"{function.__name__}: expected x with {nd} spatial axes (x.ndim == {nd + 2}), "
+            f"got x.shape == {x_shape}",
+        )
+        for function, nd, x_shape, w_shape in [
+            (convolution_1d, 1, (2, 3, 4, 4), (1, 3, 2)),
+            (convolution_3d, 3, (2, 3, 4, 4), (1, 3, 2, 2)),
+            (deconvolution_1d, 1, (2, 3, 4, 4), (3, 1, 2)),
+            (deconvolution_3d, 3, (2, 3, 4, 4), (3, 1, 2, 2, 2)),
         ]
     ]
     + [

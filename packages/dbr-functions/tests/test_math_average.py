@@ -3,6 +3,7 @@ import runpy
 import types
 
 import numpy
+import pytest
 
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase, bad_input_test
@@ -155,3 +156,15 @@ test_bad_input = bad_input_test(
     ],
     function=average,
 )
+
+
+def test_axes_naming_one_axis_twice_are_a_value_error():
+    # 1 and -2 are the same axis of a 3-d x (Chainer raises a ValueError)
+    from dbr.functions.math.average import average
+    from dbr.functions.math.logsumexp import logsumexp
+    from dbr.functions.math.minmax import max as max_
+
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    for function, name in ((average, "average"), (logsumexp, "logsumexp"), (max_, "max")):
+        with pytest.raises(ValueError, match=f"{name}: duplicate value in axis \\(1, -2\\)"):
+            function(x, axis=(1, -2))

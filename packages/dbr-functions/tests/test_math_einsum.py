@@ -4,11 +4,11 @@ import pytest
 from dbr.core import Variable, grad, testing
 from dbr.core.testing import FunctionTestCase
 from dbr.core.type_check import InvalidType
-from dbr.functions.math.einsum import EinSum, einsum
+from dbr.functions.math.einsum import DiagEinSum, EinSum, einsum
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 
-# subscripts, operand shapes, and the reference when NumPy's einsum differs from Chainer's.
+# subscripts, operand shapes, and a reference other than NumPy's einsum (None for it).
 CASES = [
     ("ij,jk->ik", [(2, 3), (3, 4)], None),
     ("ij,jk", [(2, 3), (3, 4)], None),
@@ -25,12 +25,13 @@ CASES = [
     ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)], None),
     ("Ab,bC->AC", [(2, 3), (3, 2)], None),
     ("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 4)], None),
-    ("...i,...i", [(2, 3), (3,)], None),
+    ("...i,...i", [(2, 3), (2, 3)], None),
+    ("...i,i", [(2, 3), (3,)], None),
     ("i...->...", [(3, 2, 2)], None),
     ("...,...->...", [(2, 3), (2, 3)], None),
     ("ij...,jk...->ik...", [(2, 3, 2), (3, 4, 2)], None),
-    ("...ij->ij", [(2, 3, 2, 3)], lambda x: x.sum(axis=(0, 1))),
-    ("...i->i", [(2, 3)], lambda x: x.sum(axis=0)),
+    ("...ij->ij", [(2, 3)], None),
+    ("...i,j...->ij", [(2,), (3,)], None),
 ]
 
 
@@ -77,13 +78,52 @@ def test_sublist_format_with_ellipsis_and_implicit_output():
     testing.assert_allclose(y, numpy.einsum("...bc,...c", a, b), atol=1e-14, rtol=0)
 
 
-def test_gradient_of_a_trace_is_the_identity_and_is_an_einsum():
+def test_gradient_of_a_trace_is_the_identity_and_is_a_diag_einsum():
     x = Variable(numpy.random.uniform(-1, 1, (3, 3)))
     y = einsum("ii", x)
     assert type(y.creator) is EinSum
     (gx,) = grad([y], [x], enable_double_backprop=True)
-    assert type(gx.creator) is EinSum
+    assert type(gx.creator) is DiagEinSum
     testing.assert_allclose(gx, numpy.eye(3), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("in_subs", "out_sub", "shapes", "out_shape", "expected"),
+    [
+        # a letter no input has: constant along it
+        ("i", "ij", [(3,)], (3, 2), lambda x: numpy.repeat(x[:, None], 2, axis=1)),
+        ("", "i", [()], (3,), lambda x: numpy.full(3, x)),
+        (",ij", "i", [(), (3, 4)], (3,), lambda a, b: a * b.sum(axis=1)),
+        # a repeated letter: zero off the diagonal
+        ("i", "ii", [(3,)], (3, 3), numpy.diag),
+    ],
+)
+def test_diag_einsum(in_subs, out_sub, shapes, out_shape, expected):
+    from dbr.core.gradient_check import check_backward, check_double_backward
+
+    rng = numpy.random.default_rng(0)
+    xs = [rng.uniform(-1, 1, shape) for shape in shapes]
+
+    def f(*inputs):
+        return DiagEinSum(in_subs, out_sub, out_shape).apply(inputs)[0]
+
+    testing.assert_allclose(f(*xs).array, expected(*xs), atol=1e-14, rtol=0)
+    gy = rng.uniform(-1, 1, out_shape)
+    ggxs = [rng.uniform(-1, 1, shape) for shape in shapes]
+    check_backward(f, xs, gy)
+    check_double_backward(f, xs, gy, ggxs)
+
+
+@pytest.mark.parametrize(
+    ("subscripts", "shapes"),
+    [("...->", [(2,)]), ("j...i->ij", [(2, 1, 3)]), ("i,...i->", [(2,), (3, 2)])],
+)
+def test_summing_over_ellipsis_axes_is_a_value_error(subscripts, shapes):
+    operands = [numpy.ones(shape, numpy.float32) for shape in shapes]
+    with pytest.raises(ValueError, match="einsum: summing over the 1 axes of '...'"):
+        einsum(subscripts, *operands)
+    # an ellipsis of no axes may be left out
+    einsum("...i->i", numpy.ones(2, numpy.float32))
 
 
 def test_third_order_gradient_of_a_cubic_form():
@@ -107,6 +147,9 @@ def test_third_order_gradient_of_a_cubic_form():
         ("...ij->i", [(2,)], "x0.ndim == 2"),
         ("ii->i", [(2, 3)], "x0.shape[1] == x0.shape[0]"),
         ("...i,...i", [(2, 3), (4, 3)], "x1.shape[0] == x0.shape[0]"),
+        # no broadcasting: every '...' covers the same axes
+        ("...i,...i", [(2,), (1, 2)], "x0.ndim == 2"),
+        ("...i,...i", [(2, 3), (3,)], "x1.ndim == 2"),
     ],
 )
 def test_inconsistent_shapes_raise_invalid_type(subscripts, shapes, message):

@@ -63,8 +63,8 @@ class TestProd(FunctionTestCase):
             (
                 (numpy.zeros((2, 3), numpy.float32),),
                 {"axis": (0, -2)},
-                InvalidType,
-                ("Prod", "distinct axes"),
+                ValueError,
+                "prod: duplicate value in axis (0, -2) of an x of 2 axes",
             ),
         ]
 

@@ -101,8 +101,8 @@ test_bad_input = bad_input_test(
         (
             (numpy.ones(a_shape, numpy.float32), numpy.ones(b_shape, numpy.float32)),
             {"axes": axes},
-            InvalidType,
-            ("TensorDot", expect),
+            ValueError,
+            ("tensordot: expected", expect),
         )
         for a_shape, b_shape, axes, expect in [
             ((2, 3), (4, 5), 1, "a.shape[1] == b.shape[0]"),
@@ -134,9 +134,10 @@ test_bad_input = bad_input_test(
         (
             (_A, _A),
             {"axes": ([0], [0], [1])},
-            TypeError,
-            "tensordot: expected axes to be an int or a pair",
+            ValueError,
+            "tensordot: expected axes to be a pair of sequences",
         ),
+        ((_A, _A), {"axes": ()}, ValueError, "tensordot: expected axes to be a pair"),
         ((_A, _A), {"axes": -1}, ValueError, "tensordot: expected axes to be non-negative"),
     ],
     function=tensordot,

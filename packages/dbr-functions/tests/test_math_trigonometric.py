@@ -185,3 +185,21 @@ test_bad_input = bad_input_test(
         ),
     ]
 )
+
+
+def test_labels_are_the_function_names_as_in_chainer():
+    from dbr.functions.math.exponential import exp
+    from dbr.functions.math.sqrt import sqrt
+
+    x = numpy.array([0.5])
+    for function, label in (
+        (sin, "sin"),
+        (cos, "cos"),
+        (tan, "tan"),
+        (arcsin, "arcsin"),
+        (arccos, "arccos"),
+        (arctan, "arctan"),
+        (exp, "exp"),
+        (sqrt, "sqrt"),
+    ):
+        assert function(x).creator.label == label

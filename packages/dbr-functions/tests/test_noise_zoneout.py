@@ -107,3 +107,20 @@ test_bad_input = bad_input_test(
     ],
     function=zoneout,
 )
+
+
+def test_flags_come_from_one_call_of_numpy_random_rand(monkeypatch):
+    # Chainer draws numpy.random.rand(*x.shape), the call its tests mock.
+    calls = []
+    u = numpy.array([[0.1, 0.9], [0.6, 0.3]])
+
+    def rand(*shape):
+        calls.append(shape)
+        return u
+
+    monkeypatch.setattr(numpy.random, "rand", rand)
+    h = numpy.zeros((2, 2), numpy.float32)
+    x = numpy.ones((2, 2), numpy.float32)
+    y = zoneout(h, x, 0.5)
+    assert calls == [(2, 2)]
+    testing.assert_allclose(y.array, [[0, 1], [1, 0]], atol=0, rtol=0)

@@ -59,6 +59,7 @@ def test_corners_round_half_to_even():
     rois = numpy.array([[0.5, 0.5, 2.5, 2.5]])
     y = roi_average_pooling_2d(x, rois, numpy.array([0], numpy.int32), 1, 1.0)
     assert y.array[0, 0, 0, 0] == (0 + 1 + 6 + 7) / 4
+    y.grad = numpy.ones_like(y.array)  # a one-element non-scalar is not seeded silently
     y.backward()
     numpy.testing.assert_array_equal(x.grad[0, 0, :2, :2], numpy.full((2, 2), 0.25))
     assert x.grad.sum() == 1.0

@@ -166,7 +166,7 @@ test_bad_input = bad_input_test(
             (numpy.zeros((1, 1, 1), numpy.float32), 2, 2, 1),
             {},
             InvalidType,
-            ("Unpooling1D", "positive output size"),
+            ("Unpooling1D", "non-negative output size", "output size (-1,)"),
         ),
         ((X,), {"ksize": 0}, ValueError, ("unpooling_nd", "ksize", ">= 1")),
         ((X,), {"ksize": 2, "outsize": (4,)}, ValueError, ("unpooling_nd", "outsize", "2 ints")),
@@ -176,3 +176,12 @@ test_bad_input = bad_input_test(
     ],
     function=unpooling_nd,
 )
+
+
+def test_an_output_size_of_zero_gives_an_empty_output():
+    # s (d - 1) + k - 2p = 1 + 1 - 2 = 0 along the last axis, as in Chainer
+    x = Variable(numpy.random.uniform(-1, 1, (2, 3, 3, 2)).astype(numpy.float32))
+    y = unpooling_nd(x, 1, 1, 1, cover_all=False)
+    assert y.shape == (2, 3, 1, 0)
+    (gx,) = grad([y], [x], [numpy.zeros(y.shape, numpy.float32)])
+    testing.assert_allclose(gx, numpy.zeros(x.shape), atol=0, rtol=0)

@@ -19,8 +19,8 @@ class Moveaxis(FunctionNode):
             for a in axes:
                 check_axis(x, a)
             if len({a % ndim for a in axes}) != len(axes):
-                raise type_check.InvalidType(
-                    f"distinct axes in {name} {axes}", f"x.ndim == {ndim}"
+                raise ValueError(
+                    f"moveaxis: duplicate value in {name} {axes} for an x of {ndim} axes"
                 )
 
     def forward(self, inputs):
@@ -55,8 +55,9 @@ def moveaxis(x, source, destination):
 
     Raises:
         TypeError: ``source`` or ``destination`` is not an int or a tuple of ints.
-        ValueError: ``source`` and ``destination`` differ in length.
-        InvalidType: an axis is out of range or repeated.
+        ValueError: ``source`` and ``destination`` differ in length, or an
+            axis is repeated in either.
+        InvalidType: an axis is out of range.
 
     >>> import numpy as np
     >>> moveaxis(np.zeros((2, 3, 4), np.float32), 0, -1).shape

@@ -63,16 +63,22 @@ class ScatterAdd(FunctionNode):
         type_check.expect(a_type.dtype == b_type.dtype)
         a_shape = type_check.eval(a_type.shape)
         try:
-            shape = _selected_shape(a_shape, self.slices)
+            _selected_shape(a_shape, self.slices)
         except IndexError as e:
             raise type_check.InvalidType(
                 "slices valid for a.shape", f"a.shape == {a_shape}: {e}"
             ) from None
-        type_check.expect(b_type.shape == shape)
 
     def forward(self, inputs):
         a, b = inputs
         y = a.copy()
+        # Checked here, not in the type check, as Chainer does: a ValueError.
+        shape = y[self.slices].shape if self._basic else _selected_shape(a.shape, self.slices)
+        if b.shape != shape:
+            raise ValueError(
+                f"scatter_add: expected b of the shape of a[slices], {shape} "
+                f"(it is not broadcast), got {b.shape}"
+            )
         if self._basic:
             y[self.slices] += b
         else:

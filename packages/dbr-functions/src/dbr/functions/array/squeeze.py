@@ -18,11 +18,18 @@ class Squeeze(FunctionNode):
             return
         for a in self.axis:
             check_axis(x, a)
+        # Repeated axes and axes longer than one are ValueErrors, as NumPy's (and Chainer's).
         ndim = type_check.eval(x.ndim)
         if len({a % ndim for a in self.axis}) != len(self.axis):
-            raise type_check.InvalidType(f"distinct axes {self.axis}", f"x.ndim == {ndim}")
+            raise ValueError(
+                f"squeeze: duplicate value in axis {self.axis} of an x of {ndim} axes"
+            )
+        shape = type_check.eval(x.shape)
         for a in self.axis:
-            type_check.expect(x.shape[a] == 1)
+            if shape[a] != 1:
+                raise ValueError(
+                    f"squeeze: expected axis {a} of x to have length 1, got x.shape == {shape}"
+                )
 
     def forward(self, inputs):
         x = inputs[0]
@@ -47,7 +54,8 @@ def squeeze(x, axis=None):
 
     Raises:
         TypeError: ``axis`` is not None, an int or a tuple of ints.
-        InvalidType: an axis is out of range, repeated, or not of length one.
+        InvalidType: an axis is out of range.
+        ValueError: an axis is repeated or not of length one.
 
     >>> import numpy as np
     >>> x = np.zeros((2, 1, 1, 3), np.float32)

@@ -2,8 +2,8 @@
 
 import numpy
 
-from dbr.core import FunctionNode, type_check
-from dbr.core.backend import get_array_module
+from dbr.core import FunctionNode, Variable, type_check
+from dbr.core.backend import get_array_module, get_array_types
 from dbr.functions.array._args import check_int_tuple
 
 _float16 = numpy.dtype(numpy.float16)
@@ -75,7 +75,8 @@ def tile(x, reps):
         Variable: of ``x``'s dtype and ``max(x.ndim, len(reps))`` dimensions.
 
     Raises:
-        TypeError: ``reps`` is not an int or a tuple of ints.
+        TypeError: ``x`` is not a Variable or an array, or ``reps`` is not an
+            int or a tuple of ints.
         ValueError: an entry of ``reps`` is negative.
 
     >>> import numpy as np
@@ -83,6 +84,8 @@ def tile(x, reps):
     array([[0., 1., 0., 1.],
            [0., 1., 0., 1.]], dtype=float32)
     """
+    if not isinstance(x, (Variable, *get_array_types())):
+        raise TypeError(f"tile: expected x to be a Variable or an array, got {type(x).__name__}")
     reps = check_int_tuple(reps, "reps", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: expected every element of reps to be >= 0, got {reps}")

@@ -301,6 +301,20 @@ def spatial_ndim(x, expected):
     return max(x.ndim - 2, 1)
 
 
+def check_spatial_ndim(x, nd, who):
+    """Raise a ValueError naming ``who`` unless ``x`` has ``nd`` spatial axes.
+
+    The check of the 1-d and 3-d wrappers of the N-d functions, whose wrong
+    inputs are ValueErrors in Chainer (the N-d and 2-d functions' are
+    InvalidTypes from their type checks).
+    """
+    if x.ndim != nd + 2:
+        raise ValueError(
+            f"{who}: expected x with {nd} spatial axes (x.ndim == {nd + 2}), "
+            f"got x.shape == {x.shape}"
+        )
+
+
 def convolution_node(nd, stride, pad, cover_all, dilate, groups, who, label):
     """A :class:`ConvolutionND` on ``nd`` spatial axes from user options (``who``'s errors)."""
     return ConvolutionND(
@@ -381,6 +395,7 @@ def convolution_1d(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1, gro
     >>> convolution_1d(np.ones((1, 2, 5), np.float32), np.ones((1, 2, 3), np.float32)).array
     array([[[6., 6., 6.]]], dtype=float32)
     """
+    check_spatial_ndim(x, 1, "convolution_1d")
     return apply_convolution(
         x, W, b, stride, pad, cover_all, dilate, groups, "convolution_1d", "Convolution1D", 1
     )
@@ -403,6 +418,7 @@ def convolution_3d(x, W, b=None, stride=1, pad=0, cover_all=False, dilate=1, gro
     >>> convolution_3d(x, np.ones((4, 1, 2, 2, 2), np.float32), stride=2, pad=1).shape
     (1, 4, 2, 2, 2)
     """
+    check_spatial_ndim(x, 3, "convolution_3d")
     return apply_convolution(
         x, W, b, stride, pad, cover_all, dilate, groups, "convolution_3d", "Convolution3D", 3
     )

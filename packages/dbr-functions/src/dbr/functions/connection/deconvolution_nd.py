@@ -345,6 +345,7 @@ def deconvolution_1d(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, grou
     >>> deconvolution_1d(np.ones((1, 1, 2), np.float32), np.ones((1, 1, 3), np.float32)).array
     array([[[1., 2., 2., 1.]]], dtype=float32)
     """
+    convolution_nd.check_spatial_ndim(x, 1, "deconvolution_1d")
     return apply_deconvolution(
         x, W, b, stride, pad, outsize, dilate, groups, "deconvolution_1d", "Deconvolution1D", 1
     )
@@ -368,6 +369,7 @@ def deconvolution_3d(x, W, b=None, stride=1, pad=0, outsize=None, dilate=1, grou
     >>> deconvolution_3d(x, W, stride=2, outsize=(5, 4, 4)).shape
     (1, 1, 5, 4, 4)
     """
+    convolution_nd.check_spatial_ndim(x, 3, "deconvolution_3d")
     return apply_deconvolution(
         x, W, b, stride, pad, outsize, dilate, groups, "deconvolution_3d", "Deconvolution3D", 3
     )

@@ -1,12 +1,14 @@
 """What the distributions share: parameter checks, a base for the simple families, raw draws."""
 
 import operator
+import warnings
 
 import numpy
 
 import dbr.functions as F
-from dbr.core import Variable, as_variable
+from dbr.core import FunctionNode, Variable, as_variable, type_check
 from dbr.core.backend import get_array_module
+from dbr.core.utils import force_array
 from dbr.functions.distributions.distribution import Distribution
 
 
@@ -87,8 +89,24 @@ def draw(xp, name, shape, dtype, *args):
 
 
 def array_of(x):
-    """The array of ``x`` (a Variable or an array)."""
-    return x.array if isinstance(x, Variable) else x
+    """The array of ``x`` (a Variable, an array, or a NumPy scalar made a 0-d array).
+
+    A NumPy scalar would otherwise promote by NumPy 1's scalar rules (a
+    float32 scalar minus a Python float is float64 there); a 0-d array keeps
+    its dtype under NumPy 1 and 2 alike.
+    """
+    if isinstance(x, Variable):
+        return x.array
+    if isinstance(x, numpy.generic):
+        return numpy.asarray(x)
+    return x
+
+
+def as_operand(x):
+    """``x`` as a Variable (itself if it is one); a NumPy scalar becomes a 0-d array first."""
+    if isinstance(x, numpy.generic):
+        x = numpy.asarray(x)
+    return as_variable(x)
 
 
 def xp_of(*xs):
@@ -96,12 +114,48 @@ def xp_of(*xs):
     return get_array_module(*(array_of(x) for x in xs))
 
 
+class XLogX(FunctionNode):
+    """``y = x log x`` elementwise, with ``0 log 0 = 0`` (and ``y = 0`` for ``x < 0``).
+
+    Its gradient is ``1 + log x`` where ``x > 0`` and is taken as 0 elsewhere;
+    at ``x = 0``, where the true derivative is ``-inf``, backward warns.
+    """
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        x = inputs[0]
+        xp = get_array_module(x)
+        positive = x > 0
+        return (force_array(x * xp.log(xp.where(positive, x, 1)), x.dtype),)
+
+    def backward(self, indexes, grad_outputs):
+        x = self.get_retained_inputs()[0]
+        xp = x.xp
+        if (x.array == 0).any():
+            warnings.warn(
+                "xlogx: the gradient of x log x at x = 0 is -inf; it is taken as 0 there",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        positive = x.array > 0
+        safe = F.where(positive, x, xp.ones_like(x.array))
+        return (grad_outputs[0] * (1 + F.log(safe)) * positive.astype(x.dtype),)
+
+
 def xlogx(x):
-    """``x * log(x)`` elementwise, with ``0 log 0 = 0`` and a zero gradient there."""
-    xp = x.xp
-    positive = x.array > 0
-    safe = F.where(positive, x, xp.ones_like(x.array))
-    return x * F.log(safe)
+    """``x * log(x)`` elementwise, with ``0 log 0 = 0`` (see :class:`XLogX`).
+
+    Args:
+        x (Variable or array): non-negative values of a floating dtype.
+
+    Returns:
+        Variable: of ``x``'s shape and dtype.
+    """
+    return XLogX().apply((x,))[0]
 
 
 def full_like(x, value):

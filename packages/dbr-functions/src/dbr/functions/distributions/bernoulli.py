@@ -10,6 +10,38 @@ from dbr.functions.distributions import _utils
 from dbr.functions.distributions.distribution import Distribution, register_kl
 
 
+def _bernoulli_log_prob(logit, x, binary_check=False):
+    """``x log p + (1 - x) log(1 - p)`` with ``p = sigmoid(logit)``, differentiable in ``logit``.
+
+    An infinite ``logit`` gives ``log x`` (``+inf``) or ``log(1 - x)``
+    (``-inf``), with a zero gradient there; with ``binary_check``, values
+    other than 0 and 1 give ``-inf``. ``x`` (an array or Variable, whose
+    gradient is not computed) is cast to ``logit``'s dtype and broadcast with it.
+    """
+    logit = as_variable(logit)
+    xp = logit.xp
+    x = _utils.array_of(x).astype(logit.dtype, copy=False)
+    infinite = xp.isinf(logit.array)
+    if infinite.any():
+        # The general formula is NaN at an infinite logit: evaluate it at 0 there.
+        finite_logit = F.where(infinite, xp.zeros_like(logit.array), logit)
+    else:
+        finite_logit = logit
+    logp = finite_logit * (x - 1) - F.softplus(-finite_logit)
+    if infinite.any():
+        shape = logp.shape
+        with numpy.errstate(divide="ignore"):
+            log_x, log_1mx = xp.log(x), xp.log1p(-x)
+        pos_inf = xp.broadcast_to(infinite & (logit.array > 0), shape)
+        neg_inf = xp.broadcast_to(infinite & (logit.array < 0), shape)
+        logp = F.where(pos_inf, xp.broadcast_to(log_x, shape).astype(logp.dtype), logp)
+        logp = F.where(neg_inf, xp.broadcast_to(log_1mx, shape).astype(logp.dtype), logp)
+    if binary_check:
+        invalid = xp.broadcast_to((x != 0) & (x != 1), logp.shape)
+        logp = F.where(invalid, _utils.full_like(logp, -xp.inf), logp)
+    return logp
+
+
 class Bernoulli(Distribution):
     """The Bernoulli distribution: ``P(X = 1) = p``, ``P(X = 0) = 1 - p``.
 
@@ -88,30 +120,9 @@ class Bernoulli(Distribution):
     def log_prob(self, x):
         """``x log p + (1 - x) log(1 - p)``, computed from ``logit``.
 
-        An infinite ``logit`` gives ``log x`` (``+inf``) or ``log(1 - x)``
-        (``-inf``); with ``binary_check``, values other than 0 and 1 give
-        ``-inf``. ``x`` is cast to ``p``'s dtype.
+        See :func:`_bernoulli_log_prob`; ``x`` is cast to ``p``'s dtype.
         """
-        logit = self.logit
-        xp = logit.xp
-        x = _utils.array_of(x).astype(logit.dtype, copy=False)
-        infinite = xp.isinf(logit.array)
-        pos_inf = infinite & (logit.array > 0)
-        neg_inf = infinite & (logit.array < 0)
-        if infinite.any():
-            # The general formula is NaN at an infinite logit: evaluate it at 0 there.
-            logit = F.where(infinite, xp.zeros_like(logit.array), logit)
-        logp = logit * (x - 1) - F.softplus(-logit)
-        if infinite.any():
-            with numpy.errstate(divide="ignore"):
-                log_x, log_1mx = xp.log(x), xp.log1p(-x)
-            shape = logp.shape
-            logp = F.where(pos_inf, xp.broadcast_to(log_x, shape).astype(logp.dtype), logp)
-            logp = F.where(neg_inf, xp.broadcast_to(log_1mx, shape).astype(logp.dtype), logp)
-        if self.binary_check:
-            invalid = (x != 0) & (x != 1)
-            logp = F.where(invalid, _utils.full_like(logp, -xp.inf), logp)
-        return logp
+        return _bernoulli_log_prob(self.logit, x, self.binary_check)
 
     def prob(self, x):
         """``x p + (1 - x)(1 - p)``; 0 at non-binary ``x`` with ``binary_check``."""

@@ -57,7 +57,7 @@ class Cauchy(_utils.ScalarFamily):
 
     def icdf(self, x):
         """``loc + scale tan(pi (x - 1/2))``."""
-        return self.loc + self.scale * F.tan((x - 0.5) * math.pi)
+        return self.loc + self.scale * F.tan((_utils.as_operand(x) - 0.5) * math.pi)
 
     def sample_n(self, n):
         """``n`` reparameterised draws, of shape ``(n,) + batch_shape``."""

@@ -8,6 +8,25 @@ from dbr.functions.distributions import _utils
 from dbr.functions.distributions.distribution import register_kl
 
 
+def _laplace_cdf(y):
+    """The standard Laplace CDF ``1/2 - sign(y) expm1(-|y|) / 2``, differentiable in ``y``.
+
+    ``y`` is a Variable, an array or a NumPy scalar.
+    """
+    y = _utils.as_operand(y)
+    return 0.5 - 0.5 * F.sign(y) * F.expm1(-abs(y))
+
+
+def _laplace_icdf(u):
+    """The standard Laplace quantile ``sign(h) log1p(-|h|)`` with ``h = 1 - 2u``.
+
+    ``u`` (in ``(0, 1)``) is a Variable, an array or a NumPy scalar; the
+    result is differentiable in it.
+    """
+    h = 1 - 2 * _utils.as_operand(u)
+    return F.sign(h) * F.log1p(-abs(h))
+
+
 class Laplace(_utils.ScalarFamily):
     """The Laplace distribution: ``p(x) = exp(-|x - loc| / scale) / (2 scale)``.
 
@@ -59,13 +78,11 @@ class Laplace(_utils.ScalarFamily):
 
     def cdf(self, x):
         """``1/2 - sign(y) expm1(-|y|) / 2`` with ``y = (x - loc) / scale``."""
-        y = (x - self.loc) / self.scale
-        return 0.5 - 0.5 * F.sign(y) * F.expm1(-abs(y))
+        return _laplace_cdf((x - self.loc) / self.scale)
 
     def icdf(self, x):
         """``loc + scale sign(h) log1p(-|h|)`` with ``h = 1 - 2x``."""
-        h = 1 - 2 * x
-        return self.loc + self.scale * (F.sign(h) * F.log1p(-abs(h)))
+        return self.loc + self.scale * _laplace_icdf(x)
 
     def sample_n(self, n):
         """``n`` reparameterised draws, of shape ``(n,) + batch_shape``."""

@@ -4,6 +4,7 @@ import math
 from functools import cached_property
 
 import dbr.functions as F
+from dbr.core import as_variable
 from dbr.functions.distributions import _utils
 from dbr.functions.distributions.distribution import Distribution, register_kl
 
@@ -13,15 +14,26 @@ _HALF_LOG_2PIE = 0.5 * math.log(2 * math.pi * math.e)
 
 def _lower(matrix):
     """The lower triangle of each matrix in the last two axes (the rest zeroed)."""
+    return _triangle(matrix, lower=True)
+
+
+def _triangle(matrix, lower):
+    """The lower (or upper) triangle of each matrix in the last two axes (the rest zeroed)."""
     xp = matrix.xp
     d = matrix.shape[-1]
-    return matrix * xp.tril(xp.ones((d, d), matrix.dtype))
+    ones = xp.ones((d, d), matrix.dtype)
+    return matrix * (xp.tril(ones) if lower else xp.triu(ones))
 
 
-def _inverse_lower(matrix):
-    """The inverses of lower-triangular matrices ``(..., d, d)``; the gradient stays lower."""
+def _triangular_inv(matrix, lower=True):
+    """The inverses of triangular matrices ``(..., d, d)``.
+
+    Only the lower (``lower=True``) or upper triangle is read, so the gradient
+    is zero outside it.
+    """
+    matrix = as_variable(matrix)
     d = matrix.shape[-1]
-    flat = F.reshape(_lower(matrix), (-1, d, d))
+    flat = F.reshape(_triangle(matrix, lower), (math.prod(matrix.shape[:-2]), d, d))
     return F.reshape(F.batch_inv(flat), matrix.shape)
 
 
@@ -78,7 +90,7 @@ class MultivariateNormal(Distribution):
 
     @cached_property
     def _scale_tril_inv(self):
-        return _inverse_lower(self.scale_tril)
+        return _triangular_inv(self.scale_tril)
 
     @property
     def batch_shape(self):

@@ -1,9 +1,10 @@
 """Axis arguments of the reductions: validation and the shapes they imply.
 
 The conventions follow ``dbr.core.ops.sum``: a malformed ``axis`` is a
-TypeError, a repeated axis a ValueError (both raised when the function is
-built), and an axis outside ``[-x.ndim, x.ndim)`` an InvalidType from the type
-check, which names the function.
+TypeError, a repeated axis a ValueError (raised when the function is built,
+or by the type check when a negative and a non-negative value name the same
+axis, as in Chainer), and an axis outside ``[-x.ndim, x.ndim)`` an
+InvalidType from the type check, which names the function.
 """
 
 from dbr.core import FunctionNode, type_check
@@ -29,8 +30,14 @@ def normalize_single_axis(axis, who):
     raise TypeError(f"{who}: expected axis to be None or an int, got {axis!r}")
 
 
-def check_axes(x_type, axes):
-    """Raise InvalidType unless ``axes`` (None: all) are distinct axes of ``x``."""
+def check_axes(x_type, axes, who=None):
+    """Check that ``axes`` (None: all) are distinct axes of ``x``.
+
+    Raises:
+        InvalidType: an axis is out of range.
+        ValueError: two values name the same axis (``1`` and ``-2`` of a 3-d
+            ``x``), naming ``who``.
+    """
     if axes is None:
         return
     ndim = type_check.eval(x_type.ndim)
@@ -38,7 +45,8 @@ def check_axes(x_type, axes):
         if not -ndim <= a < ndim:
             raise type_check.InvalidType(f"-x.ndim <= {a} < x.ndim", f"x.ndim == {ndim}")
     if len({a % ndim for a in axes}) != len(axes):
-        raise type_check.InvalidType(f"distinct axes {axes}", f"x.ndim == {ndim}")
+        prefix = f"{who}: " if who else ""
+        raise ValueError(f"{prefix}duplicate value in axis {axes} of an x of {ndim} axes")
 
 
 def check_nonempty_reduction(x_type, axes):
@@ -73,11 +81,14 @@ def reduced_size(shape, axes):
     return n
 
 
-def check_float_input_axes(in_types, axes):
-    """Type-check exactly one floating input ``x`` and ``axes`` (None: all) against it."""
+def check_float_input_axes(in_types, axes, who=None):
+    """Type-check exactly one floating input ``x`` and ``axes`` (None: all) against it.
+
+    A repeated axis is a ValueError naming ``who`` (see :func:`check_axes`).
+    """
     type_check.argname(in_types, ("x",))
     type_check.expect(in_types[0].dtype.kind == "f")
-    check_axes(in_types[0], axes)
+    check_axes(in_types[0], axes, who)
 
 
 def flip(x, axis):
@@ -100,7 +111,7 @@ class Reduction(FunctionNode):
         self.keepdims = keepdims
 
     def check_type_forward(self, in_types):
-        check_float_input_axes(in_types, self.axis)
+        check_float_input_axes(in_types, self.axis, self.who)
         if self.nonempty:
             check_nonempty_reduction(in_types[0], self.axis)
 

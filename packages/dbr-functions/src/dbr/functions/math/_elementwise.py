@@ -51,6 +51,11 @@ class UnaryElementwise(FloatInput):
             else FunctionNode.get_retained_inputs
         )
 
+    @property
+    def label(self):
+        """str: the ufunc's name (``'sin'``, ``'exp'``), as Chainer labels these functions."""
+        return self.ufunc
+
     def forward(self, inputs):
         self._retain((0,))
         x = inputs[0]

@@ -74,7 +74,7 @@ class WeightedAverage(FunctionNode):
         type_check.argname(in_types, ("x", "weights"))
         x_type, w_type = in_types
         type_check.expect(x_type.dtype.kind == "f", w_type.dtype == x_type.dtype)
-        check_axes(x_type, self.axis)
+        check_axes(x_type, self.axis, "average")
         if self.axis is None:
             type_check.expect(w_type.shape == x_type.shape)
         else:

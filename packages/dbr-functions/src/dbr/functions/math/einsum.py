@@ -1,10 +1,12 @@
 """einsum: Einstein summation, differentiable to any order.
 
-The node works on subscripts with explicit letters only (``...`` is replaced
-by unused letters before it is built). Its output subscript may repeat a
-letter (the result is zero off that diagonal) or hold letters that no input
-has (the result is constant along them): such outputs are what the gradient
-of an einsum is, so the gradient of an ``EinSum`` is again an ``EinSum``.
+The nodes work on subscripts with explicit letters only (``...`` is replaced
+by unused letters before they are built). :class:`EinSum` is the summation
+:func:`einsum` builds; :class:`DiagEinSum` is the summation whose output
+subscript may repeat a letter (the result is zero off that diagonal) or hold
+letters that no input has (the result is constant along them). Such outputs
+are what the gradient of an einsum is: the gradient of either node is a
+``DiagEinSum``.
 """
 
 import numpy
@@ -22,15 +24,14 @@ class EinSum(FunctionNode):
 
     Args:
         in_subs (tuple of str): one subscript per input, letters only.
-        out_sub (str): the output subscript; it may repeat letters or hold
-            letters absent from the inputs, whose sizes ``out_sizes`` gives.
-        out_sizes (dict): sizes of the output letters that no input has.
+        out_sub (str): the output subscript, letters of the inputs, each once.
     """
 
-    def __init__(self, in_subs, out_sub, out_sizes=None):
+    out_sizes = {}
+
+    def __init__(self, in_subs, out_sub):
         self.in_subs = in_subs
         self.out_sub = out_sub
-        self.out_sizes = out_sizes or {}
 
     def check_type_forward(self, in_types):
         names = tuple([f"x{i}" for i in range(len(in_types))])
@@ -86,11 +87,28 @@ class EinSum(FunctionNode):
             subs[i] = self.out_sub
             operands = list(inputs) if inputs else [None]
             operands[i] = gy
-            target = self.in_subs[i]
-            shape = self._shapes[i]
-            sizes = {c: n for c, n in zip(target, shape) if not any(c in s for s in subs)}
-            ret.append(EinSum(tuple(subs), target, sizes).apply(tuple(operands))[0])
+            node = DiagEinSum(",".join(subs), self.in_subs[i], self._shapes[i])
+            ret.append(node.apply(tuple(operands))[0])
         return tuple(ret)
+
+
+class DiagEinSum(EinSum):
+    """An :class:`EinSum` whose output may repeat letters or hold letters no input has.
+
+    ``y`` is zero off the diagonals of a repeated letter and constant along
+    a letter no input has; the gradient of an einsum is such a summation.
+
+    Args:
+        in_subs (str): the input subscripts joined by commas (``'ij,jk'``;
+            ``''`` is one 0-d input).
+        out_sub (str): the output subscript.
+        out_shape (tuple of int): the output's shape, which gives the sizes
+            of the letters that no input has.
+    """
+
+    def __init__(self, in_subs, out_sub, out_shape):
+        super().__init__(tuple(in_subs.split(",")), out_sub)
+        self.out_sizes = dict(zip(out_sub, out_shape))
 
 
 def _symbol(label):
@@ -157,21 +175,26 @@ def _parse(operands):
 
 def _resolve_ellipsis(terms, output, arrays):
     """Replace '@' by unused letters (right-aligned), and build the implicit output."""
-    counts = []
-    for t, x in zip(terms, arrays):
-        # A negative count means too few axes; the type check of EinSum then reports it.
-        counts.append(max(x.ndim - len(t) + 1, 0) if _ELLIPSIS in t else 0)
+    # Every '...' stands for the same axes (no broadcasting): one with fewer
+    # axes than the widest gets too many letters, which the type check of
+    # EinSum then reports.
+    counts = [max(x.ndim - len(t) + 1, 0) for t, x in zip(terms, arrays) if _ELLIPSIS in t]
     used = set("".join(terms))
     free = [c for c in _LETTERS if c not in used]
     width = max(counts, default=0)
     if width > len(free):
         raise ValueError("einsum: too many axes for the available subscript letters")
     ellipsis = "".join(free[:width])
-    resolved = [t.replace(_ELLIPSIS, ellipsis[width - n :]) for t, n in zip(terms, counts)]
+    resolved = [t.replace(_ELLIPSIS, ellipsis) for t in terms]
     if output is None:
         letters = "".join(t.replace(_ELLIPSIS, "") for t in terms)
         once = sorted(c for c in set(letters) if letters.count(c) == 1)
         output = ellipsis + "".join(once)
+    elif width and _ELLIPSIS not in output:
+        raise ValueError(
+            f"einsum: summing over the {width} axes of '...' is not supported "
+            "(its meaning differs between NumPy versions); keep '...' in the output"
+        )
     else:
         output = output.replace(_ELLIPSIS, ellipsis)
     return tuple(resolved), output
@@ -186,12 +209,13 @@ def einsum(*operands):
     - ``einsum(x0, sublist0, x1, sublist1, ..., [sublistout])`` with lists of
       ints (0-25 for 'A'-'Z', 26-51 for 'a'-'z') and Ellipsis.
 
-    ``...`` stands for the remaining axes of each operand (aligned from the
-    right; they must have equal sizes across operands). Without ``->`` the
-    output is ``...`` followed by the letters that appear once, sorted.
-    Unlike NumPy, an explicit output without ``...`` sums over the ``...``
-    axes (as Chainer does). A letter repeated in one operand takes its
-    diagonal. The result is differentiable to any order.
+    ``...`` stands for the remaining axes of each operand; they must be the
+    same number, of equal sizes, in every operand that has ``...`` (no
+    broadcasting). Without ``->`` the output is ``...`` followed by the
+    letters that appear once, sorted; an explicit output must keep ``...``
+    when it covers any axis (as in Chainer: summing over it is undefined). A
+    letter repeated in one operand takes its diagonal. The result is
+    differentiable to any order.
 
     Args:
         operands: the subscripts and the operands (Variables or arrays of one

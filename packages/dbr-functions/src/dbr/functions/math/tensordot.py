@@ -26,6 +26,8 @@ def _parse_axes(axes):
                     f"tensordot: expected as many axes of a as of b, got {pair[0]} and {pair[1]}"
                 )
             return tuple(pair)
+    if isinstance(axes, (list, tuple)) and len(axes) != 2:
+        raise ValueError(f"tensordot: expected axes to be a pair of sequences, got {axes!r}")
     raise TypeError(
         f"tensordot: expected axes to be an int or a pair of sequences of ints, got {axes!r}"
     )
@@ -52,6 +54,7 @@ class TensorDot(FunctionNode):
         )
 
     def check_type_forward(self, in_types):
+        # Axes that do not fit the operands are ValueErrors, as in Chainer (and NumPy).
         type_check.argname(in_types, ("a", "b"))
         a_type, b_type = in_types
         type_check.expect(a_type.dtype.kind == "f", b_type.dtype.kind == "f")
@@ -60,9 +63,9 @@ class TensorDot(FunctionNode):
         axes = self.axes
         if isinstance(axes, int):
             if axes > len(a_shape) or axes > len(b_shape):
-                raise type_check.InvalidType(
-                    f"a.ndim >= {axes} and b.ndim >= {axes} (axes={axes})",
-                    f"a.ndim == {len(a_shape)}, b.ndim == {len(b_shape)}",
+                raise ValueError(
+                    f"tensordot: expected a.ndim >= {axes} and b.ndim >= {axes} (axes={axes}), "
+                    f"got a.ndim == {len(a_shape)}, b.ndim == {len(b_shape)}"
                 )
         else:
             for name, side, shape in (("a", axes[0], a_shape), ("b", axes[1], b_shape)):
@@ -70,16 +73,16 @@ class TensorDot(FunctionNode):
                 if any(not -ndim <= v < ndim for v in side) or len(
                     {v % ndim for v in side}
                 ) != len(side):
-                    raise type_check.InvalidType(
-                        f"distinct axes of {name} in [-{name}.ndim, {name}.ndim)",
-                        f"axes {side}, {name}.ndim == {ndim}",
+                    raise ValueError(
+                        f"tensordot: expected distinct axes of {name} in "
+                        f"[-{name}.ndim, {name}.ndim), got axes {side}, {name}.ndim == {ndim}"
                     )
         a_axes, b_axes = self._pairs(len(a_shape), len(b_shape))
         for i, j in zip(a_axes, b_axes):
             if a_shape[i] != b_shape[j]:
-                raise type_check.InvalidType(
-                    f"a.shape[{i}] == b.shape[{j}] (summed axes)",
-                    f"a.shape == {a_shape}, b.shape == {b_shape}",
+                raise ValueError(
+                    f"tensordot: expected a.shape[{i}] == b.shape[{j}] (summed axes), "
+                    f"got a.shape == {a_shape}, b.shape == {b_shape}"
                 )
 
     def forward(self, inputs):

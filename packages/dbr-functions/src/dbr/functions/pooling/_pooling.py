@@ -188,7 +188,8 @@ class Windows:
         """Type-check the spatial shape of ``x`` spread back onto images of ``out_size``.
 
         With ``out_size`` given, pooling an image of that size must give ``x``'s
-        spatial shape; with None, the smallest image that does must be non-empty.
+        spatial shape; with None, the smallest image that does must have no
+        negative size (a size of 0 gives an empty output, as in Chainer).
 
         Raises:
             dbr.core.type_check.InvalidType: naming the function and the sizes.
@@ -198,9 +199,9 @@ class Windows:
             outs = self.out_size(out_size)
             for i in range(self.ndim):
                 type_check.expect(x_type.shape[2 + i] == outs[i])
-        elif any(o <= 0 for o in self.in_size(shape[2:])):
+        elif any(o < 0 for o in self.in_size(shape[2:])):
             raise type_check.InvalidType(
-                "a positive output size on every spatial axis",
+                "a non-negative output size on every spatial axis",
                 f"output size {self.in_size(shape[2:])} from x.shape == {shape} with "
                 f"ksize={self.ksize}, stride={self.stride}, pad={self.pad}, "
                 f"cover_all={self.cover_all}",
