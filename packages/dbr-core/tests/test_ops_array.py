@@ -1,7 +1,7 @@
 import numpy
 import pytest
 
-from dbr.core import Variable, backend, ops, testing
+from dbr.core import Variable, backend, no_backprop_mode, ops, testing
 from dbr.core.ops.broadcast import BroadcastTo, SumTo
 from dbr.core.ops.cast import Cast
 from dbr.core.ops.get_item import GetItem
@@ -401,10 +401,21 @@ def test_cast_backward_casts_the_gradient_back_to_the_input_dtype(dtype):
     testing.assert_allclose(x.grad, 2 * x.array, atol=0, rtol=0)
 
 
-def test_cast_to_the_same_dtype_returns_the_variable_itself():
+def test_cast_to_the_same_dtype_without_backprop_returns_the_variable_itself():
     x = Variable(numpy.ones(2, numpy.float32))
-    assert ops.cast(x, numpy.float32) is x
-    assert ops.cast(x, "float32") is x
+    with no_backprop_mode():
+        assert ops.cast(x, numpy.float32) is x
+        assert ops.cast(x, "float32") is x
+
+
+def test_cast_to_the_same_dtype_with_backprop_is_a_node_over_the_same_array():
+    x = Variable(numpy.ones(2, numpy.float32))
+    y1, y2 = ops.cast(x, numpy.float32), ops.cast(x, "float32")
+    assert y1 is not x and y1.array is x.array and y1.creator is not None
+    z = y1 + y2
+    z.grad = numpy.ones(2, numpy.float32)
+    z.backward()
+    testing.assert_allclose(x.grad, numpy.full(2, 2, numpy.float32), atol=0, rtol=0)
 
 
 def test_cast_accepts_dtype_names_and_integer_targets():

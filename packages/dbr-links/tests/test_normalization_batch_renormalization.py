@@ -187,3 +187,28 @@ test_bad_input = bad_input_test(
     ],
     function=_BRN,
 )
+
+
+@pytest.mark.parametrize("finetune", [False, True])
+def test_under_forget_outputs_gradients_and_statistics_are_those_without(finetune):
+    import dbr.functions as F
+    from dbr.core import Variable
+
+    links = [BatchRenormalization(3, rmax=2.0, dmax=1.0) for _ in range(2)]
+    x = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
+    gy = numpy.random.uniform(-1, 1, (4, 3)).astype(numpy.float32)
+    grads = []
+    for link, forgetful in zip(links, (False, True)):
+        xv = Variable(x)
+        y = (
+            F.forget(lambda h, link=link: link(h, finetune=finetune), xv)
+            if forgetful
+            else link(xv, finetune=finetune)
+        )
+        y.grad = gy
+        y.backward()
+        grads.append(xv.grad)
+    numpy.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_array_equal(links[1].avg_mean, links[0].avg_mean)
+    numpy.testing.assert_array_equal(links[1].avg_var, links[0].avg_var)
+    assert links[1].N == links[0].N

@@ -23,6 +23,9 @@ _DEFAULTS = {
     "autotune": False,
     "lazy_grad_sum": False,
     "in_recomputing": False,
+    # Set while F.forget runs a function whose backward will recompute it, so that
+    # links updating running statistics keep the values the recomputation needs.
+    "_will_recompute": False,
     # Threads for elementwise CPU work in dbr.functions (None: OMP_NUM_THREADS, else
     # the CPU count; 1 turns the thread pool off).
     "cpu_threads": None,

@@ -3,6 +3,7 @@
 import numpy
 
 from dbr.core import backend, type_check
+from dbr.core.configuration import config
 from dbr.core.function_node import FunctionNode
 from dbr.core.variable import as_variable
 
@@ -33,7 +34,12 @@ def _as_dtype(typ):
 
 
 def cast(x, typ):
-    """Return ``x`` converted to dtype ``typ`` (``x`` itself if it already has it).
+    """Return ``x`` converted to dtype ``typ``.
+
+    When ``x`` already has dtype ``typ``, the result holds ``x``'s array; it is
+    still a new node of the graph while backprop is enabled (so that
+    ``cast(x, t) + cast(x, t)`` gives ``x`` a gradient of 2, as in Chainer),
+    and ``x`` itself as a Variable when it is not.
 
     Args:
         x (Variable or array): input.
@@ -49,7 +55,7 @@ def cast(x, typ):
     >>> cast(np.ones(2, np.float32), np.float64).dtype
     dtype('float64')
     """
-    if x.dtype == _as_dtype(typ):
+    if x.dtype == _as_dtype(typ) and not config.enable_backprop:
         return as_variable(x)
     return Cast(typ).apply((x,))[0]
 

@@ -84,6 +84,10 @@ _SCE_GRAD_ELEMENTWISE = {
 }
 
 
+class _ClassWeightTypeError(TypeError, ValueError):
+    """A class_weight that is a Variable: a TypeError, and Chainer's ValueError."""
+
+
 def _check_options(normalize, class_weight, ignore_label, reduce, soft_target_loss):
     if reduce not in _REDUCE:
         raise ValueError(
@@ -100,9 +104,9 @@ def _check_options(normalize, class_weight, ignore_label, reduce, soft_target_lo
         )
     if class_weight is not None:
         if isinstance(class_weight, Variable):
-            raise TypeError(
+            raise _ClassWeightTypeError(
                 "softmax_cross_entropy: expected class_weight to be a numpy.ndarray or "
-                "cupy.ndarray, got a Variable"
+                "cupy.ndarray, got a Variable (weights are constants: pass its .array)"
             )
         if not isinstance(class_weight, backend.get_array_types()):
             raise TypeError(

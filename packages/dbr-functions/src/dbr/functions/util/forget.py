@@ -3,11 +3,10 @@
 from dbr.core import (
     FunctionNode,
     Variable,
+    backward,
     config,
     force_backprop_mode,
-    grad,
     no_backprop_mode,
-    ops,
     using_config,
 )
 
@@ -54,40 +53,33 @@ class Forget(FunctionNode):
 
     def forward(self, inputs):
         self.retain_inputs(tuple(range(len(inputs))))
-        with no_backprop_mode():
+        with no_backprop_mode(), using_config("_will_recompute", True):
             outs = _call(self.func, [Variable.from_array(x, True) for x in inputs])
         return tuple([y.array for y in outs])
 
     def backward(self, indexes, grad_outputs):
+        if config.enable_backprop:
+            raise RuntimeError(
+                "forget: double backpropagation through forget is not supported, as in "
+                "Chainer; call the function without forget to differentiate twice"
+            )
         inputs = self.get_retained_inputs()
-        double_backprop = config.enable_backprop
-        with using_config("in_recomputing", True):
-            if double_backprop:
-                # Identity nodes keep the inputs apart (an input may be passed twice)
-                # while linking the recomputed graph to the caller's, so that the
-                # gradients returned are themselves differentiable.
-                xs = ops.identity(*inputs)
-                if len(inputs) == 1:
-                    xs = (xs,)
-            else:
-                xs = tuple([Variable.from_array(x.array, x.requires_grad) for x in inputs])
-            with force_backprop_mode():
-                outs = _call(self.func, xs)
+        xs = tuple([Variable.from_array(x.array, x.requires_grad) for x in inputs])
+        with using_config("in_recomputing", True), force_backprop_mode():
+            outs = _call(self.func, xs)
         if len(outs) != len(grad_outputs):
             raise RuntimeError(
                 f"forget: func returned {len(grad_outputs)} outputs in forward but "
                 f"{len(outs)} when recomputed in backward"
             )
         pairs = [(y, gy) for y, gy in zip(outs, grad_outputs) if gy is not None]
-        targets = [xs[i] for i in indexes]
-        return tuple(
-            grad(
-                [y for y, _ in pairs],
-                targets,
-                [gy for _, gy in pairs],
-                enable_double_backprop=double_backprop,
-            )
-        )
+        for y, gy in pairs:
+            if y.creator_node is None:  # func returned an input: the gradient is gy itself
+                y.grad_var = gy if y.grad_var is None else y.grad_var + gy
+        # A full backward, not grad(): parameters that func uses (a Link's) get
+        # their gradients too, as they would without forget.
+        backward([y for y, _ in pairs], [gy for _, gy in pairs])
+        return tuple([xs[i].grad_var for i in indexes])
 
 
 def forget(func, *xs):
@@ -99,8 +91,10 @@ def forget(func, *xs):
     pass to rebuild the graph it needs, with ``config.in_recomputing`` set
     so that functions with side effects (such as updating running
     statistics) can skip them the second time. It trades computation for
-    memory. Unlike Chainer 7, which refuses, second-order gradients work
-    too: under ``enable_double_backprop`` the recomputation is recorded.
+    memory. Parameters that ``func`` uses (``forget(link, x)``) get their
+    gradients as they would without ``forget``. As in Chainer, backward
+    through ``forget`` cannot itself be differentiated: with
+    ``enable_double_backprop`` it raises RuntimeError.
 
     ``func`` must compute the same thing each time it is called: random
     functions such as :func:`~dbr.functions.dropout` would draw new noise

@@ -91,6 +91,13 @@ class BatchRenormalization(BatchNormalization):
             decay = 1.0 - 1.0 / self.N
         else:
             decay = self.decay
+        avg_mean, avg_var = self.avg_mean, self.avg_var
+        if recomputing:
+            # The renormalization factors depend on the running statistics: F.forget's
+            # recomputation must see them as the first forward did, before its update.
+            avg_mean, avg_var = getattr(self, "_before_update", None) or (avg_mean, avg_var)
+        elif config._will_recompute:
+            self._before_update = (avg_mean.copy(), avg_var.copy())
         return F.batch_renormalization(
             x,
             gamma,
@@ -98,8 +105,8 @@ class BatchRenormalization(BatchNormalization):
             self.rmax,
             self.dmax,
             self.eps,
-            self.avg_mean,
-            self.avg_var,
+            avg_mean,
+            avg_var,
             decay,
             update_statistics=not (self.freeze_running_statistics or recomputing),
         )
