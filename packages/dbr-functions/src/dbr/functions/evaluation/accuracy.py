@@ -5,6 +5,7 @@ import numpy
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
 from dbr.functions._gpu import reads_values
+from dbr.functions._labels import explaining_labels
 
 
 def check_scores_and_labels(in_types):
@@ -15,7 +16,11 @@ def check_scores_and_labels(in_types):
     """
     type_check.argname(in_types, ("y", "t"))
     y_type, t_type = in_types
-    type_check.expect(y_type.dtype.kind == "f", t_type.dtype.kind == "i")
+    type_check.expect(y_type.dtype.kind == "f")
+    with explaining_labels(
+        t_type, "integer class indices (int32) of shape y.shape[:1] + y.shape[2:]"
+    ):
+        type_check.expect(t_type.dtype.kind == "i")
     t_ndim = type_check.eval(t_type.ndim)
     type_check.expect(
         y_type.ndim >= t_type.ndim + 1,

@@ -5,6 +5,7 @@ import numpy
 from dbr.core import FunctionNode, backend, ops, type_check
 from dbr.core.utils import force_array
 from dbr.functions._gpu import reads_values
+from dbr.functions._labels import explaining_labels
 
 
 def _check_labels(x, t):
@@ -49,13 +50,9 @@ class Hinge(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types
-        type_check.expect(
-            x.dtype.kind == "f",
-            t.dtype.kind == "i",
-            x.ndim == 2,
-            t.ndim == 1,
-            x.shape[0] == t.shape[0],
-        )
+        type_check.expect(x.dtype.kind == "f", x.ndim == 2)
+        with explaining_labels(t, "integer class indices (int32) of shape (x.shape[0],)"):
+            type_check.expect(t.dtype.kind == "i", t.ndim == 1, x.shape[0] == t.shape[0])
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))

@@ -5,6 +5,7 @@ import numpy
 from dbr.core import FunctionNode, backend, ops, type_check
 from dbr.core.utils import force_array
 from dbr.functions._gpu import reads_values
+from dbr.functions._labels import explaining_labels
 from dbr.functions.activation.sigmoid import sigmoid
 
 _IGNORE_LABEL = -1
@@ -67,7 +68,9 @@ class SigmoidCrossEntropy(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types
-        type_check.expect(x.dtype.kind == "f", t.dtype.kind == "i", x.shape == t.shape)
+        type_check.expect(x.dtype.kind == "f")
+        with explaining_labels(t, "integer labels (int32: 0, 1, or -1 to ignore) of x's shape"):
+            type_check.expect(t.dtype.kind == "i", x.shape == t.shape)
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))

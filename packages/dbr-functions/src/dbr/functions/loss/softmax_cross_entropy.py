@@ -21,6 +21,7 @@ from dbr.core.utils import force_array
 from dbr.core.variable import Variable, as_variable
 from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import kernel, reads_values
+from dbr.functions._labels import explaining_labels
 from dbr.functions.activation.log_softmax import log_softmax
 from dbr.functions.activation.softmax import softmax
 
@@ -302,16 +303,21 @@ class SoftmaxCrossEntropy(FunctionNode):
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types
         type_check.expect(x.dtype.kind == "f", x.ndim >= 2)
-        if type_check.eval(t.dtype).kind == "f":
-            type_check.expect(x.shape == t.shape)
-        else:
-            type_check.expect(
-                t.dtype.kind == "i",
-                t.ndim == x.ndim - 1,
-                x.shape[0] == t.shape[0],
-                x.shape[2:] == t.shape[1:],
-                x.shape[1] > 0,
-            )
+        expected = (
+            "integer class indices (int32) of shape x.shape[:1] + x.shape[2:], or soft "
+            "labels (class probabilities) of x's dtype kind and shape"
+        )
+        with explaining_labels(t, expected):
+            if type_check.eval(t.dtype).kind == "f":
+                type_check.expect(x.shape == t.shape)
+            else:
+                type_check.expect(
+                    t.dtype.kind == "i",
+                    t.ndim == x.ndim - 1,
+                    x.shape[0] == t.shape[0],
+                    x.shape[2:] == t.shape[1:],
+                    x.shape[1] > 0,
+                )
 
     def forward(self, inputs):
         self.retain_inputs((0, 1))
