@@ -116,6 +116,24 @@ def test_get_device_from_array():
     assert get_device_from_array(None) is cpu
 
 
+def test_get_device_from_several_arrays_is_the_first_off_the_cpu(monkeypatch):
+    class FakeArray:
+        def __init__(self, device):
+            self.device = device
+
+    fake_device = object()
+    other_device = object()
+    monkeypatch.setitem(backend._array_types, FakeArray, (object(), lambda a: a.device))
+    a = numpy.ones(2)
+    assert get_device_from_array() is cpu
+    assert get_device_from_array(a, numpy.float32(1.0), None) is cpu
+    assert get_device_from_array(a, FakeArray(fake_device)) is fake_device
+    assert get_device_from_array(FakeArray(other_device), FakeArray(fake_device)) is other_device
+    assert get_device_from_array(Variable(a), Variable._new(FakeArray(fake_device), False)) is (
+        fake_device
+    )
+
+
 def test_send_and_to_device_handle_nested_containers():
     a = numpy.arange(3)
     sent = to_device("@numpy", {"a": a, "pair": (a, [a, None])})

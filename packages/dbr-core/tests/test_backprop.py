@@ -11,6 +11,11 @@ def f32(*values):
     return numpy.array(values, dtype=numpy.float32)
 
 
+def s32(value):
+    """A 0-d float32 array: the scalar that backward seeds with 1 without a warning."""
+    return numpy.array(value, dtype=numpy.float32)
+
+
 def assert_equal(actual, expected):
     numpy.testing.assert_array_equal(actual, numpy.asarray(expected, dtype=actual.dtype))
 
@@ -30,21 +35,37 @@ class Exp(FunctionNode):
 # -- Variable.backward ---------------------------------------------------------
 
 
-def test_backward_of_a_scalar_seeds_one_and_leaves_it_as_the_root_grad():
+def test_backward_of_a_scalar_seeds_one_and_consumes_it_as_chainer_does():
     x = Variable(f32(1.0, 2.0, 3.0))
     y = ops.sum(x * x)
     assert y.grad is None
     y.backward()
+    assert y.grad is None  # the root's gradient is used up, unless retain_grad
+    assert_equal(x.grad, [2.0, 4.0, 6.0])
+    y = ops.sum(x * x)
+    y.backward(retain_grad=True)
     assert y.grad.shape == () and y.grad.dtype == numpy.float32
     assert y.grad == 1.0
-    assert_equal(x.grad, [2.0, 4.0, 6.0])
 
 
-def test_backward_seeds_any_single_element_array():
+def test_backward_consumes_a_given_output_gradient_unless_retain_grad():
+    x = Variable(f32(1.0, 2.0))
+    y = x * x
+    y.grad = f32(1.0, 1.0)
+    y.backward()
+    assert y.grad_var is None
+    y = x * x
+    y.grad = f32(1.0, 1.0)
+    seed = y.grad_var
+    y.backward(retain_grad=True)
+    assert y.grad_var is seed
+
+
+def test_backward_seeds_any_single_element_array_with_a_deprecation_warning():
     x = Variable(f32(3.0).reshape(1, 1))
     y = x * x
-    y.backward()
-    assert_equal(y.grad, [[1.0]])
+    with pytest.warns(DeprecationWarning, match="only one element as a scalar"):
+        y.backward()
     assert_equal(x.grad, [[6.0]])
 
 
@@ -62,10 +83,13 @@ def test_backward_uses_a_given_output_gradient():
     assert_equal(x.grad, [2.0, 40.0])
 
 
-def test_backward_of_a_leaf_does_nothing():
-    x = Variable(f32(3.0))
+def test_backward_of_a_leaf_seeds_its_own_gradient():
+    x = Variable(s32(3.0))
     x.backward()
-    assert x.grad is None
+    assert x.grad == 1.0
+    x.grad = s32(5.0)
+    x.backward()
+    assert x.grad == 5.0
 
 
 def test_gradients_accumulate_across_backward_calls_until_cleargrad():
@@ -130,10 +154,10 @@ def test_diamond_graphs_accumulate_every_path():
 
 
 def test_a_variable_used_twice_by_one_function():
-    x = Variable(f32(3.0))
+    x = Variable(s32(3.0))
     y = x * x
     y.backward()
-    assert_equal(x.grad, [6.0])
+    assert x.grad == 6.0
 
 
 def test_broadcast_inputs_get_gradients_of_their_own_shape():
@@ -156,19 +180,19 @@ def test_loss_scale_scales_the_gradients_and_is_remembered():
 
 
 def test_double_backprop_through_backward():
-    x = Variable(f32(2.0))
+    x = Variable(s32(2.0))
     y = x**3
     y.backward(enable_double_backprop=True)
     gx = x.grad_var
-    assert_equal(gx.array, [12.0])
+    assert gx.array == 12.0
     assert gx.creator is not None
     x.cleargrad()
     gx.backward()
-    assert_equal(x.grad, [12.0])  # d(3x^2)/dx = 6x
+    assert x.grad == 12.0  # d(3x^2)/dx = 6x
 
 
 def test_without_double_backprop_the_gradient_has_no_graph():
-    x = Variable(f32(2.0))
+    x = Variable(s32(2.0))
     (x**3).backward()
     assert x.grad_var.creator is None
 
@@ -325,7 +349,7 @@ def test_unchain_drops_the_creator():
     h = x * 2.0
     h.unchain()
     assert h.creator is None and h.creator_node is None
-    assert h.rank == 0
+    assert h.rank == 1  # the node keeps its rank, as in Chainer
     ops.sum(h * h).backward()
     assert_equal(h.grad, [4.0, 8.0])
     assert x.grad is None
@@ -471,14 +495,14 @@ def test_get_retained_outputs_when_the_output_node_itself_is_gone():
 
 
 def test_a_long_chain_backprops_without_recursion_error():
-    x = Variable(f32(1.0))
+    x = Variable(s32(1.0))
     h = x
     for _ in range(10_000):
         h = h + 1.0
     assert h.rank == 10_000
     h.backward()
-    assert_equal(h.array, [10_001.0])
-    assert_equal(x.grad, [1.0])
+    assert h.array == 10_001.0
+    assert x.grad == 1.0
     del h  # freeing the chain must not overflow either
 
 
@@ -493,11 +517,11 @@ def test_backward_may_return_one_gradient_per_input():
         def backward(self, indexes, grad_outputs):
             return (grad_outputs[0], grad_outputs[0] * 2.0)
 
-    a = Variable(f32(1.0))
-    b = Variable(f32(1.0), requires_grad=False)
+    a = Variable(s32(1.0))
+    b = Variable(s32(1.0), requires_grad=False)
     y = FirstOnly().apply((a, b))[0]
     y.backward()
-    assert_equal(a.grad, [1.0])
+    assert a.grad == 1.0
     assert b.grad is None
 
 
@@ -509,8 +533,12 @@ def test_backward_returning_the_wrong_number_of_gradients_is_reported():
         def backward(self, indexes, grad_outputs):
             return (grad_outputs[0],) * 3
 
-    y = Wrong().apply((Variable(f32(1.0)), Variable(f32(1.0))))[0]
-    with pytest.raises(ValueError, match=r"Wrong\.backward returned 3 gradients.*\(2\)"):
+    y = Wrong().apply((Variable(s32(1.0)), Variable(s32(1.0))))[0]
+    with pytest.raises(
+        ValueError,
+        match=r"number of gradients returned from backward is incorrect: 3 != expected 2"
+        r"(.|\n)*function=Wrong",
+    ):
         y.backward()
 
 

@@ -67,8 +67,8 @@ def test_nan_in_forward_names_the_function_and_the_call_site():
     with using_config("debug", True), quiet(), pytest.raises(RuntimeError) as info:
         log_of(x)
     message = str(info.value)
-    assert message.startswith("NaN is detected in the forward of Log (output 0)")
-    assert "Log was called at:" in message
+    assert message.startswith("NaN is detected on forward computation of log (Log) (output 0)")
+    assert "log was called at:" in message
     assert where(log_of) in message
     assert "return ops.log(x)" in message
 
@@ -79,12 +79,12 @@ def test_inf_in_forward_names_div_and_the_call_site():
     with using_config("debug", True), quiet(), pytest.raises(RuntimeError) as info:
         divide(x, zeros)
     message = str(info.value)
-    assert message.startswith("Inf is detected in the forward of Div (output 0)")
+    assert message.startswith("Inf is detected on forward computation of _ / _ (Div) (output 0)")
     assert where(divide) in message
 
 
 def test_log_of_zero_is_reported_as_inf():
-    with using_config("debug", True), quiet(), pytest.raises(RuntimeError, match="^Inf .* Log"):
+    with using_config("debug", True), quiet(), pytest.raises(RuntimeError, match="^Inf .* log"):
         log_of(Variable(f32(0.0)))
 
 
@@ -136,7 +136,7 @@ def test_inf_in_a_gradient_names_the_backward_function():
         y.backward()
     message = str(info.value)
     # The gradient of x ** 0.5 is computed by PowVarConstGrad: 0.5 * 0 ** -0.5 is Inf.
-    assert message.startswith("Inf is detected in the forward of PowVarConstGrad")
+    assert message.startswith("Inf is detected on forward computation of PowVarConstGrad")
     assert f'File "{__file__}"' in message
     assert "y.backward()" in message
     assert x.grad is None
@@ -150,7 +150,7 @@ def test_a_non_finite_gradient_returned_by_backward_is_caught_after_it():
     with using_config("debug", True), pytest.raises(RuntimeError) as info:
         y.backward()
     message = str(info.value)
-    assert message.startswith("Inf is detected in the backward of BadGrad (output 0)")
+    assert message.startswith("Inf is detected on backward computation of BadGrad (output 0)")
     assert where(apply_bad_grad) in message
 
 
@@ -187,7 +187,7 @@ def test_set_debug_is_debug_and_debug_mode_context():
     set_debug(True)
     try:
         assert is_debug() is True
-        with quiet(), pytest.raises(RuntimeError, match="Log"):
+        with quiet(), pytest.raises(RuntimeError, match="log"):
             log_of(Variable(f32(-1.0)))
     finally:
         set_debug(False)

@@ -99,7 +99,7 @@ def test_backward_returning_the_wrong_count_raises():
         def backward(self, inputs, grad_outputs):
             return (grad_outputs[0], grad_outputs[0])
 
-    x = Variable(numpy.ones(1))
+    x = Variable(numpy.ones(()))
     y = Bad()(x)
     with pytest.raises(ValueError, match="Bad.backward must return a tuple of 1"):
         y.backward()

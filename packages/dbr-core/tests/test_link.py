@@ -309,8 +309,14 @@ def test_gradients_accumulate_until_cleargrads():
 
 def test_zerograds_sets_zeros_also_for_lazy_parameters():
     model = MLP(3, 2)
-    with pytest.warns(DeprecationWarning, match="Link.zerograds is deprecated"):
+    with pytest.warns(DeprecationWarning) as record:
         model.zerograds()
+    messages = {str(w.message) for w in record}
+    # The link warns, and so does each parameter's zerograd, as in Chainer.
+    assert messages == {
+        "Link.zerograds is deprecated. Use Link.cleargrads instead.",
+        "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+    }
     numpy.testing.assert_array_equal(model.l2.W.grad, numpy.zeros((2, 3)))
     assert model.l1.W.grad is None
     model(ones(1, 4))

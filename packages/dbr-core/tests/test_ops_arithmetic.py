@@ -402,7 +402,7 @@ def test_double_backprop_of_cube_gives_six_x():
 
 
 def test_without_double_backprop_the_gradient_has_no_graph():
-    x = Variable(numpy.array([2.0]))
+    x = Variable(numpy.array(2.0))
     (x**3).backward()
     assert x.grad_var.creator is None
 

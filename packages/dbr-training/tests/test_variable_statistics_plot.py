@@ -69,6 +69,7 @@ def test_defaults_and_signature():
 
 def test_statistics_of_data_and_grads_of_a_link(tmp_path):
     model = _Model()
+    model.cleargrads()  # as training does: a never-cleared lazy parameter has no valid grad
     ext = VariableStatisticsPlot(model, trigger=_every(2))
     trainer = _Trainer(tmp_path)
     rng = numpy.random.default_rng(0)

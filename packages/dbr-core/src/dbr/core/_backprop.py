@@ -5,6 +5,7 @@ VariableNode; a node's gradient is dropped as soon as its creator has used it.
 """
 
 import heapq
+import traceback
 import warnings
 
 import numpy
@@ -12,7 +13,7 @@ import numpy
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import FunctionNode, _check_finite
 from dbr.core.utils import force_array
-from dbr.core.variable import Variable
+from dbr.core.variable import Variable, VariableNode
 
 _new_variable = Variable.from_array
 _ndarray = numpy.ndarray
@@ -23,8 +24,8 @@ _plain = FunctionNode.backward_accumulate
 def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
     """Run backward from one Variable, seeding a single-element one with 1."""
     node = y._node
-    if node is None or node.creator_node is None:
-        return
+    if node is not None and type(node) is not VariableNode:
+        node._check_old_style_gradient()
     gy = y._grad_var
     if gy is None:
         data = y._data
@@ -34,11 +35,25 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
                 "must be set (y.grad = ...) before backward; only single-element "
                 "Variables are seeded with 1"
             )
+        if data.ndim != 0:
+            warnings.warn(
+                "Treating a variable with only one element as a scalar in Variable.backward "
+                "is deprecated. A scalar variable must be a 0-dimensional array. Apply "
+                "dbr.functions.squeeze to obtain a scalar variable. If the size of this "
+                "variable accidentally becomes one, set zero to grad.",
+                DeprecationWarning,
+                stacklevel=3,
+            )
         gy = _new_variable(y.xp.ones_like(data), False)
-        y._grad_var = gy
     if loss_scale is not None:
         data = gy._data
         gy = _new_variable(force_array(data * data.dtype.type(loss_scale)), False)
+    if node is None or node.creator_node is None:
+        y._grad_var = gy  # a leaf is its own input: it keeps the gradient
+        return
+    # As in Chainer, the output's gradient is consumed by backward: it stays only
+    # with retain_grad (the propagation puts it back).
+    y._grad_var = None
     _backward_to_leaves({node: gy}, retain_grad, enable_double_backprop, loss_scale)
 
 
@@ -104,7 +119,12 @@ def grad(
         loss_scale: scale the output gradients by this factor.
     """
     outputs = _as_variable_list(outputs, "outputs")
+    for y in outputs:
+        if type(y._node) is not VariableNode and y._node is not None:
+            y._node._check_old_style_gradient()
     inputs = _as_variable_list(inputs, "inputs")
+    _check_sequence(grad_outputs, "grad_outputs")
+    _check_sequence(grad_inputs, "grad_inputs")
     if grad_outputs is not None and len(grad_outputs) != len(outputs):
         raise ValueError(
             f"grad: expected {len(outputs)} grad_outputs (one per output), got {len(grad_outputs)}"
@@ -138,10 +158,17 @@ def grad(
     return ret
 
 
-def _as_variable_list(xs, what):
-    if isinstance(xs, Variable):
+def _check_sequence(xs, what):
+    if xs is not None and not isinstance(xs, (list, tuple)):
         raise TypeError(
-            f"grad: expected {what} to be a list or tuple of Variables, got a Variable"
+            f"grad: expected {what} to be a list or tuple (or None), got {type(xs).__name__}"
+        )
+
+
+def _as_variable_list(xs, what):
+    if not isinstance(xs, (list, tuple)):
+        raise TypeError(
+            f"grad: expected {what} to be a list or tuple of Variables, got {type(xs).__name__}"
         )
     xs = list(xs)
     for x in xs:
@@ -178,6 +205,8 @@ def _reaching_targets(seeds, targets):
             memo[f] = False
             stack.append((f, True))
             for x in f.inputs:
+                if type(x) is not VariableNode:
+                    x._check_old_style_gradient()
                 c = x.creator_node
                 if c is not None and c not in memo:
                     stack.append((c, False))
@@ -202,6 +231,8 @@ def _backward_to_leaves(seeds, retain_grad, enable_double_backprop, loss_scale):
     for node, g in grads.items():
         if node.creator_node is not None or not node.requires_grad:
             continue
+        if type(node) is not VariableNode:
+            node._check_old_style_gradient()
         var = node._variable()
         if var is None:
             continue
@@ -328,14 +359,14 @@ def _propagate(grads, funcs, take_output_grad, input_indexes, retain_grad, enabl
             if not indexes:
                 continue
 
-            if hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
+            if debug:
+                gxs = _debug_backward(func, indexes, gys, grads, owned, hooks)
+            elif hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
                 gxs = _call_backward(func, indexes, gys, grads, owned, hooks)
             else:
                 gxs = func.backward(indexes, gys)
                 if len(gxs) != len(indexes):
                     gxs = _requested(func, indexes, gxs)
-            if debug:
-                _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
 
             inputs = func.inputs
             for i, gx in zip(indexes, gxs):
@@ -391,12 +422,100 @@ def _add_arrays(a, b):
 def _requested(func, indexes, gxs):
     """The gradients at ``indexes`` of ``gxs``, which ``func.backward`` gave for every input."""
     n = len(gxs)
-    if n != len(func.inputs):
+    n_inputs = len(func.inputs)
+    if n != n_inputs:
+        expected = n_inputs if n_inputs == len(indexes) else f"{n_inputs} or {len(indexes)}"
         raise ValueError(
-            f"{func.label}.backward returned {n} gradients; expected one per "
-            f"requested input ({len(indexes)}) or one per input ({len(func.inputs)})"
+            _error_message(
+                func,
+                f"number of gradients returned from backward is incorrect: {n} != expected "
+                f"{expected} (one per input, or one per requested input)",
+            )
         )
     return tuple([gxs[i] for i in indexes])
+
+
+def _error_message(func, message):
+    """``message`` followed by the function's class, label and input shapes (Chainer's form)."""
+    lines = [message, f"  function={type(func).__name__} ({func.label})"]
+    for i, x in enumerate(func.inputs or ()):
+        lines.append(f"    input {i}: shape={x.shape} dtype={x.dtype}")
+    return "\n".join(lines)
+
+
+def _debug_backward(func, indexes, gys, grads, owned, hooks):
+    """``_call_backward`` in debug mode: every gradient is checked, errors show the call site.
+
+    A gradient must be a Variable (or None), of its input's shape, and of the
+    dtype and shape of the gradient it is added to; NaN and Inf are errors.
+    An exception raised by the backward names where the function was applied.
+    """
+    try:
+        if hooks or func._local_hooks or type(func).backward_accumulate is not _plain:
+            gxs = _call_backward(func, indexes, gys, grads, owned, hooks)
+        else:
+            gxs = func.backward(indexes, gys)
+            for gx in gxs:
+                if not (gx is None or isinstance(gx, Variable)):
+                    raise ValueError(
+                        _error_message(
+                            func,
+                            "type of gradients returned from backward is incorrect: "
+                            f"{type(gx)} != expected {Variable}",
+                        )
+                    )
+            if len(gxs) != len(indexes):
+                gxs = _requested(func, indexes, gxs)
+    except Exception as e:
+        _add_call_site(e, func)
+        raise
+    inputs = func.inputs
+    for i, gx in zip(indexes, gxs):
+        if gx is None or gx._data is None:
+            continue
+        x = inputs[i]
+        shape = x.shape
+        if shape is not None and gx.shape != shape:
+            raise ValueError(
+                _error_message(
+                    func,
+                    "shape of gradients returned from backward is incorrect: "
+                    f"input-index={i}, actual {gx.shape} != expected {shape}",
+                )
+            )
+        old = grads.get(x)
+        if old is None and x.creator_node is None:
+            var = x._variable()
+            old = None if var is None else var._grad_var
+        if old is not None and old._data is not None:
+            if gx.shape != old.shape:
+                raise ValueError(
+                    _error_message(
+                        func,
+                        "shape of gradients returned from backward is incorrect: "
+                        f"input-index={i}, actual {gx.shape} != expected {old.shape}",
+                    )
+                )
+            if gx.dtype != old.dtype:
+                raise ValueError(
+                    _error_message(
+                        func,
+                        "dtype of gradients returned from backward is incorrect: "
+                        f"input-index={i}, actual {gx.dtype} != expected {old.dtype}",
+                    )
+                )
+    _check_finite(func, [None if g is None else g._data for g in gxs], "backward")
+    return gxs
+
+
+def _add_call_site(error, func):
+    # Chainer's form: the message gains the stack where the function was applied.
+    stack = func.stack
+    if not stack:
+        return
+    site = "".join(traceback.format_list(stack))
+    extra = f"\n{'-' * 40}\nStacktrace of the function is below:\n{site}"
+    error.args = (str(error.args[0]) + extra, *error.args[1:]) if error.args else (extra,)
 
 
 def _call_backward(func, indexes, gys, grads, owned, hooks):

@@ -83,9 +83,14 @@ class CpuDevice(Device):
     name = "@numpy"
 
     def send_array(self, array):
-        """Return ``array`` as a NumPy array, copying it off a GPU if needed."""
-        if isinstance(array, (numpy.ndarray, numpy.generic)):
+        """Return ``array`` as a NumPy array, copying it off a GPU if needed.
+
+        A NumPy scalar becomes a 0-d array, as in Chainer.
+        """
+        if isinstance(array, numpy.ndarray):
             return array
+        if isinstance(array, numpy.generic):
+            return numpy.asarray(array)
         getter = getattr(array, "get", None)
         if getter is not None and _array_module_name(array) in _PLUGIN_FOR_ARRAY_MODULE:
             return getter()
@@ -159,16 +164,21 @@ def get_array_module(*args):
     return numpy
 
 
-def get_device_from_array(array):
-    """Return the Device on which ``array`` lives (``'@numpy'`` for NumPy arrays)."""
-    if hasattr(array, "_node"):
-        array = array._data
-    if array is None or isinstance(array, (numpy.ndarray, numpy.generic)):
-        return cpu
-    entry = _lookup_array_type(array)
-    if entry is None:
-        return cpu
-    return entry[1](array)
+def get_device_from_array(*arrays):
+    """Return the Device on which the arrays live (``'@numpy'`` for NumPy arrays).
+
+    Given several arrays, as in Chainer, the device of the first one that is
+    not on the CPU is returned, and ``'@numpy'`` if there is none.
+    """
+    for array in arrays:
+        if hasattr(array, "_node"):
+            array = array._data
+        if array is None or isinstance(array, (numpy.ndarray, numpy.generic)):
+            continue
+        entry = _lookup_array_type(array)
+        if entry is not None:
+            return entry[1](array)
+    return cpu
 
 
 def get_device(device_spec):

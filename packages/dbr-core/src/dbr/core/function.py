@@ -8,8 +8,9 @@ again.
 
 import numpy
 
+from dbr.core import backend
 from dbr.core.function_node import FunctionNode
-from dbr.core.variable import Variable
+from dbr.core.variable import Variable, _OldStyleGradNode
 
 _ndarray = numpy.ndarray
 
@@ -51,17 +52,47 @@ class FunctionAdapter(FunctionNode):
         in_data = tuple([x.data for x in self.inputs])
         gy_data = tuple([None if g is None else g._data for g in grad_outputs])
         gxs = self._function.backward(in_data, gy_data)
-        if not isinstance(gxs, tuple) or len(gxs) != len(in_data):
+        if not isinstance(gxs, (tuple, list)) or len(gxs) != len(in_data):
             raise ValueError(
                 f"{self.label}.backward must return a tuple of {len(in_data)} "
                 f"gradients (one per input), got {gxs!r:.80}"
             )
-        return tuple(
-            [
-                None if gxs[i] is None else Variable.from_array(gxs[i], False)
-                for i in target_input_indexes
-            ]
-        )
+        for i, (x, gx) in enumerate(zip(self.inputs, gxs)):
+            if gx is not None:
+                self._check_gradient(i, x, gx)
+        return tuple([self._gradient(gxs[i]) for i in target_input_indexes])
+
+    def _check_gradient(self, index, x, gx):
+        # An array backward is user code with no type check of its own: check each
+        # gradient against its input, as Chainer does, naming the function.
+        who = f"{self.label}.backward (old-style Function {type(self._function).__name__})"
+        if not isinstance(gx, backend.get_array_types()):
+            raise TypeError(
+                f"{who}: expected the gradient of input {index} to be an array "
+                f"(numpy.ndarray or cupy.ndarray), got {type(gx).__name__}"
+            )
+        dtype, shape = x.dtype, x.shape
+        if dtype is None:
+            return
+        if gx.dtype != dtype:
+            raise TypeError(
+                f"{who}: expected the gradient of input {index} to have the input's dtype "
+                f"{dtype}, got {gx.dtype}"
+            )
+        if gx.shape != shape:
+            raise ValueError(
+                f"{who}: expected the gradient of input {index} to have the input's shape "
+                f"{shape}, got {gx.shape}"
+            )
+
+    def _gradient(self, gx):
+        # The gradient requires grad and its node says who made it, so that a
+        # double backprop reaching it raises instead of taking it for a constant.
+        if gx is None:
+            return None
+        var = Variable.from_array(gx, True)
+        var._node = _OldStyleGradNode(var, self.label)
+        return var
 
 
 FunctionAdapter._checks_types = True
@@ -77,15 +108,21 @@ class Function:
     """
 
     _node = None
+    _applied = False
 
     def __call__(self, *inputs):
-        node = self._node = FunctionAdapter(self)
+        node = self._node
+        if node is None or self._applied:
+            node = self._node = FunctionAdapter(self)
+        self._applied = True
         ret = node.apply(inputs)
         return ret[0] if len(ret) == 1 else ret
 
     @property
     def node(self):
-        """The FunctionAdapter of the latest application."""
+        """The FunctionAdapter of the latest application (created on first access)."""
+        if self._node is None:
+            self._node = FunctionAdapter(self)
         return self._node
 
     @property

@@ -144,6 +144,10 @@ class FunctionNode:
             raise TypeError(
                 f"{self.label}.forward must return a tuple of arrays, got {type(outputs).__name__}"
             )
+        for y in outputs:
+            if type(y) is not _ndarray:
+                _check_output_arrays(self, outputs)
+                break
 
         if hooks:
             for hook in hooks.values():
@@ -200,7 +204,7 @@ class FunctionNode:
             with type_check.get_function_check_context(self):
                 self.check_type_forward(in_types)
         except type_check.InvalidType as e:
-            msg = f"Invalid operation is performed in: {self.label} (Forward)\n\n{e}"
+            msg = f"Invalid operation is performed in: {describe(self)} (Forward)\n\n{e}"
             raise type_check.InvalidType(e.expect, e.actual, msg=msg) from None
 
     def check_type_forward(self, in_types):
@@ -368,6 +372,33 @@ class FunctionNode:
         return f"<{self.label} rank={self.rank}>"
 
 
+# A FunctionNode used as it is (its methods set on the instance, as Chainer's tests do)
+# always runs check_type_forward; a subclass runs it only if it overrides it.
+FunctionNode._checks_types = True
+
+
+def describe(func):
+    """The function as errors name it: its label, and its class where the label differs.
+
+    Chainer's labels of the operators (``_ + _``) do not say which class ran.
+    """
+    label = func.label
+    name = type(func._user_function()).__name__
+    return label if label == name else f"{label} ({name})"
+
+
+def _check_output_arrays(func, outputs):
+    from dbr.core import backend
+
+    accepted = (*backend.get_array_types(), numpy.generic)
+    for i, y in enumerate(outputs):
+        if not isinstance(y, accepted):
+            raise TypeError(
+                f"{describe(func)}: forward output must be a tuple of ndarrays (numpy.ndarray or "
+                f"cupy.ndarray), got {type(y).__name__} as output {i}"
+            )
+
+
 def _check_finite(func, arrays, phase):
     for i, a in enumerate(arrays):
         if a is None or a.dtype.kind not in "fc":
@@ -376,7 +407,7 @@ def _check_finite(func, arrays, phase):
         if not bool(xp.isfinite(a).all()):
             kind = "NaN" if bool(xp.isnan(a).any()) else "Inf"
             raise RuntimeError(
-                f"{kind} is detected in the {phase} of {func.label} (output {i}).\n"
+                f"{kind} is detected on {phase} computation of {describe(func)} (output {i}).\n"
                 f"{func.label} was called at:\n{format_call_site(func)}"
             )
 

@@ -408,7 +408,7 @@ class Link:
             stacklevel=2,
         )
         for param in self.params():
-            param._zerograd()
+            param.zerograd()  # each warns too, as in Chainer
 
     def addgrads(self, link):
         """Add the gradients of ``link``'s parameters to those of this link's (same structure).

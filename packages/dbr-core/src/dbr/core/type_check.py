@@ -40,6 +40,7 @@ __all__ = [
     "Expr",
     "GetItem",
     "InvalidType",
+    "LightTypeInfoTuple",
     "Member",
     "Testable",
     "TypeInfo",
@@ -654,6 +655,9 @@ class _LightTypes(TypeInfoTuple):
 
 # A class rather than a function that builds one: FunctionNode.apply calls it every time.
 light_types = _LightTypes
+
+# Chainer's name for the class of the types a light check receives.
+LightTypeInfoTuple = _LightTypes
 
 
 class _FunctionCheckContext:

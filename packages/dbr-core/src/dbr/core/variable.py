@@ -8,6 +8,7 @@ soon as user code drops their Variables, while the graph lives on.
 """
 
 import copy
+import warnings
 import weakref
 
 import numpy
@@ -31,18 +32,56 @@ class VariableNode:
 
     __slots__ = ("_variable", "creator_node", "rank", "requires_grad", "data", "__weakref__")
 
-    def __init__(self, variable, requires_grad=True, creator_node=None):
+    def __init__(self, variable, requires_grad=True, creator_node=None, **kwargs):
+        if kwargs:
+            _reject_kwargs("VariableNode", kwargs)
         self._variable = weakref.ref(variable)
         self.creator_node = creator_node
         self.rank = 0 if creator_node is None else creator_node.rank + 1
         self.requires_grad = requires_grad
         self.data = None
 
+    # Chainer's private names for the rank and the flag, which its own code and tests set.
+    @property
+    def _rank(self):
+        return self.rank
+
+    @_rank.setter
+    def _rank(self, rank):
+        self.rank = rank
+
+    @property
+    def _requires_grad(self):
+        return self.requires_grad
+
+    @_requires_grad.setter
+    def _requires_grad(self, flag):
+        self.requires_grad = flag
+
     @property
     def creator(self):
         """The function that produced this node (old-style Functions unwrapped)."""
         node = self.creator_node
         return None if node is None else node._user_function()
+
+    @creator.setter
+    def creator(self, func):
+        self.set_creator_node(func)
+
+    def set_creator(self, func):
+        """Set the creator (a FunctionNode or an old-style Function)."""
+        self.set_creator_node(func)
+
+    def set_creator_node(self, func):
+        """Set the creator FunctionNode (an old-style Function stands for its node).
+
+        The rank becomes the creator's plus one; with None the node keeps its
+        rank, as in Chainer.
+        """
+        func = _as_function_node(func)
+        self.creator_node = func
+        if func is not None:
+            self.rank = func.rank + 1
 
     def get_variable_or_none(self):
         """Return the Variable of this node if it is still alive, else None."""
@@ -98,9 +137,53 @@ class VariableNode:
         return f"({', '.join(map(str, shape))}), {dtype}"
 
     def unchain(self):
-        """Cut the link to the creator."""
+        """Cut the link to the creator (the node keeps its rank, as in Chainer)."""
         self.creator_node = None
-        self.rank = 0
+
+    def _check_old_style_gradient(self):
+        """Raise if this node is a gradient made by an old-style Function (see below)."""
+
+
+class _OldStyleGradNode(VariableNode):
+    """The node of a gradient computed by an old-style Function's array backward.
+
+    Such a gradient has no creator to differentiate through, so backprop that
+    reaches it raises instead of silently treating it as a constant.
+    """
+
+    __slots__ = ("generator",)
+
+    def __init__(self, variable, generator):
+        super().__init__(variable, True)
+        self.generator = generator
+
+    def _check_old_style_gradient(self):
+        raise RuntimeError(
+            f"cannot twice-differentiate an old style Function {self.generator!r}: its "
+            "backward works on arrays and records no graph"
+        )
+
+
+def _as_function_node(func):
+    # An old-style Function stands in the graph for its FunctionAdapter node.
+    if func is None:
+        return None
+    node = getattr(func, "node", None)
+    return func if node is None or isinstance(func, _function_node_type()) else node
+
+
+def _function_node_type():
+    from dbr.core.function_node import FunctionNode
+
+    return FunctionNode
+
+
+def _reject_kwargs(who, kwargs):
+    if "grad" in kwargs:
+        raise ValueError(
+            f"{who}: unexpected keyword argument 'grad': pass the gradient to the Variable instead"
+        )
+    raise TypeError(f"{who}: unexpected keyword arguments {sorted(kwargs)}")
 
 
 _ARRAY_KINDS = frozenset("biufc")
@@ -134,7 +217,12 @@ class Variable:
 
     Operators ``+ - * / ** @``, unary ``-``, ``abs()`` and ``[...]``, and ``T``,
     ``reshape`` and ``transpose``, apply the corresponding differentiable
-    functions of :mod:`dbr.core.ops` (which installs them) and broadcast like NumPy.
+    functions of :mod:`dbr.core.ops` (which installs them) and broadcast like NumPy;
+    ``//`` gives a Variable that is not differentiable, as in Chainer.
+
+    As in Chainer, a Variable is not hashable and ``== != < <= > >=`` and
+    ``bool()`` raise TypeError (compare ``v.array``); ``backward`` uses up the
+    output's gradient unless ``retain_grad``.
     """
 
     __slots__ = (
@@ -149,13 +237,18 @@ class Variable:
 
     __array_priority__ = 200
 
+    # dbr has no ChainerX: no Variable holds a ChainerX array (Chainer's flag, always False).
+    _has_chainerx_array = False
+
     def __init__(self, data=None, *, name=None, grad=None, requires_grad=True):
         _check_array(data, "Variable")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Variable: expected name to be a str or None, got {type(name)}")
         self._data = data
-        self._node = None
         self._requires_grad = requires_grad
+        # A Variable that user code makes gets its node at once, as in Chainer (functions'
+        # outputs and gradients are made by from_array, which leaves it to first use).
+        self._node = VariableNode(self, requires_grad)
         self.name = name
         self._loss_scale = None
         self._grad_var = None
@@ -187,6 +280,34 @@ class Variable:
         return var
 
     _new = from_array
+
+    @staticmethod
+    def _init_unchecked(
+        data=None,
+        device=None,
+        name=None,
+        grad=None,
+        grad_valid=True,
+        requires_grad=True,
+        is_chainerx_array=None,
+        node=None,
+        layout=None,
+    ):
+        """Chainer's unchecked constructor: a Variable of ``data`` with no validation.
+
+        ``device``, ``grad_valid``, ``is_chainerx_array`` and ``layout`` are
+        accepted for Chainer's callers and ignored (dbr has neither ChainerX nor
+        memory layouts). ``node``, if given, becomes the Variable's node.
+        """
+        var = Variable.from_array(data, requires_grad)
+        var.name = name
+        if grad is not None:
+            var._grad_var = Variable.from_array(grad, False)
+        if node is not None:
+            var._node = node
+            if node._variable() is None:
+                node._variable = weakref.ref(var)
+        return var
 
     # -- array and gradient -------------------------------------------------
     @property
@@ -232,12 +353,24 @@ class Variable:
             return
         _check_array(g, "Variable.grad")
         data = self._data
-        if data is not None and (g.shape != data.shape or g.dtype != data.dtype):
-            raise ValueError(
-                f"Variable.grad: expected an array of shape {data.shape} and dtype "
-                f"{data.dtype}, got shape {g.shape} and dtype {g.dtype}"
-            )
+        if data is not None:
+            if g.dtype != data.dtype:
+                raise TypeError(
+                    f"Variable.grad: expected an array of dtype {data.dtype} (the data's), "
+                    f"got dtype {g.dtype}"
+                )
+            if g.shape != data.shape:
+                raise ValueError(
+                    f"Variable.grad: expected an array of shape {data.shape} (the data's), "
+                    f"got shape {g.shape}"
+                )
         self._grad_var = Variable.from_array(g)
+
+    @property
+    def _grad(self):
+        # Chainer's private name of the gradient array.
+        g = self._grad_var
+        return None if g is None else g._data
 
     def cleargrad(self):
         """Set the gradient to None (gradients otherwise accumulate over backward calls)."""
@@ -252,17 +385,39 @@ class Variable:
         return self._loss_scale
 
     def zerograd(self):
-        """Set the gradient to an array of zeros."""
-        if self._data is None:
-            self._grad_var = None
+        """Set the gradient to an array of zeros (deprecated, as in Chainer: use cleargrad).
+
+        An existing gradient array is filled with zeros in place and its
+        Variable is cut from the graph that produced it.
+        """
+        warnings.warn(
+            "Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._zerograd()
+
+    def _zerograd(self):
+        data = self._data
+        if data is None:
             return
-        self._grad_var = Variable.from_array(self.xp.zeros_like(self._data), False)
+        g = self._grad_var
+        if g is None or g._data is None:
+            self._grad_var = Variable.from_array(self.xp.zeros_like(data), False)
+            return
+        if not getattr(g._data.flags, "writeable", True):
+            self._grad_var = Variable.from_array(self.xp.zeros_like(data), False)
+            return
+        g.unchain()
+        g._data.fill(0)
 
     def addgrad(self, var):
         """Add ``var``'s gradient to this Variable's gradient (copying across devices)."""
         src = var.grad
         if src is None:
             return
+        if self._data is None and isinstance(self, Parameter):
+            self.initialize(var.shape)
         dst_device = self.device
         src = dst_device.send(src)
         if self._grad_var is None:
@@ -279,7 +434,7 @@ class Variable:
         src = var._data if isinstance(var, Variable) else var
         if src is None:
             if self._data is None:
-                raise ValueError("Variable.copydata: both source and destination are empty")
+                return
             var.initialize(self._data.shape)
             src = var._data
         if self._data is None:
@@ -307,8 +462,7 @@ class Variable:
 
     @creator_node.setter
     def creator_node(self, func):
-        self.node.creator_node = func
-        self._node.rank = 0 if func is None else func.rank + 1
+        self.node.set_creator_node(func)
 
     @property
     def creator(self):
@@ -318,7 +472,7 @@ class Variable:
 
     @creator.setter
     def creator(self, func):
-        self.creator_node = func if func is None else getattr(func, "node", func)
+        self.node.set_creator_node(func)
 
     def set_creator(self, func):
         """Set the creator function (old-style name)."""
@@ -458,6 +612,12 @@ class Variable:
             return f"<variable {self.name}>"
         return f"<variable at 0x{id(self):x}>"
 
+    @property
+    def _debug_device(self):
+        # What debug_print names as the device: Chainer's text, ``CPU`` for a NumPy array.
+        data = self._data
+        return "CPU" if isinstance(data, _ndarray) else getattr(data, "device", "CPU")
+
     def debug_print(self):
         """A multi-line description: device, backend, shape, dtype, statistics of data and grad."""
         data = self._data
@@ -466,7 +626,7 @@ class Variable:
             device = backend_name = stats_text = None
         else:
             xp = self.xp
-            device = self.device
+            device = self._debug_device
             backend_name = type(data)
             stats_text = stats.format(float(xp.mean(data)), float(xp.std(data)))
         g = self.grad
@@ -490,7 +650,8 @@ class Variable:
             body = "None"
         else:
             data = backend.to_cpu(data)
-            if data.size > 0 or data.shape == (0,):
+            # repr names the shape of an empty array other than (0,); str does not.
+            if data.size > 0 or data.shape == (0,) or separator == " ":
                 body = numpy.array2string(data, separator=separator, prefix=prefix + "(")
             else:
                 body = f"[], shape={data.shape!r}"
@@ -503,22 +664,61 @@ class Variable:
         return self._format(" ")
 
     def __bool__(self):
-        raise NotImplementedError(
-            "the truth value of a Variable is ambiguous; use bool(v.array.all()) or v.array.any()"
+        raise TypeError(
+            "Variables cannot be evaluated as Python bool (the truth value of a Variable is "
+            "ambiguous); use bool(v.array.all()) or v.array.any()"
         )
 
     def __eq__(self, other):
-        raise NotImplementedError("Variable does not support ==; compare v.array instead")
+        _error_comparison("==")
 
-    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    def __ne__(self, other):
+        _error_comparison("!=")
 
-    __hash__ = object.__hash__
+    def __lt__(self, other):
+        _error_comparison("<")
+
+    def __le__(self, other):
+        _error_comparison("<=")
+
+    def __gt__(self, other):
+        _error_comparison(">")
+
+    def __ge__(self, other):
+        _error_comparison(">=")
+
+    # Unhashable, as in Chainer (``==`` is not an equality): key dicts by id(v) or v.node.
+    __hash__ = None
 
     def __copy__(self):
         return _copy_slots(self, None)
 
     def __deepcopy__(self, memo):
         return _copy_slots(self, memo)
+
+    def __getstate__(self):
+        # The graph node is left out (it refers to its Variable weakly, and a
+        # pickle carries no graph): an unpickled Variable is a leaf, as a copy is.
+        slots = {}
+        for cls in type(self).__mro__:
+            for slot in cls.__dict__.get("__slots__", ()):
+                if slot not in ("__weakref__", "_node") and hasattr(self, slot):
+                    slots[slot] = getattr(self, slot)
+        return getattr(self, "__dict__", None), slots
+
+    def __setstate__(self, state):
+        attrs, slots = state
+        self._node = None
+        for slot, value in slots.items():
+            setattr(self, slot, value)
+        if attrs:
+            self.__dict__.update(attrs)
+
+
+def _error_comparison(op):
+    raise TypeError(
+        f"Variables do not support the {op} operator; compare their arrays (v.array) instead"
+    )
 
 
 def _copy_slots(var, memo):
@@ -530,10 +730,11 @@ def _copy_slots(var, memo):
                 continue
             value = getattr(var, slot)
             if slot == "_node":
-                value = None
-            elif memo is not None:
+                continue
+            if memo is not None:
                 value = copy.deepcopy(value, memo)
             setattr(new, slot, value)
+    new._node = VariableNode(new, new._requires_grad)
     return new
 
 
@@ -548,15 +749,26 @@ class Parameter(Variable):
         name: an optional name.
 
     Until initialised, ``array`` is None and ``dtype`` is the initializer's
-    (or ``config.dtype``). ``update_rule`` is set by an optimizer.
+    (a RuntimeError if it names none). Reading ``grad`` of a Parameter created
+    uninitialized raises a RuntimeError until ``cleargrad``, ``zerograd``,
+    setting ``grad`` or ``initialize``, as in Chainer: the gradient of a
+    parameter that was never cleared is not a valid zero. ``update_rule`` is
+    set by an optimizer.
     """
 
-    __slots__ = ("initializer", "update_rule", "_grad_initializer", "_initial_device")
+    __slots__ = (
+        "initializer",
+        "update_rule",
+        "_grad_initializer",
+        "_initial_device",
+        "_grad_valid",
+    )
 
     def __init__(self, initializer=None, shape=None, name=None):
         from dbr.core import initializers
 
         self._initial_device = None
+        self._grad_valid = True
         if initializer is None:
             initializer = initializers.NaN()
         elif numpy.isscalar(initializer):
@@ -572,6 +784,7 @@ class Parameter(Variable):
             super().__init__(name=name)
             self.initializer = initializer
             self._grad_initializer = initializers.NaN(getattr(initializer, "dtype", None))
+            self._grad_valid = False
             return
         if isinstance(initializer, backend.get_array_types()):
             xp = backend.get_array_module(initializer)
@@ -591,11 +804,41 @@ class Parameter(Variable):
 
     @property
     def dtype(self):
-        """The dtype of the array, or the one it will have once initialised."""
+        """The dtype of the array, or, uninitialized, the one it will have.
+
+        That is the initializer's ``dtype``, or ``config.dtype`` where the
+        initializer's ``dtype`` is None (dbr's initializers without one).
+
+        Raises:
+            RuntimeError: uninitialized, with an initializer that has no ``dtype``
+                attribute at all (a plain callable), as in Chainer.
+        """
         if self._data is not None:
             return self._data.dtype
-        dtype = getattr(self.initializer, "dtype", None)
+        initializer = self.initializer
+        if not hasattr(initializer, "dtype"):
+            raise RuntimeError(
+                "Parameter.dtype: the dtype of an uninitialized parameter is not determined "
+                f"yet: its initializer {type(initializer).__name__} has no dtype attribute"
+            )
+        dtype = initializer.dtype
         return numpy.dtype(dtype if dtype is not None else config.dtype)
+
+    @property
+    def grad(self):
+        """The gradient array (None until backward sets it; see the class docstring)."""
+        if not self._grad_valid:
+            raise RuntimeError(
+                "Parameter.grad: cannot read the gradient of a parameter created "
+                "uninitialized: set it, or call cleargrad() or zerograd(), first"
+            )
+        g = self._grad_var
+        return None if g is None else g._data
+
+    @grad.setter
+    def grad(self, g):
+        Variable.grad.fset(self, g)
+        self._grad_valid = True
 
     def initialize(self, shape, device=None):
         """Create the array of ``shape`` with the initializer (lazy initialisation).
@@ -617,6 +860,7 @@ class Parameter(Variable):
         )
         self._data = data
         self._grad_var = None if grad is None else Variable.from_array(grad, False)
+        self._grad_valid = True
 
     def to_device(self, device):
         """Move the array and gradient to ``device``; an uninitialized one remembers it."""
@@ -635,14 +879,15 @@ class Parameter(Variable):
     def cleargrad(self):
         """Set the gradient to None (also for an uninitialized Parameter)."""
         super().cleargrad()
+        self._grad_valid = True
         if self._data is None:
             self._grad_initializer = None
 
-    def zerograd(self):
-        """Set the gradient to zeros (for an uninitialized Parameter, once it is created)."""
+    def _zerograd(self):
         from dbr.core import initializers
 
-        super().zerograd()
+        super()._zerograd()
+        self._grad_valid = True
         if self._data is None:
             self._grad_initializer = initializers.Zero(getattr(self.initializer, "dtype", None))
 

@@ -12,11 +12,13 @@ from dbr.core.ops.arithmetic import (
     absolute,
     add,
     div,
+    floordiv,
     log,
     mul,
     neg,
     pow,
     rdiv,
+    rfloordiv,
     rpow,
     rsub,
     sub,
@@ -36,6 +38,7 @@ __all__ = [
     "cast",
     "copy",
     "div",
+    "floordiv",
     "get_item",
     "identity",
     "log",
@@ -45,6 +48,7 @@ __all__ = [
     "pow",
     "rdiv",
     "reshape",
+    "rfloordiv",
     "rpow",
     "rsub",
     "sub",
@@ -96,6 +100,8 @@ def install_variable_operators(cls):
     cls.__rmul__ = _rmul
     cls.__truediv__ = div
     cls.__rtruediv__ = rdiv
+    cls.__floordiv__ = floordiv
+    cls.__rfloordiv__ = rfloordiv
     cls.__pow__ = pow
     cls.__rpow__ = rpow
     cls.__matmul__ = matmul

@@ -7,7 +7,7 @@ broadcast; their backward sums gradients back to each input's shape. The
 
 import numpy
 
-from dbr.core import type_check
+from dbr.core import backend, type_check
 from dbr.core.function_node import FunctionNode
 from dbr.core.ops._util import as_operand_variable, check_operand, force_array, scalar_of
 from dbr.core.ops.broadcast import sum_to
@@ -17,6 +17,20 @@ _ndarray = numpy.ndarray
 _new_variable = Variable.from_array
 _eval = type_check.eval
 _LightTypes = type_check.light_types
+
+
+def _convert_value_to_string(value):
+    """How a constant operand reads in a label: ``2.0``, ``(-2)`` or ``constant array``."""
+    if isinstance(value, Variable):
+        value = value._data
+    if numpy.isscalar(value):
+        return f"({value})" if value < 0 else str(value)
+    if isinstance(value, backend.get_array_types()):
+        return "constant array"
+    raise ValueError(
+        "_convert_value_to_string: expected value to be a Variable, a scalar or an array "
+        f"(numpy.ndarray or cupy.ndarray), got {type(value).__name__}"
+    )
 
 
 def _check_unary(in_types, float_only=False):
@@ -29,9 +43,15 @@ class _ConstantOp(FunctionNode):
     """Base of the ops between one input and a scalar ``value``."""
 
     float_only = False
+    label_format = "{}"
 
     def __init__(self, value):
         self.value = value
+
+    @property
+    def label(self):
+        """The operator with the constant written in, e.g. ``_ + 2.0``."""
+        return self.label_format.format(_convert_value_to_string(self.value))
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
@@ -82,6 +102,8 @@ def _as_array(y):
 class Add(_Binary):
     """``lhs + rhs``."""
 
+    label = "_ + _"
+
     def forward(self, inputs):
         x0, x1 = inputs
         if x0.shape != x1.shape:
@@ -98,6 +120,8 @@ class Add(_Binary):
 
 class AddConstant(_ConstantOp):
     """``x + c`` for a scalar ``c``."""
+
+    label_format = "_ + {}"
 
     def forward(self, inputs):
         x = inputs[0]
@@ -133,6 +157,8 @@ class MultiAdd(FunctionNode):
 class Sub(_Binary):
     """``lhs - rhs``."""
 
+    label = "_ - _"
+
     def forward(self, inputs):
         x0, x1 = inputs
         if x0.shape != x1.shape:
@@ -147,6 +173,8 @@ class Sub(_Binary):
 class SubFromConstant(_ConstantOp):
     """``c - x`` for a scalar ``c``."""
 
+    label_format = "{} - _"
+
     def forward(self, inputs):
         x = inputs[0]
         return (force_array(scalar_of(self.value, x.dtype) - x),)
@@ -157,6 +185,8 @@ class SubFromConstant(_ConstantOp):
 
 class Mul(_Binary):
     """``lhs * rhs``."""
+
+    label = "_ * _"
 
     # Both inputs are always retained: declared once, no per-call attribute.
     _input_indexes_to_retain = (0, 1)
@@ -196,6 +226,8 @@ class Mul(_Binary):
 class MulConstant(_ConstantOp):
     """``x * c`` for a scalar ``c``."""
 
+    label_format = "_ * {}"
+
     def forward(self, inputs):
         x = inputs[0]
         return (force_array(x * scalar_of(self.value, x.dtype)),)
@@ -206,6 +238,8 @@ class MulConstant(_ConstantOp):
 
 class Div(_Binary):
     """``lhs / rhs`` (floating dtypes)."""
+
+    label = "_ / _"
 
     float_only = True
     _input_indexes_to_retain = (0, 1)
@@ -282,6 +316,8 @@ def _sum_terms(terms):
 class DivFromConstant(_ConstantOp):
     """``c / x`` for a scalar ``c`` (floating dtypes)."""
 
+    label_format = "{} / _"
+
     float_only = True
 
     def forward(self, inputs):
@@ -296,6 +332,8 @@ class DivFromConstant(_ConstantOp):
 
 class PowVarVar(_Binary):
     """``lhs ** rhs`` with both operands Variables (floating dtypes)."""
+
+    label = "_ ** _"
 
     float_only = True
 
@@ -321,6 +359,8 @@ class PowVarVar(_Binary):
 
 class PowVarConst(_ConstantOp):
     """``x ** c`` for a scalar ``c`` (floating dtypes)."""
+
+    label_format = "_ ** {}"
 
     float_only = True
     _input_indexes_to_retain = (0,)
@@ -374,6 +414,8 @@ class PowVarConstGrad(FunctionNode):
 class PowConstVar(_ConstantOp):
     """``c ** x`` for a scalar ``c`` (floating dtypes)."""
 
+    label_format = "{} ** _"
+
     float_only = True
 
     def forward(self, inputs):
@@ -389,6 +431,8 @@ class PowConstVar(_ConstantOp):
 class Neg(FunctionNode):
     """``-x``."""
 
+    label = "__neg__"
+
     def check_type_forward(self, in_types):
         _check_unary(in_types)
 
@@ -401,6 +445,8 @@ class Neg(FunctionNode):
 
 class Absolute(FunctionNode):
     """``|x|`` (floating dtypes); the gradient at 0 is 0."""
+
+    label = "|_|"
 
     def check_type_forward(self, in_types):
         _check_unary(in_types, float_only=True)
@@ -417,6 +463,8 @@ class Absolute(FunctionNode):
 
 class Log(FunctionNode):
     """The natural logarithm ``log(x)`` (floating dtypes)."""
+
+    label = "log"
 
     def check_type_forward(self, in_types):
         _check_unary(in_types, float_only=True)
@@ -524,6 +572,26 @@ def rdiv(self, other):
     if not isinstance(other, Variable):
         other = as_operand_variable(other, self)
     return Div().apply((other, self))[0]
+
+
+def floordiv(lhs, rhs):
+    """Elementwise ``lhs // rhs``: the floor of ``lhs / rhs``.
+
+    As in Chainer, the result is not differentiable: it is a new Variable
+    that does not require grad and has no creator.
+    """
+    return _floor(div(lhs, rhs))
+
+
+def rfloordiv(self, other):
+    """Elementwise ``other // self`` (the reflected form of ``//``; not differentiable)."""
+    return _floor(rdiv(self, other))
+
+
+def _floor(y):
+    data = y._data
+    xp = numpy if type(data) is _ndarray else _xp(data)
+    return _new_variable(force_array(xp.floor(data), data.dtype), False)
 
 
 def pow(lhs, rhs):  # the operator's name
