@@ -55,11 +55,36 @@ def test_to_gpu_refuses_the_cpu():
 
 def test_gpu_names_are_dbr_gpu_objects():
     gpu = pytest.importorskip("dbr.gpu", reason="dbr-gpu is not installed (extra [gpu])")
-    assert cuda.get_device_from_id is gpu.get_device_from_id
     assert cuda.GpuDevice is gpu.GpuDevice
     assert cuda.elementwise is gpu.elementwise
     assert cuda.cupy is gpu.cupy
     assert cuda.available is gpu.available
+
+
+def test_get_device_from_id_gives_the_dummy_device_for_the_cpu():
+    # As Chainer's: None or a negative id is the CPU, a device that does nothing.
+    assert cuda.get_device_from_id(None) is cuda.DummyDevice
+    assert cuda.get_device_from_id(-1) is cuda.DummyDevice
+    assert cuda.get_device_from_id(np.int64(-1)) is cuda.DummyDevice
+    device = cuda.get_device_from_id(-1)
+    device.use()
+    device.synchronize()
+    with device as entered:
+        assert entered is device
+    assert int(device) == -1 and device.id == -1
+    assert cuda.DummyDeviceType() == cuda.DummyDevice
+    assert cuda.DummyDevice != 1 and cuda.DummyDevice != -1
+    with pytest.raises(TypeError, match="get_device_from_id: device_id must be an int or None"):
+        cuda.get_device_from_id("0")
+
+
+def test_get_device_from_id_forwards_a_gpu_id_to_dbr_gpu():
+    gpu = pytest.importorskip("dbr.gpu", reason="dbr-gpu is not installed (extra [gpu])")
+    if not gpu.available:
+        with pytest.raises(RuntimeError, match="CuPy|GPU"):
+            cuda.get_device_from_id(0)
+    else:
+        assert cuda.get_device_from_id(0) is gpu.get_device_from_id(0)
 
 
 def test_unknown_name():

@@ -5,18 +5,23 @@ Importing it never imports CuPy. ``to_cpu``, ``get_array_module`` and
 ``cudnn_enabled``, ``ndarray``, ``Device``, ``Event`` and ``Stream`` are found
 when first asked for, through dbr.gpu when dbr-gpu is installed
 (``pip install 'dbr-chainer[gpu]'``): without it, or without CuPy, ``cupy``
-is None and ``available`` is False. ``get_device_from_id``, ``GpuDevice``,
-``elementwise``, ``reduce``, ``raw`` and ``fuse`` are dbr.gpu's.
+is None and ``available`` is False. ``GpuDevice``, ``elementwise``,
+``reduce``, ``raw`` and ``fuse`` are dbr.gpu's; ``get_device_from_id`` gives
+dbr.gpu's device for an id ``>= 0`` and, as Chainer's, :data:`DummyDevice`
+(the CPU, doing nothing) for None or a negative id.
 """
+
+import numpy as _numpy
 
 from dbr.core import backend as _backend
 from dbr.core.backend import get_array_module, get_device_from_array, to_cpu
 
-_GPU_NAMES = frozenset({"GpuDevice", "elementwise", "fuse", "get_device_from_id", "raw", "reduce"})
+_GPU_NAMES = frozenset({"GpuDevice", "elementwise", "fuse", "raw", "reduce"})
 _CUPY_CUDA_NAMES = frozenset({"Device", "Event", "Stream"})
 _FOUND_WHEN_ASKED = frozenset({"available", "cudnn_enabled", "cupy", "ndarray"})
 __all__ = [
-    "check_cuda_available", "get_array_module", "get_device_from_array", "to_cpu", "to_gpu",
+    "DummyDevice", "DummyDeviceType", "check_cuda_available", "get_array_module",
+    "get_device_from_array", "get_device_from_id", "to_cpu", "to_gpu",
     *sorted(_GPU_NAMES | _CUPY_CUDA_NAMES | _FOUND_WHEN_ASKED),
 ]  # fmt: skip
 _INSTALL_HINT = "pip install 'dbr-chainer[gpu]' and CuPy ('dbr-gpu[cuda12]' or '[cuda13]')"
@@ -78,6 +83,69 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
+
+
+class DummyDeviceType:
+    """Stands for the CPU where Chainer code expects a ``cupy.cuda.Device``: it does nothing.
+
+    Its ``id`` and ``int()`` are -1; ``use()``, ``synchronize()`` and ``with``
+    do nothing; every instance equals every other.
+    """
+
+    id = -1
+
+    def __int__(self):
+        return -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return None
+
+    def use(self):
+        """Do nothing: the CPU is always current."""
+
+    def synchronize(self):
+        """Do nothing: CPU work is synchronous."""
+
+    def __eq__(self, other):
+        return isinstance(other, DummyDeviceType)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(DummyDeviceType)
+
+    def __repr__(self):
+        return "DummyDevice"
+
+
+#: The one :class:`DummyDeviceType` that :func:`get_device_from_id` returns for the CPU.
+DummyDevice = DummyDeviceType()
+
+
+def get_device_from_id(device_id):
+    """Return GPU ``device_id``'s device (dbr.gpu's), or :data:`DummyDevice` for None or an id < 0.
+
+    Raises:
+        TypeError: ``device_id`` is neither None nor an int.
+        RuntimeError: an id ``>= 0`` is asked for without dbr-gpu, CuPy or a usable GPU.
+    """
+    if device_id is None:
+        return DummyDevice
+    if isinstance(device_id, bool) or not isinstance(device_id, (int, _numpy.integer)):
+        raise TypeError(f"get_device_from_id: device_id must be an int or None, got {device_id!r}")
+    if device_id < 0:
+        return DummyDevice
+    gpu = _gpu()
+    if gpu is None:
+        raise RuntimeError(
+            f"get_device_from_id: GPU {int(device_id)} needs dbr-gpu, which is not installed; "
+            f"{_INSTALL_HINT}"
+        )
+    return gpu.get_device_from_id(device_id)
 
 
 def check_cuda_available():
