@@ -698,3 +698,49 @@ def test_variables_are_not_registered_as_params():
     with link.init_scope():
         link.v = Variable(ones(2))
     assert list(link.params()) == []
+
+
+class _NoInit(Link):
+    def __init__(self):
+        pass
+
+    def forward(self, x):
+        return x
+
+
+def test_a_subclass_that_never_calls_link_init_is_named_when_used():
+    with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.$"):
+        _NoInit()(numpy.ones(2, numpy.float32))
+
+    class ScopeWithoutInit(Link):
+        def __init__(self):
+            with self.init_scope():
+                pass
+
+    with pytest.raises(RuntimeError, match=r"Link\.__init__\(\) has not been called"):
+        ScopeWithoutInit()
+
+    class ParamWithoutInit(Link):
+        def __init__(self):
+            self.add_param("p", (2, 3))
+
+    with pytest.raises(RuntimeError, match=r"Link\.__init__\(\) has not been called"):
+        ParamWithoutInit()
+
+
+def test_a_link_without_forward_is_called_through_a_mixins_call():
+    class CallMixin:
+        def __call__(self, x, scale=1):
+            return x * scale
+
+    class Injected(Link, CallMixin):
+        pass
+
+    assert Injected()(3, scale=2) == 6
+
+
+def test_a_link_without_forward_or_call_raises_both_error_types():
+    with pytest.raises(NotImplementedError, match="implements neither forward nor __call__"):
+        Link()(0)
+    with pytest.raises(AttributeError):
+        Link()(0)

@@ -84,3 +84,11 @@ def test_xlogx_warns_at_zero_on_backward():
         warnings.simplefilter("error")
         F.sum(xlogx(x)).backward()
     check_double_backward(xlogx, numpy.array([0.3, 1.5]), numpy.ones(2), numpy.ones(2))
+
+
+def test_poisson_log_prob_of_a_0d_float32_count_stays_float32():
+    from dbr.functions.distributions import Poisson
+
+    log_prob = Poisson(numpy.array(3.0, numpy.float32)).log_prob(numpy.array(2.0, numpy.float32))
+    assert log_prob.dtype == numpy.float32
+    numpy.testing.assert_allclose(log_prob.array, 2 * numpy.log(3.0) - numpy.log(2.0) - 3.0, 1e-6)

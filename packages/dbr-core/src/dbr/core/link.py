@@ -31,6 +31,16 @@ from dbr.core.variable import Parameter
 __all__ = ["Link", "Chain", "ChainList"]
 
 _COPY_MODES = ("init", "copy", "share")
+_INIT_NOT_CALLED = object()
+
+
+class _NoForward(NotImplementedError, AttributeError):
+    """A link called without forward: NotImplementedError, and Chainer's AttributeError."""
+
+
+def _check_init_called(link):
+    if link._local_link_hooks is _INIT_NOT_CALLED:
+        raise RuntimeError("Link.__init__() has not been called.")
 
 
 def _check_copy_mode(who, mode):
@@ -132,9 +142,12 @@ class Link:
 
     _within_init_scope = False
     _device = backend.cpu
-    _local_link_hooks = None
+    # Until Link.__init__ runs, a marker: calling a link whose subclass forgot to call
+    # Link.__init__ fails on the hooks' slow path, at no cost to the fast one.
+    _local_link_hooks = _INIT_NOT_CALLED
 
     def __init__(self, **params):
+        self._local_link_hooks = None
         self._params = set()
         self._persistent = set()
         self.name = None
@@ -160,6 +173,7 @@ class Link:
         local_hooks = self._local_link_hooks
         if not _global_hook_count[0] and not local_hooks:
             return self.forward(*args, **kwargs)
+        _check_init_called(self)
         hooks = config._link_hooks
         if local_hooks:
             hooks = {**hooks, **local_hooks}
@@ -176,8 +190,15 @@ class Link:
         return out
 
     def forward(self, *args, **kwargs):
-        """Compute the output of the link; subclasses implement it (``link(x)`` calls it)."""
-        raise NotImplementedError(
+        """Compute the output of the link; subclasses implement it (``link(x)`` calls it).
+
+        A subclass without ``forward`` whose bases after Link define ``__call__``
+        (a mixin, as Chainer allows) is called through that ``__call__``.
+        """
+        mixin_call = getattr(super(), "__call__", None)
+        if mixin_call is not None:
+            return mixin_call(*args, **kwargs)
+        raise _NoForward(
             f"{type(self).__name__}.forward: the link is called but its class implements "
             "neither forward nor __call__"
         )
@@ -191,6 +212,7 @@ class Link:
         calls of this link only; :meth:`add_hook` and :meth:`delete_hook`
         change them.
         """
+        _check_init_called(self)
         hooks = self._local_link_hooks
         if hooks is None:
             hooks = self._local_link_hooks = {}
@@ -262,6 +284,7 @@ class Link:
         >>> link.W.shape
         (2, 3)
         """
+        _check_init_called(self)
         old = self._within_init_scope
         self._within_init_scope = True
         try:
@@ -292,6 +315,7 @@ class Link:
             initializer: an initializer, a scalar or an array used to fill it;
                 None fills it with NaN. When given, ``dtype`` is ignored.
         """
+        _check_init_called(self)
         if name in self.__dict__:
             raise AttributeError(
                 f"{type(self).__name__}.add_param: cannot register parameter "
@@ -448,7 +472,10 @@ class Link:
                     d[name] = copy.deepcopy(s)
 
     def copy(self, mode="share"):
-        """Copy the link hierarchy rooted at this link; the copy's ``name`` is None.
+        """Copy the link hierarchy rooted at this link.
+
+        As in Chainer, a shared copy's ``name`` is None (it is no child of
+        anything yet) and a deep copy keeps the name.
 
         Args:
             mode (str): ``'share'``: new link and Parameter objects that share
@@ -463,12 +490,14 @@ class Link:
         _check_copy_mode(f"{type(self).__name__}.copy", mode)
         if mode == "share":
             ret = self._copy_shared()
+            ret.name = None
         else:
             ret = copy.deepcopy(self)
             if mode == "init":
                 for param in ret.params(include_uninit=False):
+                    # As in Chainer, the re-initialized copy's gradient is NaN-filled.
+                    param._grad_initializer = initializers.NaN(param.dtype)
                     param.initialize(param.shape, device=param.device)
-        ret.name = None
         return ret
 
     def _copy_shared(self):

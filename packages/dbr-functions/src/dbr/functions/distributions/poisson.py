@@ -47,7 +47,8 @@ class Poisson(_utils.ScalarFamily):
     def log_prob(self, x):
         """``x log(lam) - lgamma(x + 1) - lam``; ``x`` (counts) is cast to ``lam``'s dtype."""
         x = _utils.array_of(x).astype(self.lam.dtype, copy=False)
-        return x * self._log_lam - F.lgamma(x + 1) - self.lam
+        # astype: NumPy 1.x makes a 0-d float32 array plus 1 a float64 scalar.
+        return x * self._log_lam - F.lgamma((x + 1).astype(x.dtype, copy=False)) - self.lam
 
     def sample_n(self, n):
         """``n`` draws, of shape ``(n,) + batch_shape``, in ``lam``'s dtype."""
