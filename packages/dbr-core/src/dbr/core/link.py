@@ -195,9 +195,10 @@ class Link:
         A subclass without ``forward`` whose bases after Link define ``__call__``
         (a mixin, as Chainer allows) is called through that ``__call__``.
         """
-        mixin_call = getattr(super(), "__call__", None)
-        if mixin_call is not None:
-            return mixin_call(*args, **kwargs)
+        mro = type(self).__mro__
+        for base in mro[mro.index(Link) + 1 :]:
+            if "__call__" in vars(base):
+                return base.__call__(self, *args, **kwargs)
         raise _NoForward(
             f"{type(self).__name__}.forward: the link is called but its class implements "
             "neither forward nor __call__"
