@@ -744,3 +744,21 @@ def test_a_link_without_forward_or_call_raises_both_error_types():
         Link()(0)
     with pytest.raises(AttributeError):
         Link()(0)
+
+
+def test_a_mixins_call_that_is_no_function_is_called_without_the_link():
+    calls = []
+
+    class Recorder:
+        def __call__(self, *args, **kwargs):
+            calls.append((args, kwargs))
+            return 3
+
+    class CallMixin:
+        __call__ = Recorder()  # not a descriptor: called as found, as Chainer's super() does
+
+    class Injected(Link, CallMixin):
+        pass
+
+    assert Injected()(1, a=2) == 3
+    assert calls == [((1,), {"a": 2})]

@@ -10,3 +10,6 @@ from dbr.chainer._forward import forward, mirror_submodules
 
 __getattr__, __dir__ = forward(globals(), _target)
 mirror_submodules(globals(), "dbr.core.serializers")
+
+# As Chainer's package does, import both submodules (they are dbr.core's modules).
+from dbr.chainer.serializers import hdf5, npz  # noqa: E402, F401

@@ -197,8 +197,10 @@ class Link:
         """
         mro = type(self).__mro__
         for base in mro[mro.index(Link) + 1 :]:
-            if "__call__" in vars(base):
-                return base.__call__(self, *args, **kwargs)
+            call = vars(base).get("__call__")
+            if call is not None:
+                get = getattr(type(call), "__get__", None)  # bind it as attribute lookup would
+                return (call if get is None else get(call, self, type(self)))(*args, **kwargs)
         raise _NoForward(
             f"{type(self).__name__}.forward: the link is called but its class implements "
             "neither forward nor __call__"
