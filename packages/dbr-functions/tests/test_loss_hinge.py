@@ -128,3 +128,9 @@ test_bad_input = bad_input_test(
     ],
     function=hinge,
 )
+
+
+def test_an_unknown_norm_is_also_chainers_not_implemented_error():
+    x, t = numpy.zeros((2, 3), numpy.float32), numpy.zeros(2, numpy.int32)
+    with pytest.raises(NotImplementedError, match="hinge: expected norm to be 'L1' or 'L2'"):
+        hinge(x, t, norm="L3")

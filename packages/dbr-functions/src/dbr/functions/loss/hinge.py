@@ -36,12 +36,16 @@ def _signed_margin(x, t):
     return b, rows
 
 
+class _UnknownNorm(ValueError, NotImplementedError):
+    """An unknown ``norm``: a ValueError, and the NotImplementedError Chainer raises."""
+
+
 class Hinge(FunctionNode):
     """Hinge loss ``max(0, 1 + s * x) ** p`` (``p`` = 1 or 2), averaged over the batch or not."""
 
     def __init__(self, norm="L1", reduce="mean"):
         if norm not in ("L1", "L2"):
-            raise ValueError(f"hinge: expected norm to be 'L1' or 'L2', got {norm!r}")
+            raise _UnknownNorm(f"hinge: expected norm to be 'L1' or 'L2', got {norm!r}")
         if reduce not in ("mean", "no"):
             raise ValueError(f"hinge: expected reduce to be 'mean' or 'no', got {reduce!r}")
         self.norm = norm
