@@ -24,6 +24,7 @@ CORE_GRAPH = [
 ]  # fmt: skip
 CORE_CONFIG = [
     "config", "global_config", "using_config", "DebugMode", "is_debug", "set_debug", "get_dtype",
+    "mixed16",
 ]  # fmt: skip
 CORE_DEVICE = [
     "Device", "CpuDevice", "get_device", "get_device_from_array", "get_array_module", "to_device",

@@ -87,6 +87,7 @@ def test_xlogx_warns_at_zero_on_backward():
 
 
 def test_poisson_log_prob_of_a_0d_float32_count_stays_float32():
+    pytest.importorskip("scipy", reason='lgamma needs SciPy: pip install "dbr-functions[special]"')
     from dbr.functions.distributions import Poisson
 
     log_prob = Poisson(numpy.array(3.0, numpy.float32)).log_prob(numpy.array(2.0, numpy.float32))

@@ -28,7 +28,7 @@ class TimerHook(FunctionHook):
     >>> with TimerHook() as hook:
     ...     y = ops.sum(Variable(np.ones(3, np.float32)) * 2.0)
     >>> [label for label, _ in hook.call_history]
-    ['MulConstant', 'Sum']
+    ['_ * 2.0', 'Sum']
     """
 
     name = "TimerHook"

@@ -20,7 +20,7 @@ class Lasso:
     This is the (sub)gradient of the L1 penalty ``rate * ||param||_1``. The
     gradient is updated in place (on a GPU by one fused kernel); a parameter
     without array or gradient is left alone. Called by the optimizer on a
-    loss-scaled gradient (see :func:`~dbr.training.optimizer.grad_loss_scale`),
+    loss-scaled gradient (see ``dbr.training.optimizer.grad_loss_scale``),
     it adds the penalty scaled alike (Chainer's Lasso did not).
 
     Args:

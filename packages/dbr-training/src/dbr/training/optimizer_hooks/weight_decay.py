@@ -19,7 +19,7 @@ class WeightDecay:
     This is the gradient of the L2 penalty ``rate / 2 * ||param||^2``. The
     gradient is updated in place (on a GPU by one fused kernel); a parameter
     without array or gradient is left alone. Called by the optimizer on a
-    loss-scaled gradient (see :func:`~dbr.training.optimizer.grad_loss_scale`),
+    loss-scaled gradient (see ``dbr.training.optimizer.grad_loss_scale``),
     it adds the penalty scaled alike.
 
     Args:
