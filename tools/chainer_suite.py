@@ -2,8 +2,8 @@
 
 Run by ``nox -s chainer-suite`` inside an environment with every dbr wheel
 installed. The suite lives beside the checkout (``../shared/chainer-v7.8.1``,
-or ``DBR_CHAINER_SUITE``) and is never copied into the repository: this script
-copies it to a work folder, rewrites every Python file with the README's
+``DBR_CHAINER_SUITE`` or ``--suite-dir``) and is never copied into the
+repository: this script copies it to a work folder, rewrites every Python file with the README's
 migration (``python -m dbr.chainer.migrate --module-strings``: imports, and the
 module paths ``mock.patch`` is given; or with ``--migration sed`` the README's
 ``sed`` line, its two collisions undone: the ``chainerx`` pytest mark and the
@@ -12,10 +12,22 @@ files the reference outcomes cover with pytest, records each test's outcome
 and compares them with ``chainer-7.8.1-outcomes.tsv.gz``: what real Chainer
 7.8.1 did with each test on this kind of machine.
 
-It prints how many of the Chainer-passing tests pass, fail, error, skip or
+``--suite chainermn`` does the same with ``tests/chainermn_tests`` and
+``chainermn-7.8.1-outcomes.tsv.gz``, as that reference was taken: one file at
+a time under ``mpiexec -n 2 python -m pytest`` (the ``mpiexec`` beside this
+Python, as dbr-distributed's [mpich] extra installs it, else on PATH); a test
+counts as its worst outcome on either rank, as failed when a rank did not
+report it, and as a timeout when its file was killed (``--file-timeout``: a
+collective that one rank never joins waits for ever). ``--suite onnx_chainer``
+runs ``tests/onnx_chainer_tests`` like Chainer's suite. Its reference was taken
+with a stand-in for ``onnx.mapping`` (gone since onnx 1.16) because
+onnx_chainer's own modules import it; the tests do not, and dbr.onnx does not
+need it, so none is provided here.
+
+It prints how many of the reference-passing tests pass, fail, error, skip or
 are not collected, the files that hold the differences, and exits 1 unless
-each Chainer-passing test passes or matches a line of the deviations file
-(``tests-integration/chainer_suite_deviations.tsv``: a node id or an
+each reference-passing test passes or matches a line of the suite's deviations
+file (``tests-integration/<suite>_suite_deviations.tsv``: a node id or an
 ``fnmatch`` pattern, a tab, the reason).
 """
 
@@ -24,21 +36,22 @@ from __future__ import annotations
 import argparse
 import collections
 import configparser
+import contextlib
 import fnmatch
 import gzip
 import importlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SUITE = ROOT.parent / "shared" / "chainer-v7.8.1"
-DEFAULT_DEVIATIONS = ROOT / "tests-integration" / "chainer_suite_deviations.tsv"
-OUTCOMES = "chainer-7.8.1-outcomes.tsv.gz"
 CPU_SELECTION = "not gpu and not cudnn and not multi_gpu and not ideep and not slow and not theano"
 
 # The README's migration, in the order sed applies it, then its two collisions undone.
@@ -50,6 +63,37 @@ COLLISIONS = [
     (re.compile(r"\b(attr|mark)\.dbr\.chainer\.chainerx\b"), r"\1.chainerx"),
     (re.compile(r"'pfnet', 'dbr\.chainer'"), "'pfnet', 'chainer'"),
 ]
+
+
+class Suite(NamedTuple):
+    """One of the suites (tests/<name>_tests): its title in reports, the MPI ranks per file."""
+
+    name: str
+    title: str
+    ranks: int
+
+    @property
+    def outcomes(self) -> str:
+        """The reference outcomes' file name in the suite folder."""
+        return f"{self.name}-7.8.1-outcomes.tsv.gz"
+
+    @property
+    def deviations(self) -> Path:
+        """The default deviations file."""
+        return ROOT / "tests-integration" / f"{self.name}_suite_deviations.tsv"
+
+
+SUITES = {
+    suite.name: suite
+    for suite in (
+        Suite("chainer", "Chainer", 1),
+        Suite("chainermn", "ChainerMN", 2),
+        Suite("onnx_chainer", "onnx_chainer", 1),
+    )
+}
+# A test's outcome over ranks is its worst; within one process a later report
+# (a teardown error) replaces the earlier one.
+WORST = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
 RECORDER = '''"""Writes each test's outcome, and each file that fails to collect, to a TSV."""
 
@@ -97,11 +141,11 @@ def migrate_imports(text: str) -> str:
     return migrate_source(text, module_strings=True).text
 
 
-def read_reference(suite: Path) -> dict[str, str]:
-    """{node id: outcome under real Chainer 7.8.1}."""
+def read_reference(path: Path) -> dict[str, str]:
+    """{node id: outcome under real Chainer 7.8.1} from an outcomes file."""
     outcomes = {}
     pending = ""  # a node id that holds a newline (an array's repr) spans lines
-    with gzip.open(suite / OUTCOMES, "rt", encoding="utf-8") as lines:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith("#") and not pending:
                 continue
@@ -181,6 +225,17 @@ def prepare(suite: Path, work: Path, migration: str) -> None:
     (work / "conftest.py").write_text(RECORDER)
 
 
+def pytest_command(work: Path, timeout: int) -> tuple[list[str], dict[str, str]]:
+    """The pytest command line (CPU selection, ``timeout`` seconds a test) and its environment."""
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", CPU_SELECTION,
+        "--rootdir", str(work), "-c", str(work / "pytest.ini"), f"--timeout={timeout}",
+        "--no-header", "--tb=no", "-rN", "--continue-on-collection-errors",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": "", "CHAINER_TEST_PAIRWISE_PARAMETERIZATION": "never"}
+    return command, env
+
+
 def run_pytest(work: Path, files: list[str], jobs: int, timeout: int) -> None:
     """pytest over files in work (CPU selection), in ``jobs`` processes of interleaved files.
 
@@ -188,12 +243,7 @@ def run_pytest(work: Path, files: list[str], jobs: int, timeout: int) -> None:
     at all once a file fails to collect); each writes its outcomes to
     work/dbr-outcomes-<pid>.tsv and its output to work/pytest-<n>.log.
     """
-    command = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", CPU_SELECTION,
-        "--rootdir", str(work), "-c", str(work / "pytest.ini"), f"--timeout={timeout}",
-        "--no-header", "--tb=no", "-rN", "--continue-on-collection-errors",
-    ]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": "", "CHAINER_TEST_PAIRWISE_PARAMETERIZATION": "never"}
+    command, env = pytest_command(work, timeout)
     shards = [files[i::jobs] for i in range(max(1, min(jobs, len(files))))]
     running = []
     for number, shard in enumerate(shards):
@@ -208,10 +258,82 @@ def run_pytest(work: Path, files: list[str], jobs: int, timeout: int) -> None:
         print(f"pytest process {number}: {tail[0] if tail else 'no output'}")
 
 
-def read_dbr_outcomes(work: Path) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-    """({node id: (outcome, detail)}, {file: collection error}) from the recorder's files."""
-    tests, broken = {}, {}
+def find_mpiexec() -> str | None:
+    """The ``mpiexec`` beside this Python (a venv's [mpich] extra), else the one on PATH."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return shutil.which("mpiexec", path=path)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below pid (Linux's /proc; none elsewhere): MPICH's ranks have sessions
+    of their own, so a signal to mpiexec's process group reaches them only through mpiexec."""
+    children = collections.defaultdict(list)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        children[int(fields[1])].append(int(stat.parent.name))
+    found, stack = [], [pid]
+    while stack:
+        below = children[stack.pop()]
+        found += below
+        stack += below
+    return found
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """End mpiexec's process group, then, after a grace period, whatever it started."""
+    below = _descendants(process.pid)
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    for pid in below:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+_SUMMARY = re.compile(r"(?:\d+ \w+, )*\d+ \w+ in [\d.]+s")
+
+
+def run_mpiexec(work, files, ranks, timeout, file_timeout, mpiexec) -> dict[str, str]:
+    """Each file in turn under ``mpiexec -n ranks python -m pytest``; {file killed: why}.
+
+    Every rank's pytest writes its outcomes to work/dbr-outcomes-<pid>.tsv; the
+    output of file n goes to work/mpiexec-<n>.log. A file still running after
+    file_timeout seconds has its mpiexec process group and processes killed.
+    """
+    command, env = pytest_command(work, timeout)
+    killed = {}
+    for number, file in enumerate(files):
+        with (work / f"mpiexec-{number}.log").open("w") as log:
+            process = subprocess.Popen([mpiexec, "-n", str(ranks), *command, file], cwd=work,
+                                       env=env, stdout=log, stderr=subprocess.STDOUT,
+                                       start_new_session=True)  # fmt: skip
+            try:
+                process.wait(file_timeout)
+            except subprocess.TimeoutExpired:
+                _kill(process)
+                killed[file] = f"killed after {file_timeout} s under mpiexec"
+        # The ranks' output interleaves: pick out each one's closing summary.
+        summaries = _SUMMARY.findall((work / f"mpiexec-{number}.log").read_text(errors="replace"))
+        print(f"{file}: {killed.get(file) or ' | '.join(summaries[-ranks:]) or 'no summary'}")
+    return killed
+
+
+def read_dbr_outcomes(work: Path, ranks: int, killed: dict[str, str]):
+    """({node id: (outcome, detail)}, {file: collection error}) from the recorder's files.
+
+    Each file is one process; a test run by ``ranks`` processes gets its worst
+    outcome; one that fewer processes reported failed, or timed out where its
+    file was killed.
+    """
+    reports, broken = collections.defaultdict(list), {}
     for path in work.glob("dbr-outcomes-*.tsv"):
+        tests = {}
         pending = ""  # a node id that holds a newline (an array's repr) spans lines
         for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
             if "\t" not in line:
@@ -223,6 +345,16 @@ def read_dbr_outcomes(work: Path) -> tuple[dict[str, tuple[str, str]], dict[str,
                 broken[nodeid.split("::")[0]] = detail
             else:
                 tests[nodeid] = (outcome, detail)
+        for nodeid, result in tests.items():
+            reports[nodeid].append(result)
+    tests = {}
+    for nodeid, results in reports.items():
+        outcome, detail = max(results, key=lambda result: WORST.get(result[0], len(WORST)))
+        if len(results) < ranks:
+            file = nodeid.split("::")[0]
+            outcome = "timeout" if file in killed else "failed"
+            detail = f"reported by {len(results)} of {ranks} ranks; {killed.get(file, detail)}"
+        tests[nodeid] = (outcome, detail)
     return tests, broken
 
 
@@ -236,8 +368,8 @@ def canonical_id(nodeid: str) -> str:
     return _ADDRESS.sub("0x?", _PARAMETERS.sub(r"\1", nodeid))
 
 
-def compare(reference, tests, broken, deviations):
-    """Each Chainer-passing test classified: {class: [node ids]}, and the deviations used."""
+def compare(reference, tests, broken, deviations, killed):
+    """Each reference-passing test classified: {class: [node ids]}, and the deviations used."""
     classes = collections.defaultdict(list)
     used = collections.Counter()
     canonical = {canonical_id(nodeid): result for nodeid, result in tests.items()}
@@ -249,6 +381,8 @@ def compare(reference, tests, broken, deviations):
             got = tests[nodeid][0]
         elif canonical_id(nodeid) in canonical:
             got = canonical[canonical_id(nodeid)][0]
+        elif file in killed:
+            got = "timeout"
         elif file in broken:
             got = "not collected (file)"
         else:
@@ -262,35 +396,37 @@ def compare(reference, tests, broken, deviations):
     return classes, used
 
 
-def report(reference, tests, broken, classes, used, out: Path | None) -> None:
+def report(reference, tests, broken, classes, used, out: Path | None, title, killed) -> None:
     """Print the figures, the files with differences and the collection errors; write the TSV."""
     passing = sum(1 for o in reference.values() if o == "passed")
-    print(f"\nChainer 7.8.1 passes {passing} of the {len(reference)} tests run here; on dbr:")
-    for name in ("passed", "deviation", "failed", "error", "skipped"):
-        count = len(classes.get(name, []))
-        print(f"  {name:22} {count:6d}  ({100 * count / max(passing, 1):.2f}%)")
-    for name in ("not collected (file)", "not collected (id)"):
+    print(f"\n{title} 7.8.1 passes {passing} of the {len(reference)} tests run here; on dbr:")
+    names = ["passed", "deviation", "failed", "error", "skipped"]
+    names += (["timeout"] if killed else []) + ["not collected (file)", "not collected (id)"]
+    for name in names:
         count = len(classes.get(name, []))
         print(f"  {name:22} {count:6d}  ({100 * count / max(passing, 1):.2f}%)")
     extra = sum(1 for n, (o, _) in tests.items() if o == "passed" and reference.get(n) != "passed")
-    print(f"  (dbr also passes {extra} tests that did not pass on Chainer or have other ids)")
+    print(f"  (dbr also passes {extra} tests that did not pass on {title} or have other ids)")
     per_file = collections.Counter()
     for name, ids in classes.items():
         if name != "passed" and name != "deviation":
             per_file.update(nodeid.split("::")[0] for nodeid in ids)
     if per_file:
-        print("\nFiles with Chainer-passing tests that do not pass on dbr (most first):")
+        print(f"\nFiles with {title}-passing tests that do not pass on dbr (most first):")
         for file, count in per_file.most_common():
             reason = f"  [cannot collect: {broken[file][:120]}]" if file in broken else ""
+            reason = f"  [{killed[file]}]" if file in killed else reason
             print(f"  {count:6d}  {file}{reason}")
     if used:
         print("\nDeviations used:", ", ".join(f"{p} ({n})" for p, n in used.most_common()))
     if out is not None:
         with out.open("w", encoding="utf-8") as table:
-            table.write("# node id\tChainer 7.8.1\tdbr\tdetail\n")
+            table.write(f"# node id\t{title} 7.8.1\tdbr\tdetail\n")
             canonical = {canonical_id(nodeid): result for nodeid, result in tests.items()}
             for nodeid, outcome in sorted(reference.items()):
-                missing = ("not collected", broken.get(nodeid.split("::")[0], ""))
+                file = nodeid.split("::")[0]
+                missing = ("not collected", broken.get(file, ""))
+                missing = ("timeout", killed[file]) if file in killed else missing
                 got, detail = tests.get(nodeid) or canonical.get(canonical_id(nodeid), missing)
                 table.write(f"{nodeid}\t{outcome}\t{got}\t{detail}\n")
         print(f"\nEvery test's outcome on both: {out}")
@@ -309,43 +445,59 @@ def select_files(reference, patterns: list[str], sample: int) -> list[str]:
 def main(argv=None) -> int:
     """Command line; see the module's docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suite", type=Path, default=Path(os.environ.get(
+    parser.add_argument("--suite", choices=SUITES, default="chainer", help="which tests to run")
+    parser.add_argument("--suite-dir", type=Path, default=Path(os.environ.get(
         "DBR_CHAINER_SUITE", DEFAULT_SUITE)), help="the folder of Chainer's suite")  # fmt: skip
     parser.add_argument("--work", type=Path, required=True, help="a folder to run in (emptied)")
-    parser.add_argument("--deviations", type=Path, default=DEFAULT_DEVIATIONS)
+    parser.add_argument(
+        "--deviations", type=Path, help="default: tests-integration/<suite>_suite_deviations.tsv"
+    )
     parser.add_argument("--files", nargs="*", default=[], help="fnmatch patterns of test files")
     parser.add_argument("--sample", type=int, default=1, help="run every N-th file only")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="not for chainermn")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
+    parser.add_argument("--file-timeout", type=int, default=180, help="seconds per chainermn file")
     parser.add_argument("--out", type=Path, help="write every test's outcomes to this TSV")
     parser.add_argument(
         "--migration", choices=("imports", "sed"), default="imports",
         help="python -m dbr.chainer.migrate --module-strings (default), or the README's sed line",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    if not (args.suite / OUTCOMES).is_file():
-        print(f"chainer_suite: no {OUTCOMES} under {args.suite}; nothing to run")
+    suite = SUITES[args.suite]
+    if not (args.suite_dir / suite.outcomes).is_file():
+        print(f"chainer_suite: no {suite.outcomes} under {args.suite_dir}; nothing to run")
         return 2
-    reference = read_reference(args.suite)
-    deviations = read_deviations(args.deviations)
+    mpiexec = find_mpiexec() if suite.ranks > 1 else None
+    if suite.ranks > 1 and mpiexec is None:
+        print("chainer_suite: no mpiexec beside this Python or on PATH: install an MPI, e.g.")
+        print("  pip install 'dbr-distributed[mpich]'")
+        return 2
+    reference = read_reference(args.suite_dir / suite.outcomes)
+    deviations = read_deviations(args.deviations or suite.deviations)
     files = select_files(reference, args.files, args.sample)
     if not files:
         print(f"chainer_suite: no test file of the reference matches {args.files}")
         return 2
     reference = {n: o for n, o in reference.items() if n.split("::")[0] in set(files)}
     args.work = args.work.resolve()
-    prepare(args.suite, args.work, args.migration)
-    dropped = pytest_config(args.suite, args.work)
+    prepare(args.suite_dir, args.work, args.migration)
+    dropped = pytest_config(args.suite_dir, args.work)
     for line in dropped:
         print(
             f"chainer_suite: filterwarnings entry dropped (its category does not import): {line}"
         )
     started = time.monotonic()
-    run_pytest(args.work, files, args.jobs, args.timeout)
+    killed = {}
+    if mpiexec is None:
+        run_pytest(args.work, files, args.jobs, args.timeout)
+    else:
+        killed = run_mpiexec(
+            args.work, files, suite.ranks, args.timeout, args.file_timeout, mpiexec
+        )
     print(f"\n{len(files)} files in {time.monotonic() - started:.0f} s")
-    tests, broken = read_dbr_outcomes(args.work)
-    classes, used = compare(reference, tests, broken, deviations)
-    report(reference, tests, broken, classes, used, args.out)
+    tests, broken = read_dbr_outcomes(args.work, suite.ranks, killed)
+    classes, used = compare(reference, tests, broken, deviations, killed)
+    report(reference, tests, broken, classes, used, args.out, suite.title, killed)
     unresolved = sum(
         len(ids) for name, ids in classes.items() if name not in ("passed", "deviation")
     )
