@@ -205,6 +205,7 @@ PAGES = [
             ("Links", "dbr.distributed.links", "all"),
             ("MPI library", "dbr.distributed.mpi_library", "all"),
             ("Global except hook", "dbr.distributed.global_except_hook", "all"),
+            ("Testing helpers", "dbr.distributed.testing", "all"),
         ],
     ),
     (

@@ -2,7 +2,8 @@
 
 ``get_device``, ``get_device_from_array``, ``get_array_module``,
 ``using_device``, ``copyto``, ``Device`` and ``CpuDevice`` are dbr.core's;
-``GpuDevice`` is dbr.gpu's, imported when first asked for (dbr-chainer[gpu]).
+``GpuDevice`` is dbr.gpu's, imported when first asked for (dbr-chainer[gpu]);
+``cuda`` is :mod:`dbr.chainer.backends.cuda`, as Chainer's module imports it.
 ``ChainerxDevice`` stands for Chainer's ChainerX device: dbr has no ChainerX,
 so no device is one and none can be made.
 """
@@ -19,6 +20,10 @@ __all__ = list(_CHAINER_NAMES)
 
 
 def __getattr__(name):
+    if name == "cuda":
+        from dbr.chainer.backends import cuda
+
+        return cuda
     if name == "GpuDevice":
         import dbr.gpu
 

@@ -203,7 +203,12 @@ class SweepIterator(Iterator):
         serialize = getattr(self.order_sampler, "serialize", None)
         if serialize is None:
             return
-        child = serializer["order_sampler"]
+        try:
+            child = serializer["order_sampler"]
+        except NotImplementedError:
+            # A flat serializer (AbstractSerializer's own __getitem__, as in
+            # Chainer) has no place for the sampler's state; Chainer keeps none.
+            return
         if isinstance(serializer, Deserializer) and stored_keys(child) == frozenset():
             return
         serialize(child)

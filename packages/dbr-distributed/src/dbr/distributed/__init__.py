@@ -23,6 +23,7 @@ from dbr.distributed import (
     links,
     mpi_library,
     optimizers,
+    testing,
 )
 from dbr.distributed.communicators import CommunicatorBase, create_communicator
 from dbr.distributed.datasets import DataSizeError, scatter_dataset, scatter_index
@@ -61,4 +62,5 @@ __all__ = [
     "optimizers",
     "scatter_dataset",
     "scatter_index",
+    "testing",
 ]

@@ -6,12 +6,13 @@ arrays over MPI; ``'pure_nccl'`` reduces gradients of CuPy arrays with
 ``dbr.gpu``'s NCCL communicator and moves everything else over MPI.
 """
 
+import contextlib
 import pickle
 import warnings
 
 import numpy
 
-from dbr.core import get_array_module
+from dbr.core import config, get_array_module
 from dbr.distributed.mpi_library import load_mpi as _mpi
 
 __all__ = [
@@ -20,9 +21,15 @@ __all__ = [
     "FlatCommunicator",
     "MpiCommunicatorBase",
     "NaiveCommunicator",
+    "INT_MAX",
     "PureNcclCommunicator",
+    "chunked_bcast_obj",
     "create_communicator",
+    "init_ranks",
 ]
+
+INT_MAX = 2**31 - 1
+"""The largest count of one MPI message (a C ``int``); :func:`chunked_bcast_obj` stays below."""
 
 _DEFAULT_MAX_BUF_LEN = 256 * 1024 * 1024
 # multi_node_mean_grad sums the packed gradients this many bytes at a time:
@@ -165,6 +172,69 @@ def _unpack(packed, attr, scale=None):
             offset += array.size
 
 
+def init_ranks(mpi_comm):
+    """This process's place in ``mpi_comm`` and on its machine (every rank calls it together).
+
+    Machines are told apart by MPI's processor name; they are numbered in the
+    order of their lowest rank.
+
+    Returns:
+        list: ``[rank, intra_rank, intra_size, inter_rank, inter_size]``:
+        the rank in ``mpi_comm``, the index and count of the processes on this
+        machine, the index of this machine and the number of machines.
+    """
+    names = mpi_comm.allgather(_mpi().Get_processor_name())
+    hosts = list(dict.fromkeys(names))
+    mine = names[mpi_comm.rank]
+    same = [r for r, n in enumerate(names) if n == mine]
+    return [mpi_comm.rank, same.index(mpi_comm.rank), len(same), hosts.index(mine), len(hosts)]
+
+
+class _BufferLengthError(ValueError, AssertionError):
+    """A bad ``max_buf_len``: a ValueError, and the AssertionError ChainerMN raises."""
+
+
+def chunked_bcast_obj(obj, mpi_comm, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
+    """Broadcast the picklable ``obj`` of rank ``root`` over ``mpi_comm``; every rank returns it.
+
+    The pickle travels in pieces of at most ``max_buf_len`` bytes, so that an
+    object whose pickle exceeds MPI's message limit (:data:`INT_MAX`) still
+    goes; the other ranks pass None for ``obj``.
+
+    Args:
+        obj: the object on ``root``; None elsewhere.
+        mpi_comm: an mpi4py communicator.
+        max_buf_len (int): the largest piece, in bytes: in ``[1, INT_MAX)``.
+        root (int): the rank that has the object.
+
+    Returns:
+        ``root``'s object (on ``root``, ``obj`` itself).
+    """
+    if not 0 < max_buf_len < INT_MAX:
+        raise _BufferLengthError(
+            f"chunked_bcast_obj: max_buf_len must be in [1, {INT_MAX}), got {max_buf_len}"
+        )
+    if mpi_comm.rank == root:
+        pickled = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = numpy.frombuffer(pickled, numpy.uint8)
+        length = mpi_comm.bcast(payload.size, root=root)
+    else:
+        length = mpi_comm.bcast(None, root=root)
+        payload = numpy.empty(length, numpy.uint8)
+    for start in range(0, length, max_buf_len):
+        mpi_comm.Bcast(payload[start : start + max_buf_len], root=root)
+    return obj if mpi_comm.rank == root else pickle.loads(payload.tobytes())
+
+
+def _check_finite(summed):
+    """In debug mode, refuse a gradient sum holding NaN or infinity (the same on every rank)."""
+    if config.debug and not bool(get_array_module(summed).isfinite(summed).all()):
+        raise ValueError(
+            "multi_node_mean_grad: the gradients diverged after the all-reduce: their sum "
+            "over the ranks holds NaN or infinity (dbr.core.config.debug is on)"
+        )
+
+
 class CommunicatorBase:
     """The interface every communicator implements (ChainerMN's ``CommunicatorBase``).
 
@@ -175,27 +245,54 @@ class CommunicatorBase:
     """
 
     def __init__(self):
-        self._config = {}
+        object.__setattr__(self, "_configs", {})
+        object.__setattr__(self, "_within_config_scope", False)
+
+    @property
+    def within_config_scope(self):
+        """Whether attributes set now are configuration entries (see :meth:`config_scope`)."""
+        return getattr(self, "_within_config_scope", False)
+
+    @contextlib.contextmanager
+    def config_scope(self):
+        """A scope in which every attribute set on the communicator is a configuration entry.
+
+        A subclass declares its entries there (``self.batched_copy = True``);
+        :meth:`set_config` and :meth:`get_config` then know them, and each
+        stays readable as an attribute.
+        """
+        previous = self.within_config_scope
+        object.__setattr__(self, "_within_config_scope", True)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_within_config_scope", previous)
+
+    def __setattr__(self, name, value):
+        if self.within_config_scope:
+            self._configs[name] = value
+        super().__setattr__(name, value)
 
     def set_config(self, name, value=True, **kwargs):
         """Set the configuration entry ``name`` (only those a communicator knows)."""
-        if name not in self._config:
+        if name not in self._configs:
             raise ValueError(
                 f"{type(self).__name__}.set_config: unknown name {name!r}; "
-                f"expected one of {sorted(self._config)}"
+                f"expected one of {sorted(self._configs)}"
             )
-        self._config[name] = value
+        with self.config_scope():
+            setattr(self, name, value)
 
     def get_config(self, name=None):
         """Return the configuration entry ``name``, or all of them as a dict."""
         if name is None:
-            return dict(self._config)
-        if name not in self._config:
+            return dict(self._configs)
+        if name not in self._configs:
             raise ValueError(
                 f"{type(self).__name__}.get_config: unknown name {name!r}; "
-                f"expected one of {sorted(self._config)}"
+                f"expected one of {sorted(self._configs)}"
             )
-        return self._config[name]
+        return self._configs[name]
 
     def finalize(self):
         """Release what the communicator holds beyond MPI (NCCL communicators); idempotent."""
@@ -222,17 +319,13 @@ class MpiCommunicatorBase(CommunicatorBase):
     def __init__(self, mpi_comm):
         super().__init__()
         self.mpi_comm = mpi_comm
-        self._config["batched_copy"] = True
+        with self.config_scope():
+            self.batched_copy = True
         self._grad_chunk_bytes = _GRAD_CHUNK_BYTES
         self._grad_buffers = {}
-        names = mpi_comm.allgather(_mpi().Get_processor_name())
-        hosts = list(dict.fromkeys(names))
-        mine = names[mpi_comm.rank]
-        same = [r for r, n in enumerate(names) if n == mine]
-        self._intra_rank = same.index(mpi_comm.rank)
-        self._intra_size = len(same)
-        self._inter_rank = hosts.index(mine)
-        self._inter_size = len(hosts)
+        _, self._intra_rank, self._intra_size, self._inter_rank, self._inter_size = init_ranks(
+            mpi_comm
+        )
 
     @property
     def rank(self):
@@ -434,21 +527,9 @@ class MpiCommunicatorBase(CommunicatorBase):
 
     def bcast_obj(self, obj, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
         """Broadcast a picklable object of ``root``, in pieces of at most ``max_buf_len`` bytes."""
-        if not 0 < max_buf_len <= 2**31 - 1:
-            raise ValueError(
-                f"bcast_obj: max_buf_len must be in [1, 2**31 - 1], got {max_buf_len}"
-            )
-        if self.rank == root:
-            payload = numpy.frombuffer(
-                pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), numpy.uint8
-            )
-            length = self.mpi_comm.bcast(payload.size, root=root)
-        else:
-            length = self.mpi_comm.bcast(None, root=root)
-            payload = numpy.empty(length, numpy.uint8)
-        for start in range(0, length, max_buf_len):
-            self.mpi_comm.Bcast(payload[start : start + max_buf_len], root=root)
-        return obj if self.rank == root else pickle.loads(payload.tobytes())
+        return chunked_bcast_obj(
+            obj if self.rank == root else None, self.mpi_comm, max_buf_len, root
+        )
 
     def gather_obj(self, obj, root=0):
         """A list of every rank's object on ``root``; None elsewhere."""
@@ -492,7 +573,9 @@ class MpiCommunicatorBase(CommunicatorBase):
         then skip the same ones).
 
         The packing buffer of NumPy gradients is kept between calls (at
-        most 8 MiB per dtype); the gradients never alias it.
+        most 8 MiB per dtype); the gradients never alias it. In debug mode
+        (``dbr.core.config.debug``), a sum holding NaN or infinity raises
+        ValueError on every rank.
         """
         params = _grad_params(model, zero_fill)
         if params:
@@ -561,6 +644,7 @@ class MpiCommunicatorBase(CommunicatorBase):
     def _sum_chunk(self, xp, chunk, pieces, scale):
         """Sum ``chunk`` over the ranks; copy each ``(target, offset)`` piece back, scaled."""
         self._sum_in_place(chunk)
+        _check_finite(chunk)
         for target, offset in pieces:
             piece = chunk[offset : offset + target.size]
             if scale is None:
@@ -622,7 +706,8 @@ class PureNcclCommunicator(MpiCommunicatorBase):
 
     def __init__(self, mpi_comm):
         super().__init__(mpi_comm)
-        self._config["allreduce_grad_dtype"] = None
+        with self.config_scope():
+            self.allreduce_grad_dtype = None
         self._nccl = None
 
     def set_config(self, name, value=True, **kwargs):
@@ -654,11 +739,12 @@ class PureNcclCommunicator(MpiCommunicatorBase):
         if xp is numpy:
             super().multi_node_mean_grad(model, zero_fill)
             return
-        dtype = self._config["allreduce_grad_dtype"]
+        dtype = self.allreduce_grad_dtype
         packed = _pack(params, "grad", xp, dtype)
         comm = self._nccl_comm()
         for buffer, _ in packed.values():
             comm.all_reduce(buffer)
+            _check_finite(buffer)
             buffer *= 1.0 / self.size
         _unpack(packed, "grad")
 
@@ -669,6 +755,9 @@ class PureNcclCommunicator(MpiCommunicatorBase):
             self._nccl.destroy()
             self._nccl = None
 
+
+NonCudaAwareCommunicator = PureNcclCommunicator
+"""ChainerMN's NCCL-within-machine communicator, served by :class:`PureNcclCommunicator`."""
 
 _CLASSES = {
     "naive": NaiveCommunicator,

@@ -18,18 +18,19 @@ def _check_root(who, comm, root):
         raise ValueError(f"{who}: root must be in [0, {comm.size}), got {root}")
 
 
-def _ranges(n_total_samples, size, force_equal_length):
-    """The ``(begin, end)`` of each rank's share of ``n_total_samples`` indices."""
+def _scatter_index(n_total_samples, size, force_equal_length):
+    """``(rank, begin, end)`` of each rank's share of ``n_total_samples`` indices, by rank."""
     if force_equal_length:
         share = -(-n_total_samples // size)
         return [
-            (n_total_samples * i // size, n_total_samples * i // size + share) for i in range(size)
+            (i, n_total_samples * i // size, n_total_samples * i // size + share)
+            for i in range(size)
         ]
     base, extra = divmod(n_total_samples, size)
     out, begin = [], 0
     for i in range(size):
         end = begin + base + (1 if i < extra else 0)
-        out.append((begin, end))
+        out.append((i, begin, end))
         begin = end
     return out
 
@@ -46,11 +47,11 @@ def scatter_index(n_total_samples, comm, root=0, *, force_equal_length=True):
     if n_total_samples < 0:
         raise ValueError(f"scatter_index: n_total_samples must be >= 0, got {n_total_samples}")
     if comm.rank == root:
-        ranges = _ranges(n_total_samples, comm.size, force_equal_length)
-        for i, pair in enumerate(ranges):
+        shares = _scatter_index(n_total_samples, comm.size, force_equal_length)
+        for i, begin, end in shares:
             if i != root:
-                comm.send_obj(pair, dest=i)
-        return ranges[root]
+                comm.send_obj((begin, end), dest=i)
+        return shares[root][1:]
     return comm.recv_obj(source=root)
 
 

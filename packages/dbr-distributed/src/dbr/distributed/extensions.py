@@ -11,14 +11,17 @@ import warnings
 
 import numpy
 
-from dbr.core import no_backprop_mode
+from dbr.core import Variable, no_backprop_mode
 from dbr.core.serializers import load_npz, save_npz
 from dbr.datasets import call_converter, concat_examples
-from dbr.training import PRIORITY_WRITER, Extension
+from dbr.training import PRIORITY_EDITOR, PRIORITY_WRITER, Extension, get_trigger
+from dbr.training.triggers import EarlyStoppingTrigger
 
 __all__ = [
     "AllreducePersistent",
     "GenericMultiNodeEvaluator",
+    "MultiNodeEarlyStoppingTrigger",
+    "ObservationAggregator",
     "create_multi_node_checkpointer",
     "create_multi_node_evaluator",
     "multi_node_snapshot",
@@ -176,6 +179,110 @@ class GenericMultiNodeEvaluator(Extension):
             done = self.comm.bcast_obj(not received, root=self.root)
 
 
+def _mean_of_all(histories):
+    """The mean of every value in every rank's list."""
+    values = [value for history in histories for value in history]
+    return sum(values) / len(values)
+
+
+class ObservationAggregator(Extension):
+    """Replace an observed value by an aggregate of every rank's values (default: their mean).
+
+    Each iteration it records this rank's ``trainer.observation[original_key]``
+    (when reported; a Variable or a CuPy array is copied to the host first).
+    When ``comm_trigger`` fires, rank 0 gathers every rank's records since the
+    last exchange, applies ``aggregator`` to the list of those lists, and
+    broadcasts the result, which every rank stores as
+    ``trainer.observation[aggregated_key]``. Every rank must run it with the
+    same trigger.
+
+    Args:
+        comm: a communicator.
+        original_key (str): the observation to aggregate.
+        aggregated_key (str): where the aggregate goes; ``original_key`` when None.
+        comm_trigger: when to exchange: a trigger or ``(period, unit)``.
+        aggregator (callable): a list (one per rank) of lists of values to the
+            aggregate; the mean of all the values when None.
+    """
+
+    trigger = 1, "iteration"
+    priority = PRIORITY_EDITOR
+    name = None
+
+    def __init__(
+        self, comm, original_key, aggregated_key=None, *, comm_trigger=(1, "iteration"),
+        aggregator=None,
+    ):  # fmt: skip
+        self.comm = comm
+        self.original_key = original_key
+        self.aggregated_key = original_key if aggregated_key is None else aggregated_key
+        self.comm_trigger = get_trigger(comm_trigger)
+        self.aggregator = aggregator or _mean_of_all
+        self.observation_history = []
+
+    def compute_summary(self, trainer):
+        """Record this iteration's value; at an exchange, return the aggregate (else None)."""
+        if self.original_key in trainer.observation:
+            value = trainer.observation[self.original_key]
+            if isinstance(value, Variable):
+                value = Variable(_host_value(value.array), requires_grad=False)
+            elif hasattr(value, "dtype"):
+                value = _host_value(value)
+            self.observation_history.append(value)
+        if not self.comm_trigger(trainer):
+            return None
+        histories = self.comm.gather_obj(self.observation_history)
+        self.observation_history = []
+        summary = self.aggregator(histories) if self.comm.rank == 0 else None
+        return self.comm.bcast_obj(summary)
+
+    def __call__(self, trainer):
+        """Record the value; at an exchange, store the aggregate in the observation."""
+        summary = self.compute_summary(trainer)
+        if summary is not None:
+            trainer.observation[self.aggregated_key] = summary
+
+
+class MultiNodeEarlyStoppingTrigger:
+    """:class:`~dbr.training.triggers.EarlyStoppingTrigger` on the mean over every rank.
+
+    At each check, the monitored value is first averaged over the ranks
+    (an :class:`ObservationAggregator` storing it as ``monitor + suffix``),
+    so that every rank compares the same value and stops at the same time.
+    Use it as the trainer's stop trigger on every rank.
+
+    Args:
+        comm: a communicator.
+        check_trigger, monitor, patience, mode, verbose, max_trigger: as
+            EarlyStoppingTrigger's (``patients=`` is accepted for ``patience``).
+        suffix (str): appended to ``monitor`` to name the aggregated value.
+    """
+
+    def __init__(
+        self, comm, *, check_trigger=(1, "epoch"), monitor="main/loss", patience=None,
+        mode="auto", verbose=False, max_trigger=(100, "epoch"), suffix="_aggregated", **kwargs,
+    ):  # fmt: skip
+        aggregated = monitor + suffix
+        if patience is not None:
+            kwargs["patience"] = patience
+        self.actual_trigger = EarlyStoppingTrigger(
+            check_trigger=check_trigger, monitor=aggregated, mode=mode, verbose=verbose,
+            max_trigger=max_trigger, **kwargs,
+        )  # fmt: skip
+        self.aggregator = ObservationAggregator(
+            comm, monitor, aggregated_key=aggregated, comm_trigger=check_trigger
+        )
+
+    def __call__(self, trainer):
+        """Aggregate the monitored value, then ask the early-stopping trigger."""
+        self.aggregator(trainer)
+        return self.actual_trigger(trainer)
+
+    def get_training_length(self):
+        """The longest training: ``max_trigger``'s period and unit."""
+        return self.actual_trigger.get_training_length()
+
+
 def _parse_replica_sets(replica_sets, size):
     """The replica sets as a list of disjoint sets covering ``range(size)``."""
     sets = []
@@ -307,13 +414,12 @@ class _CheckpointStats:
 
     def report(self):
         if not self.timings:
-            return {"count": 0}
-        return {
-            "count": len(self.timings),
-            "mean": sum(self.timings) / len(self.timings),
-            "min": min(self.timings),
-            "max": max(self.timings),
-        }
+            return "No checkpoint taken yet"
+        return (
+            f"Checkpoint durations (s) of {len(self.timings)}: "
+            f"mean={sum(self.timings) / len(self.timings):f}, "
+            f"min={min(self.timings):f}, max={max(self.timings):f}"
+        )
 
 
 class _MultiNodeCheckpointer(Extension):
@@ -361,7 +467,7 @@ class _MultiNodeCheckpointer(Extension):
         self.files = []
 
     def get_stats(self):
-        """Checkpoint timings on this rank: count, mean, min, max (seconds)."""
+        """A line on the checkpoint durations of this rank: count, mean, min, max (seconds)."""
         return self.stats.report()
 
     def _filename(self, iteration):

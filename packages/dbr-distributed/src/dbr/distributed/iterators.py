@@ -2,11 +2,40 @@
 
 import numpy
 
+from dbr.core.serializers import Deserializer, DictionarySerializer
 from dbr.datasets import Iterator, ShuffleOrderSampler
 
 __all__ = ["create_multi_node_iterator", "create_synchronized_iterator"]
 
 _POSITION = ("epoch", "current_position", "is_new_epoch")
+
+
+def _build_ctrl_msg(stop, is_valid_data_type, is_paired_dataset, is_new_epoch, current_position):
+    """The control header the master sends ahead of each batch, as ChainerMN lays it out.
+
+    Five numbers in a float32 array: whether the iteration stopped, whether a
+    batch follows, whether its examples are ``(x, y)`` pairs, whether the
+    batch started a new epoch, and the position in the epoch after it.
+    """
+    return numpy.array(
+        [int(stop), int(is_valid_data_type), int(is_paired_dataset), int(is_new_epoch),
+         int(current_position)],
+        dtype=numpy.float32,
+    )  # fmt: skip
+
+
+def _parse_ctrl_msg(msg):
+    """The fields of :func:`_build_ctrl_msg`'s header, in its argument order."""
+    stop, valid, paired, new_epoch, position = (msg[i] for i in range(5))
+    return bool(stop), bool(valid), bool(paired), bool(new_epoch), int(position)
+
+
+def _is_paired(batch):
+    return (
+        isinstance(batch, list)
+        and bool(batch)
+        and all(isinstance(example, tuple) and len(example) == 2 for example in batch)
+    )
 
 
 class _MultiNodeIteratorMaster(Iterator):
@@ -17,30 +46,43 @@ class _MultiNodeIteratorMaster(Iterator):
         state["actual_iterator"] = actual_iterator
         state["communicator"] = communicator
         state["rank_master"] = rank_master
-        communicator.bcast_obj(self._position(), root=rank_master)
+        self._share_state()
 
-    def _position(self):
+    def _share_state(self):
+        """Broadcast the actual iterator's serialized state and its position to the other ranks."""
         it = self.actual_iterator
+        state = {}
+        it.serialize(DictionarySerializer(state))
         position = {name: getattr(it, name) for name in _POSITION}
         position["epoch_detail"] = it.epoch_detail
         position["previous_epoch_detail"] = getattr(it, "previous_epoch_detail", None)
-        return position
+        self.communicator.bcast_obj((state, position), root=self.rank_master)
+
+    def _send(self, batch):
+        """Broadcast the control header, the batch (None at the stop) and the epoch counters."""
+        it = self.actual_iterator
+        stop = batch is None
+        ctrl = _build_ctrl_msg(
+            stop, not stop, _is_paired(batch), it.is_new_epoch, it.current_position
+        )
+        counters = (it.epoch, it.epoch_detail, getattr(it, "previous_epoch_detail", None))
+        self.communicator.bcast_obj((ctrl, batch, counters), root=self.rank_master)
 
     def __next__(self):
         try:
             batch = next(self.actual_iterator)
         except StopIteration:
-            self.communicator.bcast_obj((None, self._position()), root=self.rank_master)
+            self._send(None)
             raise
-        self.communicator.bcast_obj((batch, self._position()), root=self.rank_master)
+        self._send(batch)
         return batch
 
     next = __next__
 
     def serialize(self, serializer):
-        """Serialize the actual iterator; the other ranks take its position."""
+        """Serialize the actual iterator; the other ranks take its state and position."""
         self.actual_iterator.serialize(serializer)
-        self.communicator.bcast_obj(self._position(), root=self.rank_master)
+        self._share_state()
 
     def __getattr__(self, name):
         return getattr(self.__dict__["actual_iterator"], name)
@@ -55,34 +97,60 @@ class _MultiNodeIteratorSlave(Iterator):
     def __init__(self, communicator, rank_master):
         self.communicator = communicator
         self.rank_master = rank_master
-        self._set(communicator.bcast_obj(None, root=rank_master))
+        self._order = None
+        self._take_state()
 
-    def _set(self, position):
+    def _take_state(self):
+        """Receive the master's serialized state and position; mirror them. Return the state."""
+        state, position = self.communicator.bcast_obj(None, root=self.rank_master)
         for name, value in position.items():
             setattr(self, name, value)
+        order = state.get("order")
+        if order is None or self._order is None or self._order.shape != order.shape:
+            self._order = None if order is None else numpy.array(order)
+        else:
+            # In place: the order array handed out before stays this iterator's.
+            self._order[...] = order
+        return state
 
     def __next__(self):
-        batch, position = self.communicator.bcast_obj(None, root=self.rank_master)
-        self._set(position)
-        if batch is None:
+        ctrl, batch, counters = self.communicator.bcast_obj(None, root=self.rank_master)
+        stop, _, _, self.is_new_epoch, self.current_position = _parse_ctrl_msg(ctrl)
+        self.epoch, self.epoch_detail, self.previous_epoch_detail = counters
+        if stop:
             raise StopIteration
         return batch
 
     next = __next__
 
     def serialize(self, serializer):
-        """Write (or, loading, read) the position; then take the master's, which rules."""
-        for name in _POSITION:
-            setattr(self, name, serializer(name, getattr(self, name)))
-        self._set(self.communicator.bcast_obj(None, root=self.rank_master))
+        """Write the master's iterator state, so that any iterator can resume from this file.
+
+        Loading, the file is read but the master's state rules: this rank
+        takes the position (and order) that the master has after its load.
+        """
+        state = self._take_state()
+        if self._order is not None and not isinstance(serializer, Deserializer):
+            state["order"] = self._order
+        for key, value in sorted(state.items()):
+            *path, leaf = key.split("/")
+            target = serializer
+            try:
+                for name in path:
+                    target = target[name]
+            except NotImplementedError:
+                # A flat serializer has no place for nested state (a sampler's).
+                continue
+            target(leaf, value)
 
 
 def create_multi_node_iterator(actual_iterator, communicator, rank_master=0):
     """An iterator that gives every rank the batches ``actual_iterator`` yields on ``rank_master``.
 
-    The master draws each batch and broadcasts it (pickled) with the
-    iterator's position (``epoch``, ``current_position``,
-    ``is_new_epoch``, ``epoch_detail``), which the other ranks mirror; the
+    The master draws each batch and broadcasts it (pickled: any picklable
+    batch goes) after a control header (stop, ``is_new_epoch``,
+    ``current_position``) and with the epoch counters (``epoch``,
+    ``epoch_detail``, ``previous_epoch_detail``), which the other ranks mirror; the
     other ranks' ``actual_iterator`` is not used. Creating it, every
     ``next`` and ``serialize`` must happen on every rank together.
 

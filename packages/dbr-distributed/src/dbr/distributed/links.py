@@ -1,11 +1,20 @@
 """Links whose computation spans the ranks."""
 
+import numpy
+
 import dbr.functions as F
 from dbr.core import Chain, ChainList, Variable, config
+from dbr.distributed.communicators import PureNcclCommunicator
 from dbr.distributed.functions import allreduce, pseudo_connect, recv, send
 from dbr.links import BatchNormalization
+from dbr.links.rnn import NStepRNNBase
 
-__all__ = ["MultiNodeBatchNormalization", "MultiNodeChainList", "create_mnbn_model"]
+__all__ = [
+    "MultiNodeBatchNormalization",
+    "MultiNodeChainList",
+    "create_mnbn_model",
+    "create_multi_node_n_step_rnn",
+]
 
 
 class MultiNodeBatchNormalization(BatchNormalization):
@@ -24,8 +33,10 @@ class MultiNodeBatchNormalization(BatchNormalization):
         comm: a communicator.
         decay, eps, dtype, use_gamma, use_beta, initial_gamma, initial_beta:
             as BatchNormalization's.
-        communication_backend (str): accepted for ChainerMN compatibility; the
-            statistics always travel through ``comm``.
+        communication_backend (str): ``'auto'``, ``'mpi'``, or ``'nccl'`` with a
+            communicator that reduces over NCCL (:class:`PureNcclCommunicator`);
+            checked as ChainerMN checks it, though the statistics always travel
+            through ``comm``.
     """
 
     def __init__(
@@ -51,6 +62,12 @@ class MultiNodeBatchNormalization(BatchNormalization):
             initial_gamma=initial_gamma,
             initial_beta=initial_beta,
         )
+        backends = ("auto", "mpi", "nccl") if _uses_nccl(comm) else ("auto", "mpi")
+        if communication_backend not in backends:
+            raise ValueError(
+                f"MultiNodeBatchNormalization: communication_backend must be one of "
+                f"{list(backends)} with a {type(comm).__name__}, got {communication_backend!r}"
+            )
         self.comm = comm
         self.communication_backend = communication_backend
 
@@ -59,6 +76,14 @@ class MultiNodeBatchNormalization(BatchNormalization):
         if not config.train:
             return super().forward(x)
         gamma, beta = self._scale_and_shift()
+        # The statistics are computed in at least float32 and in the wider of
+        # the input's and the parameters' dtypes; the output has the input's.
+        out_dtype = x.dtype
+        dtype = numpy.result_type(x.dtype, gamma.dtype, numpy.float32)
+        if x.dtype != dtype:
+            x = F.cast(x, dtype)
+        if gamma.dtype != dtype:
+            gamma, beta = F.cast(gamma, dtype), F.cast(beta, dtype)
         channels = gamma.ndim
         axes = (0, *range(1 + channels, x.ndim))
         shape = [1] + list(gamma.shape) + [1] * (x.ndim - 1 - channels)
@@ -80,7 +105,11 @@ class MultiNodeBatchNormalization(BatchNormalization):
         self.avg_mean += ((1 - decay) * mean.array).astype(self.avg_mean.dtype)
         self.avg_var *= decay
         self.avg_var += ((1 - decay) * adjust * var.array).astype(self.avg_var.dtype)
-        return y
+        return y if y.dtype == out_dtype else F.cast(y, out_dtype)
+
+
+def _uses_nccl(comm):
+    return isinstance(comm, PureNcclCommunicator)
 
 
 def _to_mnbn(link, comm, communication_backend):
@@ -266,3 +295,60 @@ class MultiNodeChainList(ChainList):
         if isinstance(output, Variable):
             return pseudo_connect(delegate, output)[0]
         return pseudo_connect(delegate, *output)
+
+
+class _MultiNodeNStepRNN(Chain):
+    """A stacked RNN whose initial states come from one rank and final states go to another."""
+
+    def __init__(self, link, communicator, rank_in, rank_out):
+        if not isinstance(link, NStepRNNBase):
+            raise ValueError(
+                f"create_multi_node_n_step_rnn: actual_link must be an NStep RNN link "
+                f"(NStepLSTM, NStepGRU, NStepRNNTanh, ...), got {type(link).__name__}"
+            )
+        super().__init__()
+        with self.init_scope():
+            self.actual_rnn = link
+        self.communicator = communicator
+        self.rank_in = rank_in
+        self.rank_out = rank_out
+        self.n_cells = link.n_cells
+
+    def forward(self, *inputs):
+        """Run the RNN; return its outputs followed by the delegate of the sends (or None)."""
+        cells = [None] * self.n_cells
+        if self.rank_in is not None:
+            cells = [recv(self.communicator, self.rank_in) for _ in range(self.n_cells)]
+        outputs = self.actual_rnn(*cells, *inputs)
+        delegate = None
+        if self.rank_out is not None:
+            states = outputs[:-1]
+            cell = states[0]
+            for i in range(self.n_cells):
+                delegate = send(cell, self.communicator, self.rank_out)
+                if i + 1 < self.n_cells:
+                    (cell,) = pseudo_connect(delegate, states[i + 1])
+        return (*outputs, delegate)
+
+
+def create_multi_node_n_step_rnn(actual_link, communicator, rank_in=None, rank_out=None):
+    """A stacked RNN link for model parallelism: states come from ``rank_in``, go to ``rank_out``.
+
+    The link receives its initial states (``hx``, and ``cx`` for an LSTM)
+    from rank ``rank_in`` (None: starts from zeros), runs ``actual_link`` and
+    sends its final states to rank ``rank_out`` (None: sends nothing). It
+    returns ``actual_link``'s outputs followed by one more value, the
+    delegate variable of the sends (None without ``rank_out``): connect it to
+    the loss with :func:`~dbr.distributed.functions.pseudo_connect`, so that
+    the backward receives the states' gradients from ``rank_out``.
+
+    Args:
+        actual_link: an NStep RNN link (``NStepLSTM``, ``NStepBiGRU``, ...).
+        communicator: a communicator.
+        rank_in (int or None): the rank sending the initial states.
+        rank_out (int or None): the rank receiving the final states.
+
+    Returns:
+        Chain: the multi-node RNN; ``actual_rnn`` is ``actual_link``.
+    """
+    return _MultiNodeNStepRNN(actual_link, communicator, rank_in, rank_out)

@@ -2,8 +2,8 @@
 
 Imported only when used: ``import dbr.chainer`` loads neither this module nor
 mpi4py. Its submodules (``links``, ``functions``, ``extensions``,
-``iterators``, ``datasets``, ``optimizers``, ``communicators``,
-``global_except_hook``) forward to dbr.distributed's.
+``iterators``, ``datasets``, ``optimizers``, ``communicators``, ``testing``,
+``global_except_hook``) forward to dbr.distributed's; ``nccl`` to dbr.gpu's.
 """
 
 import dbr.distributed as _target
