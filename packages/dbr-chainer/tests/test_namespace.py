@@ -380,3 +380,37 @@ def test_importing_the_namespace_loads_neither_mpi_nor_onnx():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_chainermn_submodules_are_dbr_distributed_modules():
+    import importlib
+
+    import dbr.distributed
+
+    for package, dbr_name, leaves in [
+        ("communicators", "communicators", ["naive_communicator", "flat_communicator",
+                                            "mpi_communicator_base", "_communication_utility"]),
+        ("extensions", "extensions", ["checkpoint", "_multi_node_snapshot"]),
+        ("iterators", "iterators", ["multi_node_iterator", "synchronized_iterator"]),
+        ("datasets", "datasets", ["scatter"]),
+        ("links", "links", ["n_step_rnn", "batch_normalization"]),
+        ("testing", "testing", ["device"]),
+    ]:  # fmt: skip
+        target = importlib.import_module(f"dbr.distributed.{dbr_name}")
+        for leaf in leaves:
+            module = importlib.import_module(f"dbr.chainer.chainermn.{package}.{leaf}")
+            assert module is target, (package, leaf)
+    import dbr.chainer.chainermn as chainermn
+    from dbr.chainer.chainermn.extensions import MultiNodeEarlyStoppingTrigger as Trigger
+
+    assert Trigger is dbr.distributed.extensions.MultiNodeEarlyStoppingTrigger
+    assert chainermn.datasets.scatter._scatter_index is dbr.distributed.datasets._scatter_index
+    assert chainermn.testing.get_device is dbr.distributed.testing.get_device
+    import dbr.chainer.chainermn.nccl  # importable without a GPU, as ChainerMN's
+
+
+def test_backend_cuda_is_backends_cuda():
+    import dbr.chainer.backend
+    import dbr.chainer.backends.cuda
+
+    assert dbr.chainer.backend.cuda is dbr.chainer.backends.cuda

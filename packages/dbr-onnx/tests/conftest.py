@@ -41,6 +41,19 @@ def run_onnx(proto, feeds):
     return session.run(None, feeds)
 
 
+def _export_from(model, args, opset, **kwargs):
+    """Export at ``opset``, or, if an operator needs a newer one, at the first opset it names."""
+    import dbr.onnx
+    from dbr.onnx.converters._legacy import OpsetError
+
+    try:
+        return dbr.onnx.export(model, args, opset_version=opset, **kwargs)
+    except OpsetError as e:
+        needed = int(str(e).split("opset ")[1].split()[0].rstrip(";"))
+        assert needed > opset, str(e)
+        return _export_from(model, args, needed, **kwargs)
+
+
 def check_export(model, args, opsets=None, rtol=1e-5, atol=1e-6, **kwargs):
     """Export at each opset, full-check it, and compare ONNX Runtime with dbr's forward.
 
@@ -58,7 +71,7 @@ def check_export(model, args, opsets=None, rtol=1e-5, atol=1e-6, **kwargs):
         ]
     proto = None
     for opset in opsets:
-        proto = dbr.onnx.export(model, args, opset_version=opset, **kwargs)
+        proto = _export_from(model, args, opset, **kwargs)
         onnx.checker.check_model(proto, full_check=True)
         names = [i.name for i in proto.graph.input][: len(arg_list)]
         actual = run_onnx(proto, dict(zip(names, arg_list)))

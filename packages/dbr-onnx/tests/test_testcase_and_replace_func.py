@@ -34,10 +34,11 @@ def test_export_testcase_writes_model_and_io(tmp_path, tools):
     assert name == "Input_1"
     numpy.testing.assert_array_equal(array, y)
     name, array = _read(data / "output_0.pb")
-    assert name == "Output_0"
+    assert name == "LinearFunction_0"
     numpy.testing.assert_allclose(array, x @ model.W.array.T, rtol=1e-6)
     outputs = tools.run_onnx(proto, {"Input_0": x, "Input_1": y})
     numpy.testing.assert_allclose(outputs[1], _read(data / "output_1.pb")[1])
+    assert _read(data / "output_1.pb")[0] == "_ * 2_0"
 
 
 def test_export_testcase_output_grad(tmp_path, tools):
@@ -45,7 +46,7 @@ def test_export_testcase_output_grad(tmp_path, tools):
     x = x32(2, 3)
     dbr.onnx.export_testcase(model, [x], str(tmp_path), output_grad=True)
     name, grad = _read(tmp_path / "test_data_set_0" / "gradient_0.pb")
-    assert name == "/W"
+    assert name == "param_W"
     numpy.testing.assert_allclose(grad, numpy.ones((2, 4), numpy.float32).T @ x, rtol=1e-6)
 
 

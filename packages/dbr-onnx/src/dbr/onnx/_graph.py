@@ -53,15 +53,24 @@ class FunctionConverterParams:
 
 
 class Context:
-    """Names of the graph being built, and the constants that converters add to it.
+    """Names of the graph being built, and the constants and parameters converters add to it.
 
     A converter calls :meth:`add_const` for a constant tensor (an attribute
-    that later opsets take as an input, a scale, an index list) and
-    :meth:`tmp` for the name of an intermediate value.
+    that later opsets take as an input, a scale, an index list), written as a
+    ``Constant`` node before the converter's own nodes; :meth:`add_param` for
+    an array that belongs in the model's initializers (a running mean the
+    operator needs); and :meth:`tmp` for the name of an intermediate value.
+    Names follow onnx_chainer's: a function is ``<Label>_<n>`` (the n-th of
+    its label), its constants ``<Label>_<n>_const_<name>`` and its parameters
+    ``<Label>_<n>_param_<name>``.
     """
 
-    def __init__(self):
+    def __init__(self, opset_version=None):
+        self.opset_version = opset_version
         self.initializers = []
+        self.constants = []
+        self.const_values = {}
+        self._taken = 0
         self._names = set()
         self._counter = 0
         self.node_name = "node"
@@ -80,12 +89,45 @@ class Context:
         return self.unique(f"{self.node_name}/{hint}")
 
     def add_const(self, array, name="const"):
-        """Add ``array`` as a constant initializer and return its ONNX name."""
-        onnx_name = self.unique(f"{self.node_name}/{name}")
+        """Add ``array`` as a ``Constant`` node and return its output's ONNX name."""
+        onnx_name = self.unique(f"{self.node_name}_const_{name}")
+        array = numpy.asarray(array)
+        tensor = numpy_helper.from_array(array, onnx_name)
+        self.const_values[onnx_name] = array
+        if array.dtype.kind != "f" and (self.opset_version or 9) < 9:
+            # Constant holds floating-point tensors only before opset 9.
+            self.initializers.append(tensor)
+        else:
+            self.constants.append(
+                helper.make_node("Constant", [], [onnx_name], name=onnx_name, value=tensor)
+            )
+        return onnx_name
+
+    def const_value(self, name):
+        """The array of the constant ``name`` added by :meth:`add_const`, or None."""
+        return self.const_values.get(name)
+
+    def add_param(self, array, name="param"):
+        """Add ``array`` as an initializer of the model and return its ONNX name."""
+        onnx_name = self.unique(f"{self.node_name}_param_{name.strip('/').replace('/', '_')}")
         self.initializers.append(numpy_helper.from_array(numpy.asarray(array), onnx_name))
         return onnx_name
 
-    add_param = add_const
+    def take_constants(self, nodes):
+        """The Constant nodes added since the last call that ``nodes`` read.
+
+        A constant that a converter added but that became an attribute (the
+        form of an older opset) is dropped, from the initializers too.
+        """
+        used = {name for n in nodes for name in n.input}
+        constants = [n for n in self.constants if n.output[0] in used]
+        self.constants = []
+        self.initializers[self._taken :] = [
+            t for t in self.initializers[self._taken :]
+            if t.name in used or t.name not in self.const_values
+        ]  # fmt: skip
+        self._taken = len(self.initializers)
+        return constants
 
     def make_node(self, op_type, inputs, outputs, **attributes):
         """An ONNX node named after the function being converted."""

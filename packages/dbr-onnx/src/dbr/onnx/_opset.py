@@ -1,11 +1,11 @@
-"""Which ONNX opsets an export may target: 13 up to what onnx and ONNX Runtime both know."""
+"""Which ONNX opsets an export may target: 7 up to what onnx and ONNX Runtime both know."""
 
 import functools
 
 import onnx
 from onnx import helper
 
-MINIMUM_OPSET_VERSION = 13
+MINIMUM_OPSET_VERSION = 7
 
 
 @functools.cache

@@ -2,14 +2,27 @@
 
 import os
 import tempfile
+import weakref
 
 import onnx
 from dbr.core import Variable, backend
 from dbr.core.configuration import using_config
-from dbr.onnx import _constants, _opset, _patch
+from dbr.core.function_hook import FunctionHook
+from dbr.core.link_hook import LinkHook
+from dbr.onnx import _constants, _opset, _patch, onnx_helper
 from dbr.onnx._graph import Context, FunctionConverterParams, _Recorder, to_numpy
+from dbr.onnx._opset import MINIMUM_OPSET_VERSION
 from dbr.onnx.converters import converters as _builtin_converters
 from onnx import helper, numpy_helper, shape_inference
+
+__all__ = [
+    "MAXIMUM_OPSET_VERSION",  # noqa: F822 (module __getattr__: computed when first read)
+    "MINIMUM_OPSET_VERSION",
+    "DataDependentConstantError",
+    "RetainInputHook",
+    "UnsupportedFunctionError",
+    "export",
+]
 
 
 class UnsupportedFunctionError(ValueError):
@@ -17,6 +30,105 @@ class UnsupportedFunctionError(ValueError):
 
 
 DataDependentConstantError = _constants.DataDependentConstantError
+
+
+def __getattr__(name):
+    # MAXIMUM_OPSET_VERSION asks ONNX Runtime which opsets it loads: done when first read.
+    if name == "MAXIMUM_OPSET_VERSION":
+        return _opset.maximum_opset_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _RetainFunctionInputs(FunctionHook):
+    """The function-hook half of :class:`RetainInputHook`."""
+
+    name = "dbr.onnx.RetainInputHook"
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def forward_preprocess(self, function, in_data):
+        self.owner._settle()
+
+    def forward_postprocess(self, function, in_data):
+        self.owner._pending.append((function, in_data, frozenset(self.owner.link_inputs)))
+
+
+class RetainInputHook(LinkHook):
+    """Keeps alive the Variables that functions take but no link was given, while it is on.
+
+    A FunctionNode refers to its inputs' Variables weakly, so a Variable made
+    inside a forward (``Variable(numpy.array(3))``, or the one ``apply`` makes
+    for an array argument) is gone once the forward returns, and a walk over
+    the graph afterwards finds a node without its Variable. Used as a context
+    manager, this hook keeps every such input alive in :attr:`retain_inputs`
+    (and gives a node whose Variable is already gone a new one holding the
+    array the function saw); the Variables passed to the link being called
+    are not kept, since its caller holds them.
+
+    Attributes:
+        retain_inputs (list of Variable): the Variables kept.
+        link_inputs (set of int): ids of the Variables passed to the links
+            being called.
+    """
+
+    name = "dbr.onnx.RetainInputHook"
+
+    def __init__(self):
+        self.link_inputs = set()
+        self.retain_inputs = []
+        self._pending = []
+        self._function_hook = _RetainFunctionInputs(self)
+
+    def _settle(self):
+        # A function's inputs are set once its apply returns: read them at the next event.
+        pending, self._pending = self._pending, []
+        for function, in_data, link_inputs in pending:
+            for node, array in zip(function.inputs or (), in_data):
+                var = node.get_variable_or_none()
+                if var is None:
+                    var = Variable(array, requires_grad=node.requires_grad)
+                    var._node = node
+                    node._variable = weakref.ref(var)
+                    self.retain_inputs.append(var)
+                elif id(var) not in link_inputs:
+                    self.retain_inputs.append(var)
+
+    @staticmethod
+    def _variable_ids(args):
+        if isinstance(args, Variable):
+            return {id(args)}
+        if isinstance(args, (list, tuple)):
+            return set().union(*(RetainInputHook._variable_ids(a) for a in args))
+        if isinstance(args, dict):
+            return RetainInputHook._variable_ids(list(args.values()))
+        return set()
+
+    def forward_preprocess(self, args):
+        """Note the Variables given to the link (they are not retained)."""
+        self._settle()
+        self.link_inputs |= self._variable_ids(args.args)
+        self.link_inputs |= self._variable_ids(args.kwargs)
+
+    def forward_postprocess(self, args):
+        """Retain what the link's functions took, then forget its inputs."""
+        self._settle()
+        self.link_inputs.clear()
+
+    def __enter__(self):
+        self._function_hook.__enter__()
+        try:
+            return super().__enter__()
+        except BaseException:
+            self._function_hook.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info):
+        try:
+            self._settle()
+        finally:
+            super().__exit__(*exc_info)
+            self._function_hook.__exit__(*exc_info)
 
 
 def export(
@@ -56,9 +168,14 @@ def export(
     (in ``dbr.functions``, for the whole process), and export to ONNX's Sign,
     Floor and Ceil.
 
-    Parameters become initializers named by their paths in ``model``
-    (``/predictor/l1/W``); inputs are named ``Input_0, ...`` and outputs
-    ``Output_0, ...`` unless ``input_names``/``output_names`` say otherwise.
+    Names follow onnx_chainer's: parameters become initializers named by
+    their paths in ``model`` (``param_predictor_l1_W`` for ``/predictor/l1/W``),
+    as do the persistent arrays of links that a function reads
+    (``param_bn_avg_mean``); inputs are named ``Input_0, ...`` and each output
+    after the function that computed it (``LinearFunction_1``: the second
+    ``LinearFunction``), unless ``input_names``/``output_names`` say otherwise.
+    Converters' constants are ``Constant`` nodes (integer ones are initializers
+    before opset 9, whose Constant holds floating-point tensors only).
 
     Args:
         model (callable): the model, usually a :class:`dbr.core.Chain`; it is
@@ -71,7 +188,9 @@ def export(
         graph_name (str): the name of the ONNX graph.
         save_text (bool): also write the model as text to ``filename + '.txt'``.
         opset_version (int): the default-domain opset; None picks the newest that
-            onnx and ONNX Runtime both support. Every opset from 13 up works.
+            onnx and ONNX Runtime both support. Opsets from 7 work; a function
+            whose operator is newer than the opset (Sign, Where, Resize, ...)
+            raises ValueError naming the first opset that has it.
         train (bool): run the forward in training mode.
         return_named_inout (bool): also return the named inputs and outputs.
         external_converters (dict): converters by function name (the
@@ -112,10 +231,12 @@ def export(
         with using_config("train", train), using_config("enable_backprop", True), recorder:
             outputs = call(model)
         out_vars = _flatten_outputs(outputs)
-        out_names = _names(output_names, out_vars, "Output", "output_names")
+        out_names = None
+        if output_names is not None:
+            out_names = _names(output_names, out_vars, "Output", "output_names")
 
         builder = _GraphBuilder(recorder, opset_version, converters)
-        graph = builder.build(
+        graph, out_names = builder.build(
             model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
         )
         _constants.check(builder.folded, recorder.records, model, second, args, _wrap_args, train)
@@ -126,6 +247,14 @@ def export(
         graph, producer_name="dbr.onnx", producer_version=_version(), opset_imports=opset_imports
     )
     proto.ir_version = _opset.ir_version_for(opset_version)
+    if proto.ir_version < 4:
+        # Before IR 4 every initializer must also be a graph input.
+        listed = {i.name for i in proto.graph.input}
+        proto.graph.input.extend(
+            helper.make_tensor_value_info(t.name, t.data_type, t.dims)
+            for t in proto.graph.initializer
+            if t.name not in listed
+        )
     if shapes is not None:
         proto = shape_inference.infer_shapes(proto)
     if export_params and not external_converters:
@@ -264,6 +393,23 @@ def _value_info(name, dtype, shape):
     return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(dtype), shape)
 
 
+def _persistent_names(model):
+    """{id(array): ONNX name} of the persistent arrays of ``model``'s links.
+
+    A link ``/bn``'s ``avg_mean`` is ``param_bn_avg_mean``, as its parameters are named.
+    """
+    found = {}
+    if not hasattr(model, "namedlinks"):
+        return found
+    for path, link in model.namedlinks():
+        for name in getattr(link, "_persistent", ()):
+            value = getattr(link, name, None)
+            if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
+                full = f"{path.rstrip('/')}/{name}"
+                found.setdefault(id(value), onnx_helper.cleanse_param_name(full))
+    return found
+
+
 def function_name(func):
     """The names a converter may be registered under: the label, then the class name."""
     label = func.label
@@ -285,6 +431,7 @@ class _GraphBuilder:
     ):
         names = {}  # id(VariableNode) -> ONNX name
         kinds = {}  # id(VariableNode) -> "input" | "param"
+        persistent_names = _persistent_names(model)
         for name, var in zip(in_names, arg_vars.values()):
             if var.node is not None:
                 names[id(var.node)] = name
@@ -294,16 +441,18 @@ class _GraphBuilder:
             for path, param in model.namedparams(include_uninit=False):
                 node = param._node
                 if node is not None and id(node) not in names:
-                    names[id(node)] = path
+                    name = onnx_helper.cleanse_param_name(path)
+                    names[id(node)] = name
                     kinds[id(node)] = "param"
-                    params[path] = param
+                    params[name] = param
 
         functions, values = self._walk([v.node for v in out_vars.values()])
         self._check_converters(functions, kinds)
 
-        context = Context()
-        for n in list(in_names) + list(out_names) + list(params):
+        context = Context(self.opset_version)
+        for n in list(in_names) + list(out_names or ()) + list(params):
             context.unique(n)
+        label_counts = {}
         nodes = []
         constant_nodes = {}
         used_params = []
@@ -322,15 +471,21 @@ class _GraphBuilder:
                     "export: a value the outputs depend on was freed before it could be "
                     "read; keep the Variables alive during the forward"
                 )
-            name = context.unique(f"/constant_{len(constant_nodes)}")
+            persistent = persistent_names.get(id(array))
+            if persistent is not None and persistent not in context._names:
+                name = context.unique(persistent)
+            else:
+                name = context.unique(f"constant_{len(constant_nodes)}")
+                order = self.records[id(func)][0]
+                self.folded.append(_constants.Folded(order, index, func, node, array))
             constant_nodes[key] = name
-            order = self.records[id(func)][0]
-            self.folded.append(_constants.Folded(order, index, func, node, array))
             context.initializers.append(numpy_helper.from_array(to_numpy(array), name))
             names[key] = name
             return name
 
-        out_name_of = {id(v.node): n for n, v in zip(out_names, out_vars.values())}
+        out_name_of = {}
+        if out_names is not None:
+            out_name_of = {id(v.node): n for n, v in zip(out_names, out_vars.values())}
         for func in functions:
             if not any(id(x) in live for x in func.inputs):
                 continue
@@ -339,7 +494,9 @@ class _GraphBuilder:
                 if out is not None:
                     live.add(id(out))
             in_onnx = [name_of(x, func, j) for j, x in enumerate(func.inputs)]
-            context.node_name = f"{func.label}_{len(nodes)}"
+            count = label_counts.get(func.label, 0)
+            label_counts[func.label] = count + 1
+            context.node_name = context.unique(f"{func.label}_{count}")
             out_onnx = []
             out_shapes = []
             out_dtypes = []
@@ -348,8 +505,10 @@ class _GraphBuilder:
                 key = None if out is None else id(out)
                 if key in out_name_of:
                     name = out_name_of[key]
+                elif len(func.outputs) == 1:
+                    name = context.node_name
                 else:
-                    name = context.unique(f"{context.node_name}/y{j}")
+                    name = context.unique(f"{context.node_name}_{j}")
                 if key is not None:
                     names[key] = name
                 out_onnx.append(name)
@@ -362,18 +521,32 @@ class _GraphBuilder:
                 func, self.opset_version, in_onnx, out_onnx, context,
                 tuple(to_numpy(a) for a in in_data), out_shapes, out_dtypes,
             )  # fmt: skip
-            produced = converter(params_)
+            with onnx_helper.converting(context.node_name):
+                produced = converter(params_)
             if isinstance(produced, onnx.NodeProto):
                 produced = (produced,)
+            nodes.extend(context.take_constants(produced))
             nodes.extend(produced)
 
         graph_outputs = []
-        for name, var in zip(out_names, out_vars.values()):
+        if out_names is None:
+            # Named after the function that computed each (onnx_chainer's names), or
+            # Output_<i> for an input returned as is or an output returned twice.
+            out_names, seen = [], set(in_names)
+            for i, var in enumerate(out_vars.values()):
+                name = names.get(id(var.node))
+                if name is None or name in seen or kinds.get(id(var.node)) is not None:
+                    name = context.unique(f"Output_{i}")
+                    if id(var.node) in names:
+                        nodes.append(helper.make_node("Identity", [names[id(var.node)]], [name]))
+                seen.add(name)
+                out_names.append(name)
+        for i, (name, var) in enumerate(zip(out_names, out_vars.values())):
             if id(var.node) not in live:
                 raise ValueError(
-                    f"export: the output {name!r} depends on none of the inputs or parameters"
+                    f"export: output {i} of the model depends on none of the inputs or parameters"
                 )
-            if kinds.get(id(var.node)) == "input":
+            if out_name_of and kinds.get(id(var.node)) is not None:
                 nodes.append(helper.make_node("Identity", [names[id(var.node)]], [name]))
             graph_outputs.append(
                 _value_info(name, var.dtype, None if shapes is not None else var.shape)
@@ -391,9 +564,10 @@ class _GraphBuilder:
             else:
                 graph_inputs.append(_value_info(path, array.dtype, array.shape))
         initializers.extend(context.initializers)
-        return helper.make_graph(
+        graph = helper.make_graph(
             nodes, graph_name, graph_inputs, graph_outputs, initializer=initializers
         )
+        return graph, out_names
 
     def _walk(self, out_nodes):
         """The recorded functions the outputs depend on, in the order applied, and the values."""

@@ -4,6 +4,7 @@ import os
 
 from dbr.onnx._graph import to_numpy
 from dbr.onnx.export import _atomic_write, export
+from dbr.onnx.onnx_helper import cleanse_param_name
 from onnx import numpy_helper
 
 
@@ -14,7 +15,8 @@ def export_testcase(model, args, out_dir, output_grad=False, **kwargs):
     TensorProto each, named as in the graph), the layout ONNX's backend tests
     and ``onnx_test_runner`` read. With ``output_grad``, the gradients of the
     parameters after a backward from the outputs (seeded with ones) are also
-    written, as ``gradient_N.pb`` named by the parameters' paths.
+    written, as ``gradient_N.pb`` named as the parameters' initializers
+    (``param_l1_W`` for ``/l1/W``).
 
     Args:
         model: the model, as :func:`dbr.onnx.export` takes it.
@@ -48,7 +50,8 @@ def export_testcase(model, args, out_dir, output_grad=False, **kwargs):
         backward(outs, [out.xp.ones_like(out.array) for out in outs])
         for i, (path, param) in enumerate(model.namedparams()):
             if param.grad is not None:
-                _write_tensor(os.path.join(data_dir, f"gradient_{i}.pb"), path, param.grad)
+                name = cleanse_param_name(path)
+                _write_tensor(os.path.join(data_dir, f"gradient_{i}.pb"), name, param.grad)
     return proto
 
 

@@ -2,6 +2,8 @@
 
 import numpy
 
+from dbr.onnx.converters import _legacy
+
 
 def const(p, values, dtype=numpy.int64, name="const"):
     """Add a constant of ``values`` to the graph and return its name."""
@@ -23,7 +25,16 @@ class Chain:
         self.nodes = []
 
     def op(self, op_type, inputs, outputs=None, n_outputs=1, **attributes):
-        """Append a node; return its single output's name, or the list when n_outputs > 1."""
+        """Append a node; return its single output's name, or the list when n_outputs > 1.
+
+        The node is given in opset 13's form; it is written in the form of the
+        opset being exported (see :mod:`dbr.onnx.converters._legacy`).
+        """
+        opset = self.p.opset_version
+        if op_type == "Gemm" and opset < 11 and len(inputs) == 2:
+            # Gemm's C is optional from opset 11 only.
+            inputs = [*inputs, self.scalar(0)]
+        inputs, attributes = _legacy.lower(self.p.context, op_type, inputs, attributes, opset)
         n, outs = node(self.p, op_type, inputs, outputs, n_outputs, **attributes)
         self.nodes.append(n)
         return outs[0] if len(outs) == 1 and n_outputs == 1 else outs
@@ -44,7 +55,7 @@ def reduce(chain, op_type, x, axes, keepdims, output=None):
     if axes is None:
         return chain.op(op_type, [x], outputs, keepdims=int(keepdims))
     axes = [int(a) for a in axes]
-    if op_type == "ReduceSum" or p.opset_version >= 18:
+    if (op_type == "ReduceSum" and p.opset_version >= 13) or p.opset_version >= 18:
         return chain.op(op_type, [x, chain.const(axes)], outputs, keepdims=int(keepdims))
     return chain.op(op_type, [x], outputs, axes=axes, keepdims=int(keepdims))
 

@@ -33,7 +33,18 @@ def _elu(p):
 def _softmax(op_type):
     def convert(p):
         c = Chain(p)
-        c.op(op_type, p.input_names, p.output_names, axis=int(p.func.axis))
+        ndim = p.input_arrays[0].ndim
+        axis = int(p.func.axis) % ndim
+        if p.opset_version >= 13 or axis == ndim - 1:
+            c.op(op_type, p.input_names, p.output_names, axis=axis)
+            return c.nodes
+        # Before opset 13 the operator flattens the axes from ``axis`` on into one:
+        # move the axis last, where that flattening changes nothing.
+        order = [i for i in range(ndim) if i != axis] + [axis]
+        back = [order.index(i) for i in range(ndim)]
+        moved = c.op("Transpose", p.input_names, perm=order)
+        y = c.op(op_type, [moved], axis=ndim - 1)
+        c.op("Transpose", [y], p.output_names, perm=back)
         return c.nodes
 
     return convert

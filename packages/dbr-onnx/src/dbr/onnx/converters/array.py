@@ -2,6 +2,7 @@
 
 import numpy
 
+from dbr.onnx.converters._legacy import OpsetError
 from dbr.onnx.converters._util import Chain
 
 _INT64_MIN = numpy.iinfo(numpy.int64).min
@@ -197,7 +198,9 @@ def _select_item(p):
 
 def _depth2space(p):
     c = Chain(p)
-    c.op("DepthToSpace", p.input_names, p.output_names, blocksize=int(p.func.r), mode="DCR")
+    # DCR is DepthToSpace's only order before opset 11, where the attribute appears.
+    mode = {"mode": "DCR"} if p.opset_version >= 11 else {}
+    c.op("DepthToSpace", p.input_names, p.output_names, blocksize=int(p.func.r), **mode)
     return c.nodes
 
 
@@ -217,9 +220,17 @@ def _resize_images(p):
         mode = "nearest"
     else:
         raise ValueError(f"dbr.onnx: ResizeImages with mode={f.mode!r} has no ONNX equivalent")
+    if p.opset_version < 11:
+        raise OpsetError(
+            f"{p.context.node_name}: ONNX has Resize with align_corners and half_pixel "
+            f"coordinates from opset 11 on; export this model at opset 11 or later "
+            f"(got opset {p.opset_version})"
+        )
     transform = "align_corners" if f.align_corners else "half_pixel"
+    # roi and scales are required inputs (empty when sizes are given) before opset 13.
+    unused = "" if p.opset_version >= 13 else c.const([], numpy.float32, "empty")
     c.op(
-        "Resize", [p.input_names[0], "", "", c.const(shape)], p.output_names, mode=mode,
+        "Resize", [p.input_names[0], unused, unused, c.const(shape)], p.output_names, mode=mode,
         coordinate_transformation_mode=transform,
     )  # fmt: skip
     return c.nodes

@@ -96,7 +96,7 @@ def _embed_id(p):
     mask = c.op("Equal", [x, c.const(ignore, x_dtype)])
     safe = c.op("Where", [mask, c.const(0, x_dtype), x])
     rows = c.op("Gather", [w, safe], axis=0)
-    mask = c.op("Unsqueeze", [mask, c.const([-1])])
+    mask = c.op("Unsqueeze", [mask, c.const([p.input_arrays[0].ndim])])
     zero = c.const(0, p.input_arrays[1].dtype)
     c.op("Where", [mask, zero, rows], p.output_names)
     return c.nodes

@@ -100,9 +100,9 @@ def _batch_matmul(p):
     shapes = [x.shape for x in p.input_arrays]
     # batch_matmul treats a 2-D operand as a batch of column vectors.
     if len(shapes[0]) == 2:
-        a = c.op("Unsqueeze", [a, c.const([-1])])
+        a = c.op("Unsqueeze", [a, c.const([2])])
     if len(shapes[1]) == 2:
-        b = c.op("Unsqueeze", [b, c.const([-1])])
+        b = c.op("Unsqueeze", [b, c.const([2])])
     if p.func.transa:
         a = _swap_last(c, a, 3)
     if p.func.transb:
