@@ -355,6 +355,56 @@ def test_get_item_with_too_many_indexes_raises_invalid_type():
     assert "x.ndim axes (2)" in message and "3 indexed axes" in message
 
 
+@pytest.mark.parametrize(
+    ("index", "as_tuple"),
+    [
+        ([slice(1, None, 1)], (slice(1, None, 1),)),
+        ([slice(None), slice(4, None, -2)], (slice(None), slice(4, None, -2))),
+        ([[0, 1], [1, 2]], ([0, 1], [1, 2])),
+        ([0, [0, 1], [2, 3]], (0, [0, 1], [2, 3])),
+        ([[0, 1], [0, 2], None], ([0, 1], [0, 2], None)),
+        ([Ellipsis, numpy.array([1, 3])], (Ellipsis, numpy.array([1, 3]))),
+    ],
+)
+def test_get_item_takes_a_list_with_non_integers_as_one_index_per_axis(index, as_tuple):
+    x = numpy.arange(24, dtype=numpy.float32).reshape(2, 3, 4)
+    y = ops.get_item(x, index)
+    testing.assert_allclose(y.array, x[as_tuple], atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("index", [[1, 0, 1], [numpy.int64(1), 0], [True, False]])
+def test_get_item_takes_a_list_of_integers_as_one_array_index(index):
+    x = Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    y = ops.get_item(x, index)
+    testing.assert_allclose(y.array, x.array[numpy.asarray(index)], atol=0, rtol=0)
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    expected = numpy.zeros((2, 3), numpy.float32)
+    numpy.add.at(expected, numpy.asarray(index), 1)
+    testing.assert_allclose(x.grad, expected, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("index", [[], ([],), ([[]],)], ids=["list", "tuple", "nested"])
+def test_get_item_takes_an_empty_list_as_an_empty_integer_index(index):
+    x = Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    y = ops.get_item(x, index)
+    assert y.shape == x.array[index].shape
+    y.grad = numpy.ones_like(y.array)
+    y.backward()
+    testing.assert_allclose(x.grad, numpy.zeros((2, 3), numpy.float32), atol=0, rtol=0)
+
+
+def test_get_item_gradient_of_a_list_of_slices_fills_the_selected_elements():
+    x = Variable(numpy.arange(12, dtype=numpy.float32).reshape(3, 4))
+    y = ops.get_item(x, [slice(None), slice(None, None, -2)])
+    assert y.shape == (3, 2)
+    y.grad = numpy.ones((3, 2), numpy.float32)
+    y.backward()
+    expected = numpy.zeros((3, 4), numpy.float32)
+    expected[:, ::-2] = 1
+    testing.assert_allclose(x.grad, expected, atol=0, rtol=0)
+
+
 def test_get_item_with_two_ellipses_raises_value_error():
     x = Variable(numpy.zeros((2, 3), numpy.float32))
     with pytest.raises(ValueError, match="only one Ellipsis"):

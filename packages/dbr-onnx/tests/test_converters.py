@@ -360,6 +360,62 @@ def test_converter(check, function_model, forward, inputs, params):
     check(model, inputs, atol=1e-5, rtol=1e-4)
 
 
+# Several integer arrays become GatherND (opset 11 on); lists holding slices index per axis.
+GET_ITEM_ND_CASES = [
+    ("two_arrays", [[0, 1], [1, 2]]),
+    ("two_arrays_then_slice", [[0, 1], [0, 1], slice(None)]),
+    ("three_arrays", [[0, 1], [0, -1], [2, 3]]),
+    ("integer_before", [0, [0, 1], [2, 3]]),
+    ("integer_after", [[0, 1], [0, 2], 0]),
+    ("new_axis_after", [[0, 1], [0, 2], None]),
+    ("broadcast", (numpy.array([[0], [1]]), [0, 2, 1], slice(1, None, 2))),
+    ("list_of_slices", [slice(None), slice(4, None, -2)]),
+]
+
+
+@pytest.mark.parametrize("index", [pytest.param(i, id=name) for name, i in GET_ITEM_ND_CASES])
+def test_get_item_with_several_arrays_or_a_list_of_slices(check, function_model, index):
+    model = function_model(lambda m, x: F.get_item(x, index))
+    check(model, [rand(2, 3, 4)], opsets=(11, 13), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        pytest.param((0, slice(None), [2, 0]), id="integer_then_slice_then_array"),
+        pytest.param((0, None, [2, 0]), id="integer_then_new_axis_then_array"),
+        pytest.param((slice(1, None), [0, 2], 1), id="adjacent_integer_after"),
+    ],
+)
+def test_get_item_puts_the_array_axes_where_numpy_does(check, function_model, index):
+    model = function_model(lambda m, x: F.get_item(x, index))
+    check(model, [rand(2, 3, 4)], atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        pytest.param([[0, 1], 0, [0, 1]], id="integer_between_arrays"),
+        pytest.param([slice(None), [0, 1], [0, 1]], id="slice_before_arrays"),
+        pytest.param([None, [0, 1], [0, 1]], id="new_axis_before_arrays"),
+    ],
+)
+def test_get_item_rejects_several_arrays_it_cannot_gather(tools, index):
+    import dbr.onnx
+
+    model = tools.FunctionModel(lambda m, x: F.get_item(x, index))
+    with pytest.raises(ValueError, match="several integer array indexes only when"):
+        dbr.onnx.export(model, rand(2, 3, 4), opset_version=13)
+
+
+def test_get_item_with_several_arrays_needs_opset_11(tools):
+    import dbr.onnx
+
+    model = tools.FunctionModel(lambda m, x: F.get_item(x, [[0, 1], [1, 2]]))
+    with pytest.raises(ValueError, match="GatherND from opset 11 on"):
+        dbr.onnx.export(model, rand(2, 3, 4), opset_version=10)
+
+
 # ONNX Runtime's CPU provider has no float64 Conv/MaxPool kernels: those run in float16.
 @pytest.mark.parametrize(
     ("name", "dtype"),

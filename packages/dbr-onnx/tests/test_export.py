@@ -283,3 +283,25 @@ def test_train_mode_keeps_dropout(tools):
 def test_bad_args_are_rejected():
     with pytest.raises(TypeError, match=r"args\[0\] must be an array or a Variable"):
         dbr.onnx.export(MLP(), ["x"])
+
+
+def test_an_array_output_is_a_type_and_runtime_error(tools):
+    model = tools.FunctionModel(lambda m, x: x.array)
+    with pytest.raises(TypeError, match=r"output 0 must be a Variable, got ndarray") as info:
+        dbr.onnx.export(model, numpy.ones((2, 3), numpy.float32))
+    assert isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize(
+    ("forward", "bad"),
+    [
+        (lambda m, x: (x, x.array), "output 1 must be a Variable, got ndarray"),
+        (lambda m, x: ([x],), "output 0 must be a Variable, got list"),
+        (lambda m, x: {"y": x, "z": 2}, "output 'z' must be a Variable, got int"),
+    ],
+)
+def test_a_non_variable_in_the_output_collection_is_a_type_and_value_error(tools, forward, bad):
+    model = tools.FunctionModel(forward)
+    with pytest.raises(TypeError, match=bad) as info:
+        dbr.onnx.export(model, numpy.ones((2, 3), numpy.float32))
+    assert isinstance(info.value, ValueError)

@@ -326,16 +326,33 @@ def _wrap_args(args):
     )
 
 
+class _OutputTypeError(TypeError, RuntimeError):
+    """The model returned neither a Variable nor a collection of them.
+
+    Also a RuntimeError, the type onnx_chainer raised for it.
+    """
+
+
+class _OutputElementTypeError(TypeError, ValueError):
+    """An item of the tuple, list or dict the model returned is not a Variable.
+
+    Also a ValueError, the type onnx_chainer raised for it.
+    """
+
+
 def _flatten_outputs(outputs):
     if isinstance(outputs, dict):
         keys, values = list(outputs), list(outputs.values())
+        error = _OutputElementTypeError
     elif isinstance(outputs, (list, tuple)):
         keys, values = list(range(len(outputs))), list(outputs)
+        error = _OutputElementTypeError
     else:
         keys, values = [0], [outputs]
+        error = _OutputTypeError
     for k, v in zip(keys, values):
         if not isinstance(v, Variable):
-            raise TypeError(
+            raise error(
                 f"export: the model's output {k!r} must be a Variable, got {type(v).__name__}"
             )
     return dict(zip(keys, values))

@@ -8,8 +8,20 @@ from dbr.core.ops._util import force_array
 from dbr.core.variable import Variable
 
 
+def _is_integer_scalar(s):
+    return isinstance(s, (int, numpy.integer))
+
+
 def _normalize_slices(slices):
-    if not isinstance(slices, tuple):
+    """Return ``slices`` as a tuple with one entry per index position.
+
+    A list of integer scalars (or an empty list) is one integer array index, as in
+    NumPy; any other list (one holding slices, None, Ellipsis, arrays or lists) holds
+    one index per axis, like a tuple, as Chainer's ``get_item`` takes it.
+    """
+    if isinstance(slices, list) and not all(map(_is_integer_scalar, slices)):
+        slices = tuple(slices)
+    elif not isinstance(slices, tuple):
         slices = (slices,)
     out = []
     for s in slices:
@@ -17,6 +29,9 @@ def _normalize_slices(slices):
             s = s._data
         elif isinstance(s, list):
             s = numpy.asarray(s)
+            if s.size == 0:
+                # An empty list is an (empty) integer index, as NumPy takes it.
+                s = s.astype(numpy.intp)
         out.append(s)
     return tuple(out)
 
@@ -117,7 +132,9 @@ def get_item(x, slices):
     Args:
         x (Variable or array): input.
         slices: an int, slice, None, Ellipsis, integer or boolean array (or list),
-            or a tuple of these, as in NumPy indexing.
+            or a tuple of these, as in NumPy indexing. A list of integers is one
+            integer array index; a list holding anything else (slices, None,
+            Ellipsis, arrays, lists) is taken like a tuple, one entry per axis.
 
     Returns:
         Variable: the selected elements.

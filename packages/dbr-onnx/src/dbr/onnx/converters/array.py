@@ -236,54 +236,116 @@ def _resize_images(p):
     return c.nodes
 
 
+def _is_array_index(s):
+    return hasattr(s, "ndim") and s.ndim > 0
+
+
+def _slice_bounds(s, n):
+    """``(start, stop, step, squeezed)`` of the index ``s`` (a slice or an integer) on ``n``."""
+    if isinstance(s, slice):
+        start, stop, step = s.indices(n)
+        if step < 0 and stop < 0:
+            stop = _INT64_MIN
+        return start, stop, step, False
+    i = int(s) % n
+    return i, i + 1, 1, True
+
+
+def _add_slice(c, x, entries, shape):
+    """Slice ``x`` by ``entries`` (``(axis, slice or integer)``) and return its name."""
+    starts, ends, axes, steps = [], [], [], []
+    for axis, s in entries:
+        start, stop, step, _ = _slice_bounds(s, shape[axis])
+        if (start, stop, step) != (0, shape[axis], 1):
+            starts.append(start)
+            ends.append(stop)
+            axes.append(axis)
+            steps.append(step)
+    if not starts:
+        return x
+    return c.op("Slice", [x, c.const(starts), c.const(ends), c.const(axes), c.const(steps)])
+
+
 def _get_item(p):
     c = Chain(p)
     x = p.input_names[0]
     shape = p.input_arrays[0].shape
     slices = list(p.func.slices)
-    arrays = [i for i, s in enumerate(slices) if hasattr(s, "ndim") and s.ndim > 0]
     if Ellipsis in [s for s in slices if not hasattr(s, "ndim")]:
         at = next(i for i, s in enumerate(slices) if s is Ellipsis)
         used = sum(1 for s in slices if s is not None and s is not Ellipsis)
         slices[at : at + 1] = [slice(None)] * (len(shape) - used)
     used = sum(1 for s in slices if s is not None)
     slices += [slice(None)] * (len(shape) - used)
-    if len(arrays) > 1 or any(getattr(s, "dtype", None) == numpy.bool_ for s in slices):
+    if any(getattr(s, "dtype", None) == numpy.bool_ for s in slices):
         raise ValueError(
-            "dbr.onnx: GetItem converts basic indexes and at most one integer array index, "
-            f"got {p.func.slices!r}"
+            f"dbr.onnx: GetItem converts integer indexes only, got a boolean mask in "
+            f"{p.func.slices!r}"
         )
-    starts, ends, axes, steps, squeeze, gather = [], [], [], [], [], None
-    axis = 0
-    for s in slices:
-        if s is None:
-            continue
-        n = shape[axis]
-        if hasattr(s, "ndim") and s.ndim > 0:
-            gather = (axis, numpy.where(s < 0, s + n, s).astype(numpy.int64))
-        elif isinstance(s, slice):
-            start, stop, step = s.indices(n)
-            if (start, stop, step) != (0, n, 1):
-                if step < 0 and stop < 0:
-                    stop = _INT64_MIN
-                starts.append(start)
-                ends.append(stop)
-                axes.append(axis)
-                steps.append(step)
-        else:
-            i = int(s) % n
-            starts.append(i)
-            ends.append(i + 1)
-            axes.append(axis)
-            steps.append(1)
-            squeeze.append(axis)
-        axis += 1
-    if starts:
-        x = c.op("Slice", [x, c.const(starts), c.const(ends), c.const(axes), c.const(steps)])
-    if gather is not None:
-        x = c.op("Gather", [x, c.const(gather[1])], axis=gather[0])
+    arrays = [i for i, s in enumerate(slices) if _is_array_index(s)]
+    if len(arrays) > 1:
+        x = _gather_nd(p, c, x, shape, slices, arrays)
+    else:
+        x = _gather(c, x, shape, slices, arrays)
     c.op("Reshape", [x, c.const(p.output_shapes[0])], p.output_names)
     return c.nodes
+
+
+def _gather(c, x, shape, slices, arrays):
+    """Basic indexes and at most one integer array: Slice, then Gather on its axis."""
+    entries, axis_of = [], {}
+    axis = 0
+    for i, s in enumerate(slices):
+        if s is None:
+            continue
+        axis_of[i] = axis
+        if not _is_array_index(s):
+            entries.append((axis, s))
+        axis += 1
+    x = _add_slice(c, x, entries, shape)
+    if not arrays:
+        return x
+    at = axis_of[arrays[0]]
+    index = slices[arrays[0]]
+    x = c.op("Gather", [x, c.const(numpy.where(index < 0, index + shape[at], index))], axis=at)
+    # NumPy puts the array's axes first when integers and the array are not side by side.
+    advanced = [i for i, s in enumerate(slices) if s is not None and not isinstance(s, slice)]
+    if advanced != list(range(advanced[0], advanced[-1] + 1)):
+        ndim = len(shape) - 1 + index.ndim
+        moved = list(range(at, at + index.ndim))
+        perm = moved + [a for a in range(ndim) if a not in moved]
+        x = c.op("Transpose", [x], perm=perm)
+    return x
+
+
+def _gather_nd(p, c, x, shape, slices, arrays):
+    """Several integer arrays, side by side and after integers only: GatherND."""
+    first, last = arrays[0], arrays[-1]
+    if arrays != list(range(first, last + 1)) or any(
+        s is None or isinstance(s, slice) for s in slices[:first]
+    ):
+        raise ValueError(
+            "dbr.onnx: GetItem converts several integer array indexes only when they are "
+            f"side by side with nothing but integers before them, got {p.func.slices!r}"
+        )
+    if p.opset_version < 11:
+        raise OpsetError(
+            f"{p.context.node_name}: ONNX has GatherND from opset 11 on; export this model "
+            f"at opset 11 or later (got opset {p.opset_version})"
+        )
+    k = last + 1
+    leading = [
+        numpy.where(numpy.asarray(s) < 0, numpy.asarray(s) + shape[a], numpy.asarray(s))
+        for a, s in enumerate(slices[:k])
+    ]
+    indices = numpy.stack(numpy.broadcast_arrays(*leading), axis=-1)
+    rest, axis = [], k
+    for s in slices[k:]:
+        if s is not None:
+            rest.append((axis, s))
+            axis += 1
+    x = _add_slice(c, x, rest, shape)
+    return c.op("GatherND", [x, c.const(indices)])
 
 
 def _flip(p):
