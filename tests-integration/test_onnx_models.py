@@ -85,7 +85,8 @@ def test_mnist_mlp():
     mlp = _load_example("mnist/train_mnist.py").MLP(50, 10)
     proto = _check(mlp, [_images(4, 784)])
     names = {i.name for i in proto.graph.initializer}
-    assert names == {f"/l{i}/{p}" for i in (1, 2, 3) for p in ("W", "b")}
+    # onnx_chainer's names: the link path /l1/W becomes param_l1_W.
+    assert names == {f"param_l{i}_{p}" for i in (1, 2, 3) for p in ("W", "b")}
 
 
 def test_mnist_mlp_inside_classifier_is_named_by_path():
@@ -101,7 +102,7 @@ def test_mnist_mlp_inside_classifier_is_named_by_path():
             return self.model.predictor(x)
 
     proto = _check(Predict(), [_images(3, 784)])
-    assert "/model/predictor/l1/W" in {i.name for i in proto.graph.initializer}
+    assert "param_model_predictor_l1_W" in {i.name for i in proto.graph.initializer}
 
 
 def test_lenet5_with_dynamic_batch():
@@ -160,7 +161,7 @@ def test_ptb_language_model_unrolled():
 
     words = numpy.random.default_rng(0).integers(0, 30, (5, 3)).astype(numpy.int32)
     proto = _check(Unrolled(), [words])
-    assert "/lm/rnn/0/upward/W" in {i.name for i in proto.graph.initializer}
+    assert "param_lm_rnn_0_upward_W" in {i.name for i in proto.graph.initializer}
 
 
 def test_vae_encoder():
