@@ -414,3 +414,13 @@ def test_backend_cuda_is_backends_cuda():
     import dbr.chainer.backends.cuda
 
     assert dbr.chainer.backend.cuda is dbr.chainer.backends.cuda
+
+
+def test_chainermn_nccl_without_dbr_gpu_raises_attribute_error_naming_the_extra(monkeypatch):
+    import dbr.chainer.chainermn.nccl as nccl
+
+    monkeypatch.setitem(sys.modules, "dbr.gpu", None)
+    monkeypatch.delitem(sys.modules, "dbr.gpu.nccl", raising=False)
+    assert getattr(nccl, "NoSuchName", "absent") == "absent"
+    with pytest.raises(AttributeError, match=r"dbr-chainer\[gpu\]"):
+        _ = nccl.NcclCommunicator
