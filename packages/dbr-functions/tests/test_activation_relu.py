@@ -81,3 +81,10 @@ def test_empty_batch():
     x = Variable(numpy.zeros((0, 5), numpy.float32))
     ops.sum(relu(x)).backward()
     assert x.grad.shape == (0, 5)
+
+
+def test_a_list_is_refused_naming_the_function_and_the_type():
+    with pytest.raises(
+        TypeError, match=r"^ReLU: expected input 0 to be a Variable or an array .*got list$"
+    ):
+        relu([1.0, -1.0])
