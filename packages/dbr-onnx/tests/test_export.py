@@ -305,3 +305,42 @@ def test_a_non_variable_in_the_output_collection_is_a_type_and_value_error(tools
     with pytest.raises(TypeError, match=bad) as info:
         dbr.onnx.export(model, numpy.ones((2, 3), numpy.float32))
     assert isinstance(info.value, ValueError)
+
+
+class WithUninitialized(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.l1 = Dense(3, 2)
+            self.lazy = Parameter()  # never initialized: no shape to export
+
+    def forward(self, x):
+        return self.l1(x)
+
+
+def test_an_uninitialized_parameter_warns_and_is_left_out():
+    with pytest.warns(UserWarning, match=r"parameter '/lazy' of the model is not initialized"):
+        proto = dbr.onnx.export(WithUninitialized(), x32(2, 3))
+    assert sorted(t.name for t in proto.graph.initializer) == ["param_l1_W", "param_l1_b"]
+
+
+def _custom_op_without_domain(params):
+    return onnx.helper.make_node("NotAnOnnxOp", params.input_names, params.output_names)
+
+
+def test_a_custom_op_without_a_domain_fails_the_checker_with_a_warning(tools):
+    model = tools.FunctionModel(lambda m, x: NoConverter().apply((x,))[0])
+    with pytest.warns(UserWarning, match="fails onnx's checker, ignored because external_conv"):
+        proto = dbr.onnx.export(
+            model, x32(3), external_converters={"NoConverter": _custom_op_without_domain}
+        )
+    assert [n.op_type for n in proto.graph.node] == ["NotAnOnnxOp"]
+
+
+def test_a_checker_failure_raises_when_external_opset_imports_are_given(tools):
+    model = tools.FunctionModel(lambda m, x: NoConverter().apply((x,))[0])
+    with pytest.raises(onnx.checker.ValidationError):
+        dbr.onnx.export(
+            model, x32(3), external_converters={"NoConverter": _custom_op_without_domain},
+            external_opset_imports={"dbr.custom": 1},
+        )  # fmt: skip

@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+import warnings
 import weakref
 
 import onnx
@@ -211,6 +212,15 @@ def export(
         UnsupportedFunctionError: a function in the graph has no converter.
         DataDependentConstantError: a value computed outside the graph from
             the inputs would be folded into a constant.
+        onnx.checker.ValidationError: the model fails onnx's checker (checked
+            when ``export_params``), unless as below.
+
+    Warns:
+        UserWarning: a parameter of ``model`` is not initialized (its link was
+            never called), so it is left out; or the model fails onnx's checker
+            while ``external_converters`` are given without
+            ``external_opset_imports`` (a custom operator without a domain),
+            so the model is returned unchecked.
     """
     opset_version = _opset.resolve_opset_version(opset_version)
     converters = dict(_builtin_converters)
@@ -257,8 +267,8 @@ def export(
         )
     if shapes is not None:
         proto = shape_inference.infer_shapes(proto)
-    if export_params and not external_converters:
-        onnx.checker.check_model(proto)
+    if export_params:
+        _check_model(proto, external_converters, external_opset_imports)
     if filename is not None:
         _write(proto, filename, save_text)
     if return_named_inout:
@@ -268,6 +278,30 @@ def export(
             dict(zip(out_names, out_vars.values())),
         )
     return proto
+
+
+def _check_model(proto, external_converters, external_opset_imports):
+    """Run onnx's checker; with ``external_converters`` and no opset imports, warn instead.
+
+    onnx's checker skips the schema of operators in a domain other than ONNX's
+    own, so a custom operator with a domain passes. One without a domain fails
+    it; since onnx_chainer accepts that when the operator comes from an
+    external converter, the failure is then a UserWarning, not an error.
+    """
+    try:
+        onnx.checker.check_model(proto)
+    except onnx.checker.ValidationError as e:
+        if not external_converters or external_opset_imports:
+            raise
+        warnings.warn(
+            "export: the exported model fails onnx's checker, ignored because "
+            "external_converters are given without external_opset_imports (an operator of "
+            "an external converter without a domain, such as a custom one, fails the "
+            "checker); give the custom operators a domain and list it in "
+            f"external_opset_imports to have the model checked. The checker said: {e}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _version():
@@ -455,7 +489,16 @@ class _GraphBuilder:
                 kinds[id(var.node)] = "input"
         params = {}
         if hasattr(model, "namedparams"):
-            for path, param in model.namedparams(include_uninit=False):
+            for path, param in model.namedparams():
+                if param.array is None:
+                    warnings.warn(
+                        f"export: the parameter {path!r} of the model is not initialized (its "
+                        "link was not called in the forward, so its shape is unknown); it is "
+                        "left out of the ONNX graph",
+                        UserWarning,
+                        stacklevel=3,
+                    )
+                    continue
                 node = param._node
                 if node is not None and id(node) not in names:
                     name = onnx_helper.cleanse_param_name(path)
