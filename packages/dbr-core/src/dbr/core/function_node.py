@@ -56,7 +56,9 @@ class FunctionNode:
     _retained_output_data = None
     _local_hooks = None
     stack = None
-    _checks_types = False
+    # A FunctionNode used as it is (its methods set on the instance, as Chainer's tests
+    # do) always runs check_type_forward; a subclass only if it overrides it.
+    _checks_types = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -370,11 +372,6 @@ class FunctionNode:
 
     def __repr__(self):
         return f"<{self.label} rank={self.rank}>"
-
-
-# A FunctionNode used as it is (its methods set on the instance, as Chainer's tests do)
-# always runs check_type_forward; a subclass runs it only if it overrides it.
-FunctionNode._checks_types = True
 
 
 def describe(func):
