@@ -120,8 +120,10 @@ class Sum(FunctionNode):
             return (Variable.from_array(g.astype(self._x_dtype, copy=False), gy.requires_grad),)
         if kept is not None:
             gy = reshape(gy, kept)
-        # NumPy sums small integers in a wider dtype; the gradient keeps the input's.
-        return (cast(broadcast_to(gy, shape), self._x_dtype),)
+        # NumPy sums small integers in a wider dtype; the gradient keeps the input's
+        # (cast only then: a cast to the same dtype would record a node of its own).
+        gx = broadcast_to(gy, shape)
+        return (gx if gx.dtype == self._x_dtype else cast(gx, self._x_dtype),)
 
 
 def sum(x, axis=None, keepdims=False):  # Chainer's name
