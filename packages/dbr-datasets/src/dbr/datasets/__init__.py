@@ -19,6 +19,7 @@ from dbr.datasets.convert import (
     converter,
     to_device,
 )
+from dbr.datasets.dali_iterator import DaliIterator
 from dbr.datasets.dataset_mixin import DatasetMixin
 from dbr.datasets.dict_dataset import DictDataset
 from dbr.datasets.digits import get_digits
@@ -81,7 +82,7 @@ __all__ = [
     "split_dataset", "split_dataset_n", "split_dataset_n_random", "split_dataset_random",
     "tabular",
     # iterators
-    "Iterator", "MultiprocessIterator", "MultithreadIterator", "OrderSampler",
+    "DaliIterator", "Iterator", "MultiprocessIterator", "MultithreadIterator", "OrderSampler",
     "SerialIterator", "ShuffleOrderSampler",
     # converters
     "ConcatWithAsyncTransfer", "Converter", "call_converter", "concat_examples", "converter",
