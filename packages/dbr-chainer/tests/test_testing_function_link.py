@@ -193,3 +193,32 @@ def test_unary_math_function_unittest_needs_a_numpy_function():
 
     with pytest.raises(ValueError):
         testing.unary_math_function_unittest(no_such_numpy_function)
+
+
+
+UNARY_SOURCE = """
+import unittest
+
+import numpy
+
+import dbr.chainer.functions as F
+from dbr.chainer import testing
+
+
+def exp_off_by_five_in_ten_thousand(x, dtype):
+    return (numpy.exp(x.astype(numpy.float64)) * (1 + 5e-4)).astype(dtype)
+
+
+@testing.unary_math_function_unittest(F.exp, func_expected=exp_off_by_five_in_ten_thousand)
+class TestExp(unittest.TestCase):
+    pass
+"""
+
+
+def test_unary_math_function_unittest_checks_float16_within_its_epsilon(pytester):
+    pytester.makeini("[pytest]\nmarkers =\n    gpu: chainer mark\n")
+    pytester.makepyfile(test_unary=UNARY_SOURCE)
+    text = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "not gpu", "-v").stdout.str()
+    for shape in ("(3, 2)", "()"):
+        assert f"{{dtype=float16, shape={shape}}}::test_forward_cpu PASSED" in text
+        assert f"{{dtype=float32, shape={shape}}}::test_forward_cpu FAILED" in text
