@@ -352,15 +352,15 @@ def chainer_suite(session: nox.Session) -> None:
     """Chainer v7.8.1's own tests, migrated, against the wheels: tools/chainer_suite.py.
 
     Runs Chainer's suite, then ChainerMN's (each file under the [mpich]
-    extra's ``mpiexec -n 2``), and compares every outcome with real Chainer's
-    and ChainerMN's (../shared/chainer-v7.8.1, or DBR_CHAINER_SUITE); fails
+    extra's ``mpiexec -n 2``), then onnx_chainer's, and compares every outcome
+    with real Chainer's, ChainerMN's and onnx_chainer's (../shared/chainer-v7.8.1,
+    or DBR_CHAINER_SUITE); fails
     unless each test that passes there passes or is a listed deviation
     (tests-integration/<suite>_suite_deviations.tsv); skips, saying where it
-    looked, when the suite is absent. About three minutes on two cores.
+    looked, when the suite is absent. About four minutes on two cores.
     Arguments after ``--`` go to the script instead and run one suite
     (``--suite chainer|chainermn|onnx_chainer``, default chainer; ``--files``,
-    ``--sample N``, ``--out``, ``--migration sed``). onnx_chainer's suite is not
-    in the default run until it passes (issue 31).
+    ``--sample N``, ``--out``, ``--migration sed``).
     """
     suite = Path(os.environ.get("DBR_CHAINER_SUITE", ROOT.parent / "shared" / "chainer-v7.8.1"))
     if not (suite / "chainer-7.8.1-outcomes.tsv.gz").is_file():
@@ -374,7 +374,7 @@ def chainer_suite(session: nox.Session) -> None:
     if session.posargs:
         session.run("python", script, "--work", str(work), *session.posargs)
         return
-    for name in ("chainer", "chainermn"):
+    for name in ("chainer", "chainermn", "onnx_chainer"):
         session.run("python", script, "--suite", name, "--work", str(work / name))
 
 

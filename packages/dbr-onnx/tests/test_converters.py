@@ -3,8 +3,10 @@
 import warnings
 
 import numpy
+import onnx
 import pytest
 
+import dbr.core
 import dbr.functions as F
 from dbr.core import ops
 
@@ -264,6 +266,18 @@ CASES = [
         [rand(2, 3), rand(2, 3)],
         {},
     ),  # fmt: skip
+    (
+        "hstack_vstack_dstack_0d",
+        lambda m, x, y: (F.hstack((x, y)), F.vstack((x, y)), F.dstack((x, y))),
+        [rand(), rand()],
+        {},
+    ),  # fmt: skip
+    (
+        "hstack_vstack_dstack_1d",
+        lambda m, x, y: (F.hstack((x, y)), F.vstack((x, y)), F.dstack((x, y))),
+        [rand(3), rand(3)],
+        {},
+    ),  # fmt: skip
     ("squeeze", lambda m, x: F.squeeze(x), [rand(1, 3, 1)], {}),
     ("squeeze_axis", lambda m, x: F.squeeze(x, axis=2), [rand(1, 3, 1)], {}),
     ("expand_dims", lambda m, x: F.expand_dims(x, 1), [rand(2, 3)], {}),
@@ -429,3 +443,42 @@ def test_converter_dtypes(check, function_model, name, dtype):
     model = function_model(forward, **{k: v.astype(dtype) for k, v in params.items()})
     tol = 2e-2 if dtype == numpy.float16 else 1e-7
     check(model, [x.astype(dtype) for x in inputs], atol=tol, rtol=tol)
+
+
+# Before opset 11 (no GatherElements, no ScatterElements) these are written another way.
+BEFORE_OPSET_11 = ["select_item", "permutate_inv", "softmax_cross_entropy"]
+
+
+@pytest.mark.parametrize("opset", [9, 10])
+@pytest.mark.parametrize("name", BEFORE_OPSET_11)
+def test_converter_before_opset_11(check, function_model, name, opset):
+    forward, inputs, params = next((f, i, p) for n, f, i, p in CASES if n == name)
+    proto = check(function_model(forward, **params), inputs, opsets=(opset,), atol=1e-5)
+    assert proto.opset_import[0].version == opset
+    ops = {node.op_type for node in proto.graph.node}
+    assert not ops & {"GatherElements", "ScatterElements"}, ops
+
+
+@pytest.mark.parametrize("opset", [7, 8])
+def test_integer_constants_before_opset_9_are_cast_doubles_not_initializers(check, opset):
+    class Reshape(dbr.core.Chain):
+        def forward(self, x):
+            return F.reshape(x, (3, 2))
+
+    proto = check(Reshape(), [rand(2, 3)], opsets=(opset,))
+    assert len(proto.graph.initializer) == 0
+    ops = [node.op_type for node in proto.graph.node]
+    assert ops == ["Constant", "Cast", "Reshape"], ops
+    (constant,) = [n for n in proto.graph.node if n.op_type == "Constant"]
+    value = onnx.numpy_helper.to_array(constant.attribute[0].t)
+    assert value.dtype == numpy.float64 and value.tolist() == [3.0, 2.0]
+
+
+def test_integer_constants_too_large_for_a_double_stay_initializers_before_opset_9():
+    from dbr.onnx._graph import Context
+
+    context = Context(opset_version=8)
+    context.node_name = "Op_0"
+    name = context.add_const(numpy.array([2**62], numpy.int64))
+    assert [t.name for t in context.initializers] == [name]
+    assert context.constants == []

@@ -125,12 +125,3 @@ def test_an_operator_newer_than_the_opset_is_refused():
     model_fn.forward = lambda x: F.sinh(x)
     with pytest.raises(ValueError, match="ONNX has Sinh from opset 9 on"):
         dbr.onnx.export(model_fn, numpy.ones(2, "f"), opset_version=8)
-
-
-def test_integer_constants_before_opset_9_are_initializers(tools):
-    model = tools.FunctionModel(lambda m, x: F.reshape(x, (3, 2)))
-    proto = tools.check_export(model, [numpy.ones((2, 3), "f")], opsets=[8, 9])
-    assert [n.op_type for n in proto.graph.node] == ["Constant", "Reshape"]
-    proto8 = dbr.onnx.export(model, numpy.ones((2, 3), "f"), opset_version=8)
-    assert [n.op_type for n in proto8.graph.node] == ["Reshape"]
-    assert [i.name for i in proto8.graph.initializer] == ["Reshape_0_const_const"]

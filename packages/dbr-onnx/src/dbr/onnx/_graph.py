@@ -6,6 +6,8 @@ from dbr.core import backend
 from dbr.core.function_hook import FunctionHook
 from onnx import helper, numpy_helper
 
+_EXACT_IN_DOUBLE = 2**53  # integers up to this magnitude survive a round trip through float64
+
 
 class _Recorder(FunctionHook):
     """Keeps every applied FunctionNode with its input arrays, in the order applied.
@@ -94,13 +96,24 @@ class Context:
         array = numpy.asarray(array)
         tensor = numpy_helper.from_array(array, onnx_name)
         self.const_values[onnx_name] = array
-        if array.dtype.kind != "f" and (self.opset_version or 9) < 9:
-            # Constant holds floating-point tensors only before opset 9.
-            self.initializers.append(tensor)
-        else:
+        if array.dtype.kind == "f" or (self.opset_version or 9) >= 9:
             self.constants.append(
                 helper.make_node("Constant", [], [onnx_name], name=onnx_name, value=tensor)
             )
+        elif array.size == 0 or numpy.abs(array.astype(numpy.float64)).max() <= _EXACT_IN_DOUBLE:
+            # Constant holds floating-point tensors only before opset 9: a double
+            # constant cast to the array's type keeps the graph free of initializers.
+            stored = self.unique(f"{onnx_name}_double")
+            double = numpy_helper.from_array(array.astype(numpy.float64), stored)
+            to = helper.np_dtype_to_tensor_dtype(array.dtype)
+            self.constants.append(
+                helper.make_node("Constant", [], [stored], name=stored, value=double)
+            )
+            self.constants.append(
+                helper.make_node("Cast", [stored], [onnx_name], name=onnx_name, to=to)
+            )
+        else:
+            self.initializers.append(tensor)
         return onnx_name
 
     def const_value(self, name):
@@ -120,6 +133,9 @@ class Context:
         form of an older opset) is dropped, from the initializers too.
         """
         used = {name for n in nodes for name in n.input}
+        for node in reversed(self.constants):  # a Cast's Constant comes before it
+            if node.output[0] in used:
+                used.update(node.input)
         constants = [n for n in self.constants if n.output[0] in used]
         self.constants = []
         self.initializers[self._taken :] = [

@@ -67,3 +67,18 @@ def normalize_axes(axis, ndim):
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     return sorted(a % ndim for a in axis)
+
+
+def pick_per_row(chain, x, index, shape, output=None):
+    """``x[i, index[i]]`` for each row ``i`` of a 2-D ``x`` of static ``shape`` (an int64
+    ``index`` of shape ``(N,)``): GatherElements from opset 11, a Gather on the flattened
+    ``x`` before it."""
+    outputs = None if output is None else [output]
+    if chain.p.opset_version >= 11:
+        column = chain.op("Unsqueeze", [index, chain.const([1])])
+        picked = chain.op("GatherElements", [x, column], axis=1)
+        return chain.op("Squeeze", [picked, chain.const([1])], outputs)
+    rows, columns = shape
+    flat = chain.op("Reshape", [x, chain.const([-1])])
+    offsets = chain.const(numpy.arange(rows) * columns)
+    return chain.op("Gather", [flat, chain.op("Add", [index, offsets])], outputs, axis=0)

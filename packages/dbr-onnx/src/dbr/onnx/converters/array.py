@@ -3,7 +3,7 @@
 import numpy
 
 from dbr.onnx.converters._legacy import OpsetError
-from dbr.onnx.converters._util import Chain
+from dbr.onnx.converters._util import Chain, pick_per_row
 
 _INT64_MIN = numpy.iinfo(numpy.int64).min
 
@@ -85,13 +85,16 @@ def _stack(p):
     return c.nodes
 
 
-def _stack_along(axis_for_ndim, expand_for_ndim):
+def _stack_along(axis_for_ndim, at_least):
+    """hstack, vstack or dstack: NumPy's ``at_least`` (``atleast_2d``...) of each input, then
+    a Concat along ``axis_for_ndim(ndim)``."""
+
     def convert(p):
         c = Chain(p)
         ndim = p.input_arrays[0].ndim
         parts = p.input_names
-        shape = expand_for_ndim(ndim, p.input_arrays[0].shape)
-        if shape is not None:
+        shape = at_least(p.input_arrays[0]).shape
+        if shape != p.input_arrays[0].shape:
             parts = [c.op("Reshape", [x, c.const(shape)]) for x in parts]
         c.op("Concat", parts, p.output_names, axis=axis_for_ndim(ndim))
         return c.nodes
@@ -190,9 +193,8 @@ def _where(p):
 def _select_item(p):
     c = Chain(p)
     x, t = p.input_names
-    index = c.op("Unsqueeze", [t, c.const([1])])
-    picked = c.op("GatherElements", [x, index], axis=1)
-    c.op("Squeeze", [picked, c.const([1])], p.output_names)
+    index = c.op("Cast", [t], to=7)
+    pick_per_row(c, x, index, p.input_arrays[0].shape, p.output_names[0])
     return c.nodes
 
 
@@ -386,11 +388,16 @@ def _permutate(p):
         # inverse[indices[i]] = i, also when indices is computed in the graph
         n = len(p.input_arrays[1])
         indices = c.op("Cast", [indices], to=7)
-        indices = c.op(
-            "ScatterElements",
-            [c.const(numpy.zeros(n)), indices, c.const(numpy.arange(n))],
-            axis=0,
-        )
+        if p.opset_version >= 11:
+            indices = c.op(
+                "ScatterElements",
+                [c.const(numpy.zeros(n)), indices, c.const(numpy.arange(n))],
+                axis=0,
+            )
+        else:  # inverse[i] is where indices equals i
+            hits = c.op("Equal", [c.op("Unsqueeze", [indices, c.const([0])]),
+                                  c.const(numpy.arange(n).reshape(n, 1))])  # fmt: skip
+            indices = c.op("ArgMax", [c.op("Cast", [hits], to=6)], axis=1, keepdims=0)
     c.op("Gather", [x, indices], p.output_names, axis=axis)
     return c.nodes
 
@@ -414,11 +421,9 @@ CONVERTERS = {
     "SplitAxis": _split_axis,
     "Separate": _separate,
     "Stack": _stack,
-    "Hstack": _stack_along(lambda n: 0 if n <= 1 else 1, lambda n, s: None if n else [1]),
-    "Vstack": _stack_along(lambda n: 0, lambda n, s: [1, *s] if n <= 1 else None),
-    "Dstack": _stack_along(
-        lambda n: 2, lambda n, s: [1, *s, 1][:3] if n <= 1 else ([*s, 1] if n == 2 else None)
-    ),
+    "Hstack": _stack_along(lambda n: 0 if n <= 1 else 1, numpy.atleast_1d),
+    "Vstack": _stack_along(lambda n: 0, numpy.atleast_2d),
+    "Dstack": _stack_along(lambda n: 2, numpy.atleast_3d),
     "Squeeze": _squeeze,
     "ExpandDims": _expand_dims,
     "Broadcast": _broadcast,

@@ -2,7 +2,7 @@
 
 import numpy
 
-from dbr.onnx.converters._util import Chain, reduce
+from dbr.onnx.converters._util import Chain, pick_per_row, reduce
 
 
 def _softmax_cross_entropy(p):
@@ -21,8 +21,7 @@ def _softmax_cross_entropy(p):
     ignore = c.const(f.ignore_label, t_arr.dtype)
     valid = c.op("Not", [c.op("Equal", [t, ignore])])
     safe_t = c.op("Where", [valid, t, c.const(0, t_arr.dtype)])
-    index = c.op("Cast", [c.op("Unsqueeze", [safe_t, c.const([1])])], to=7)
-    picked = c.op("Squeeze", [c.op("GatherElements", [log_p, index], axis=1), c.const([1])])
+    picked = pick_per_row(c, log_p, c.op("Cast", [safe_t], to=7), x_arr.shape)
     weight = c.op("Cast", [valid], to=_onnx_type(dtype))
     loss = c.op("Neg", [c.op("Mul", [picked, weight])])
     if f.reduce == "no":
