@@ -97,6 +97,8 @@ SUITES = {
 }
 # A test's outcome over ranks is its worst; within one process a later report
 # (a teardown error) replaces the earlier one.
+# More failures than this are not unlucky random draws: they are not run again.
+RERUN_LIMIT = 50
 WORST = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
 RECORDER = '''"""Writes each test's outcome, and each file that fails to collect, to a TSV."""
@@ -466,6 +468,8 @@ def rerun_failures(work: Path, classes, tests, timeout: int, attempts: int) -> l
     """
     summary = []
     failing = {nodeid for name in ("failed", "error") for nodeid in classes.get(name, [])}
+    if len(failing) > RERUN_LIMIT:
+        return [f"none: {len(failing)} tests failed, more than chance draws ({RERUN_LIMIT})"]
     for attempt in range(1, attempts + 1):
         if not failing:
             break
@@ -558,7 +562,7 @@ def main(argv=None) -> int:
         mpiexec is None) else []  # fmt: skip
     report(reference, tests, broken, classes, used, args.out, suite.title, killed)
     if reruns:
-        print("\nFailed, then passed when their files ran again (random inputs):")
+        print("\nRun again (random inputs):")
         print("\n".join(f"  {line}" for line in reruns))
     unresolved = sum(
         len(ids)
