@@ -9,28 +9,19 @@ where the source tree is not importable. ``nox`` runs the default sessions;
 
 from __future__ import annotations
 
-import atexit
-import functools
 import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import nox
 from nox.command import CommandFailed
-from packaging.utils import canonicalize_name
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
-import monorepo  # noqa: E402  (tools/ is no package; the path above finds it)
-from monorepo import (  # noqa: E402
-    Package,
-    discover_packages,
-    is_sibling,
-    portion,
-    wheel_layout_errors,
-)
+import edges  # noqa: E402  (tools/ is no package; the path above finds it)
+import monorepo  # noqa: E402
+import wheels  # noqa: E402
+from monorepo import Package, discover_packages  # noqa: E402
 
 nox.needs_version = ">=2024.4.15"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -39,52 +30,6 @@ ROOT = Path(__file__).resolve().parent
 PACKAGES_DIR = ROOT / "packages"
 WHEELS_DIR = ROOT / ".nox" / "_wheels"
 TOOLS = ROOT / "tools"
-
-# DESIGN.md's table of allowed edges between distributions, and nothing else:
-# "requires" may be main dependencies; "lazy" only extras, imported inside the
-# code path that needs them. A new edge changes DESIGN.md and this dict together.
-ALLOWED_EDGES: dict[str, dict[str, frozenset[str]]] = {
-    "dbr-core": {"requires": frozenset(), "lazy": frozenset()},
-    "dbr-gpu": {"requires": frozenset({"dbr-core"}), "lazy": frozenset()},
-    "dbr-functions": {"requires": frozenset({"dbr-core"}), "lazy": frozenset({"dbr-gpu"})},
-    "dbr-links": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
-    "dbr-datasets": {"requires": frozenset({"dbr-core"}), "lazy": frozenset({"dbr-gpu"})},
-    "dbr-training": {
-        "requires": frozenset({"dbr-core", "dbr-datasets"}),
-        "lazy": frozenset({"dbr-gpu"}),
-    },
-    "dbr-distributed": {
-        "requires": frozenset(
-            {"dbr-core", "dbr-functions", "dbr-links", "dbr-datasets", "dbr-training"}
-        ),
-        "lazy": frozenset({"dbr-gpu"}),
-    },
-    "dbr-onnx": {"requires": frozenset({"dbr-core", "dbr-functions"}), "lazy": frozenset()},
-    "dbr-chainer": {
-        "requires": frozenset(
-            {
-                "dbr-core",
-                "dbr-functions",
-                "dbr-links",
-                "dbr-datasets",
-                "dbr-training",
-                "dbr-distributed",
-                "dbr-onnx",
-            }
-        ),
-        "lazy": frozenset({"dbr-gpu"}),
-    },
-}
-
-# Third-party distributions whose import name is not their normalised name.
-MODULE_NAMES = {
-    "pillow": "PIL",
-    "scikit-learn": "sklearn",
-    "tensorboardx": "tensorboardX",
-    "cupy-cuda12x": "cupy",
-    "cupy-cuda13x": "cupy",
-    "nvidia-cudnn-frontend": "cudnn",
-}
 
 LINT_TOOLS = ["ruff==0.17.6"]
 RELEASE_TOOLS = ["twine>=6.1", "build>=1.2", "packaging>=24.2"]
@@ -99,13 +44,10 @@ GPU_TOOLS = ["pytest-xdist>=3.6"]
 # and SciPy its reference outcomes were taken with: some of its tests call what
 # NumPy 2 removed (numpy.product) or overflow under NumPy 2's scalar promotion.
 SUITE_TOOLS = ["mock>=5", "six>=1.16", "numpy==1.26.4", "scipy>=1.15,<1.16"]
-# pytest-timeout's limit on each test (setup and teardown included), so that a
-# hang fails its session in minutes instead of stalling CI until the job's own
-# limit. Honest package tests take seconds (their slowest subprocesses are
-# bounded at 120 s, one GPU test's at 300 s); integration tests train examples
-# end to end, with subprocesses bounded at 600 s, so they get more. The default
-# 'signal' method fails just the hung test; the 'thread' method would add a
-# thread to every test, and forking with a thread alive is deprecated (3.12+).
+# pytest-timeout's limit on each test, so that a hang fails its session in
+# minutes: package tests' slowest subprocesses are bounded at 120 s (one GPU
+# test's at 300 s), integration tests' at 600 s. The default 'signal' method
+# fails just the hung test, and adds no thread to fork with (3.12+ warns).
 TEST_TIMEOUT_S = 300
 INTEGRATION_TIMEOUT_S = 900
 # Packages whose tests launch ``mpiexec``: their session installs an MPI (the
@@ -118,12 +60,9 @@ DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19", "sphinx-mathjax-offline==0.0.
 DOCS = ROOT / "docs"
 
 
-def _module_name(dist: str) -> str:
-    dist = canonicalize_name(dist)
-    return MODULE_NAMES.get(dist, dist.replace("-", "_"))
-
-
-PACKAGES = discover_packages(PACKAGES_DIR, list(ALLOWED_EDGES))
+# README.md's table of packages: the only dependency edges allowed (tools/edges.py).
+EDGES = edges.read_table(ROOT / "README.md")
+PACKAGES = discover_packages(PACKAGES_DIR, list(EDGES))
 
 
 def sibling_closure(dist: str) -> list[str]:
@@ -131,81 +70,23 @@ def sibling_closure(dist: str) -> list[str]:
     return monorepo.sibling_closure(PACKAGES, dist)
 
 
-@functools.cache
-def wheels_dir() -> Path:
-    """This nox run's own folder under .nox/_wheels, removed when the run ends.
-
-    Each run builds into a folder named after its process, so that two nox
-    commands in one checkout (``nox`` and ``nox -s build`` side by side) never
-    remove each other's wheels; folders left by runs that died are removed.
-    """
-    WHEELS_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in WHEELS_DIR.iterdir():
-        run = stale.name.split("-")
-        if run[0] != "run" or not run[1].isdigit() or not _process_alive(int(run[1])):
-            shutil.rmtree(stale, ignore_errors=True)
-    own = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=WHEELS_DIR))
-    atexit.register(shutil.rmtree, own, ignore_errors=True)
-    return own
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-_built_wheels: dict[Path, Path] = {}
-
-
 def build_wheel(session: nox.Session, package: Package, out_dir: Path | None = None) -> Path:
-    """package's wheel, built once per nox run (copied to out_dir if given), layout checked."""
-    wheel = _built_wheels.get(package.directory)
-    if wheel is None:
-        build_dir = Path(tempfile.mkdtemp(prefix=f"{package.dist}-", dir=wheels_dir()))
-        if shutil.which("uv"):
-            session.run(
-                "uv", "build", "--wheel", "--out-dir", str(build_dir), str(package.directory),
-                external=True, silent=True,
-            )  # fmt: skip
-        else:
-            session.install("build")
-            session.run(
-                "python", "-m", "build", "--wheel", "--outdir", str(build_dir),
-                str(package.directory), silent=True,
-            )  # fmt: skip
-        (wheel,) = build_dir.glob("*.whl")
-        check_wheel(session, package, wheel)
-        _built_wheels[package.directory] = wheel
-    if out_dir is None:
-        return wheel
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return Path(shutil.copy2(wheel, out_dir))
-
-
-def check_wheel(session: nox.Session, package: Package, wheel: Path) -> None:
-    """A wheel holds only its namespace portion and declares ranges, never paths."""
-    errors = wheel_layout_errors(package, wheel)
-    if errors:
-        session.error("; ".join(errors))
+    """package's wheel, built once per nox run into its own folder (tools/wheels.py)."""
+    return wheels.build_wheel(session, package, WHEELS_DIR, out_dir)
 
 
 def wheel_requirements(
     session: nox.Session, dists: list[str], extras: dict[str, list[str]] | None = None
 ) -> list[str]:
     """PEP 508 direct references to the local wheels, so no dbr-* comes from a registry."""
-    extras = extras or {}
-    requirements = []
-    for dist in dists:
-        wheel = build_wheel(session, PACKAGES[dist])
-        chosen = extras.get(dist, [])
-        suffix = f"[{','.join(chosen)}]" if chosen else ""
-        requirements.append(f"{dist}{suffix} @ {wheel.as_uri()}")
-    return requirements
+    return wheels.wheel_requirements(session, [PACKAGES[d] for d in dists], WHEELS_DIR, extras)
+
+
+def install_everything(session: nox.Session, *tools: str, extras=None) -> None:
+    """Every package's wheel, each with its extras that need no GPU (or ``extras``), and tools."""
+    if extras is None:
+        extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
+    session.install(*wheel_requirements(session, list(PACKAGES), extras), *tools)
 
 
 def check_installed(session: nox.Session, dists: list[str]) -> None:
@@ -262,20 +143,13 @@ def test_package(session: nox.Session, package: Package) -> None:
     Last, the docstring examples of the installed modules run (with the extras).
     """
     dists = sibling_closure(package.dist)
-    mpi_extras = MPI_PACKAGES.get(package.dist)
-    if mpi_extras is not None:
-        # Without an MPI launcher there is nothing to test, so the first run
-        # already has the [mpich] extra (mpiexec); every test has a timeout.
-        extras = {package.dist: mpi_extras}
-        session.install(*wheel_requirements(session, dists, extras), *TEST_TOOLS)
-        check_installed(session, dists)
-        run_pytest(session, package)
-        run_doctests(session, package)
-        return
-    session.install(*wheel_requirements(session, dists), *TEST_TOOLS)
+    # Without an MPI launcher there is nothing to test: such a package has its
+    # [mpich] extra (mpiexec) from the first run; every test has a timeout.
+    first = {package.dist: MPI_PACKAGES[package.dist]} if package.dist in MPI_PACKAGES else {}
+    session.install(*wheel_requirements(session, dists, first), *TEST_TOOLS)
     check_installed(session, dists)
     run_pytest(session, package)
-    extras = package.cpu_extras(siblings=False)
+    extras = [] if first else package.cpu_extras(siblings=False)
     if extras:
         session.install(*wheel_requirements(session, [package.dist], {package.dist: extras}))
         session.log(f"again with the extras {extras}")
@@ -316,8 +190,7 @@ def lowest(session: nox.Session, dist: str) -> None:
 @nox.session
 def integration(session: nox.Session) -> None:
     """Every package's wheel with all its extras that need no GPU, then tests-integration."""
-    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
-    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS)
+    install_everything(session, *TEST_TOOLS)
     check_installed(session, list(PACKAGES))
     with session.chdir(session.create_tmp()):
         session.run(
@@ -365,10 +238,7 @@ def chainer_suite(session: nox.Session) -> None:
     suite = Path(os.environ.get("DBR_CHAINER_SUITE", ROOT.parent / "shared" / "chainer-v7.8.1"))
     if not (suite / "chainer-7.8.1-outcomes.tsv.gz").is_file():
         session.skip(f"Chainer's own suite is absent: no outcomes file under {suite}")
-    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
-    session.install(
-        *wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *SUITE_TOOLS
-    )
+    install_everything(session, *TEST_TOOLS, *SUITE_TOOLS)
     work = Path(session.create_tmp()) / "chainer-suite"
     script = str(TOOLS / "chainer_suite.py")
     if session.posargs:
@@ -387,8 +257,7 @@ def docs(session: nox.Session) -> None:
     a broken internal reference, or a guide's example that fails or prints
     something else. Nothing is fetched from the network.
     """
-    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
-    session.install(*wheel_requirements(session, list(PACKAGES), extras), *DOCS_TOOLS)
+    install_everything(session, *DOCS_TOOLS)
     build = DOCS / "_build"
     for builder in ("html", "doctest"):
         session.run(
@@ -400,14 +269,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(name="docs-browser", venv_backend="none")
 def docs_browser(session: nox.Session) -> None:
-    """The site that ``nox -s docs`` built, opened in headless Chromium (installed separately).
+    """The site ``nox -s docs`` built, in headless Chromium: tools/check_docs_browser.py.
 
-    tools/check_docs_browser.py serves docs/_build/html on a local port and,
-    through the DevTools protocol, checks that the index, a guide, a reference
-    page and a search render (title, navigation, highlighted code, results)
-    without console errors, saving a screenshot of each into
-    docs/_build/screenshots. It needs Debian's ``chromium`` (``.ci/run``
-    installs it) and nothing from PyPI.
+    Needs Debian's ``chromium`` (``.ci/run`` installs it), nothing from PyPI.
     """
     site = DOCS / "_build" / "html"
     if not (site / "index.html").is_file():
@@ -431,19 +295,18 @@ def lint(session: nox.Session) -> None:
 def deps(session: nox.Session) -> None:
     """The import graph, one check per concern; prints the graph.
 
-    - declared siblings (main, extras, dev group) against DESIGN.md's table:
-      :func:`declared_edge_errors`, from the pyproject files alone;
+    - declared requirements (main, extras, dev group) against README.md's
+      table of packages (DESIGN.md's): tools/edges.py, from the pyproject files;
     - imported siblings against the declared ones, and module-level imports of
       what only an extra provides: tools/check_imports.py. With the first check
-      this also keeps every import inside DESIGN.md's table, which import-linter
-      contracts generated from the same table used to check a second time;
+      this also keeps every import inside the table;
     - imported third-party modules against the declared requirements: deptry.
     """
-    errors = declared_edge_errors()
+    errors = edges.declared_edge_errors(PACKAGES, EDGES)
     for error in errors:
         session.warn(error)
     if errors:
-        session.error("declared dependencies break DESIGN.md's table (see above)")
+        session.error("declared dependencies break README.md's table of packages (see above)")
     session.install(*DEPS_TOOLS)
     sources = os.pathsep.join(str(p.src) for p in PACKAGES.values())
     tmp = Path(session.create_tmp())
@@ -456,14 +319,14 @@ def deps(session: nox.Session) -> None:
             failed.append(name)
 
     graph_input = tmp / "packages.json"
-    graph_input.write_text(json.dumps(import_graph_input(), indent=2))
+    graph_input.write_text(json.dumps(edges.import_graph_input(PACKAGES), indent=2))
     check(
         "imports against declared siblings and extras",
         "python", str(TOOLS / "check_imports.py"), str(graph_input),
         env={"PYTHONPATH": sources},
     )  # fmt: skip
 
-    module_map = ",".join(f"{dist}={module}" for dist, module in MODULE_NAMES.items())
+    module_map = ",".join(f"{dist}={module}" for dist, module in edges.MODULE_NAMES.items())
     for package in PACKAGES.values():
         with session.chdir(package.directory):
             check(
@@ -478,64 +341,11 @@ def deps(session: nox.Session) -> None:
                 # that mpi4py loads at run time: nothing imports it.
                 "--per-rule-ignores",
                 "DEP001=cupy|cupyx|cupy_backends|nvidia,"
-                f"DEP002={'|'.join([*ALLOWED_EDGES, *RUNTIME_ONLY])}",
+                f"DEP002={'|'.join([*EDGES, *RUNTIME_ONLY])}",
                 "--package-module-name-map", module_map,
             )  # fmt: skip
     if failed:
         session.error(f"failed: {'; '.join(failed)}")
-
-
-def declared_edge_errors() -> list[str]:
-    """Each package's declared siblings (main, extras, dev group) checked against the table."""
-    errors = []
-    for dist, package in PACKAGES.items():
-        if dist not in ALLOWED_EDGES:
-            errors.append(f"{dist} is not in DESIGN.md's table (ALLOWED_EDGES in noxfile.py)")
-            continue
-        allowed = ALLOWED_EDGES[dist]
-        for name in sorted(package.sibling_requires - allowed["requires"]):
-            if name in allowed["lazy"]:
-                errors.append(f"{dist} requires {name}; DESIGN.md allows it only in an extra")
-            else:
-                errors.append(f"{dist} requires {name}; DESIGN.md does not allow that edge")
-        for name in sorted(package.sibling_extras - allowed["requires"] - allowed["lazy"]):
-            errors.append(f"{dist} has an extra with {name}; DESIGN.md does not allow it")
-        for name in sorted(package.sibling_dev - allowed["requires"] - allowed["lazy"]):
-            errors.append(f"{dist}'s dev group has {name}; DESIGN.md does not allow it")
-        for name in sorted((package.sibling_requires | package.sibling_extras) - PACKAGES.keys()):
-            errors.append(f"{dist} declares {name}, which is not under packages/")
-        for requirement in package.requirements:
-            if requirement.url:
-                errors.append(f"{dist} requires {requirement} by path or URL; use a range")
-        unknown = {
-            canonicalize_name(r.name) for r in package.requirements if is_sibling(r)
-        } - ALLOWED_EDGES.keys()
-        for name in sorted(unknown):
-            errors.append(f"{dist} requires {name}, which DESIGN.md's table does not know")
-    return errors
-
-
-def import_graph_input() -> dict:
-    """What tools/check_imports.py needs: each package's modules and declared edges."""
-    result = []
-    for package in PACKAGES.values():
-        extras_only = {
-            _module_name(r.name)
-            for reqs in package.extras.values()
-            for r in reqs
-            if not is_sibling(r)
-        } - {_module_name(r.name) for r in package.third_party}
-        result.append(
-            {
-                "dist": package.dist,
-                "module": package.module,
-                "src": str(package.src),
-                "requires": sorted(map(portion, package.sibling_requires)),
-                "lazy": sorted(map(portion, package.sibling_extras)),
-                "extras_only_modules": sorted(extras_only),
-            }
-        )
-    return {"packages": result}
 
 
 @nox.session(default=False)
@@ -551,7 +361,7 @@ def gpu(session: nox.Session) -> None:
         dist: [e for e in package.extras if not e.startswith("cuda") or e == cuda]
         for dist, package in PACKAGES.items()
     }
-    session.install(*wheel_requirements(session, list(PACKAGES), extras), *TEST_TOOLS, *GPU_TOOLS)
+    install_everything(session, *TEST_TOOLS, *GPU_TOOLS, extras=extras)
     args = list(session.posargs)
     if not args or args[0].startswith("-"):
         args.insert(0, str(ROOT / ".nox" / "gpu-report"))
@@ -562,9 +372,8 @@ def gpu(session: nox.Session) -> None:
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """python benchmarks/overhead.py against the installed wheels."""
+    install_everything(session)
     script = ROOT / "benchmarks" / "overhead.py"
-    extras = {dist: package.cpu_extras(siblings=True) for dist, package in PACKAGES.items()}
-    session.install(*wheel_requirements(session, list(PACKAGES), extras))
     session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})
 
 
@@ -621,23 +430,11 @@ def install_from_dist(session: nox.Session) -> None:
         build_wheel(session, package, out_dir=out_dir)
     session.run("python", "-m", "pip", "install", "--find-links", str(out_dir), "dbr-chainer")
     expected = {dist: PACKAGES[dist].version for dist in sibling_closure("dbr-chainer")}
-    check = f"""
-import importlib.metadata as metadata
-import numpy
-import dbr.chainer as chainer
-import dbr.chainer.functions as F
-installed = {{
-    d.metadata["Name"]: d.version for d in metadata.distributions()
-    if d.metadata["Name"].startswith("dbr-")
-}}
-assert installed == {expected!r}, installed
-x = chainer.Variable(numpy.array([-1.0, 2.0], dtype=numpy.float32))
-F.sum(F.relu(x)).backward()
-assert x.grad.tolist() == [0.0, 1.0], x.grad
-print("installed from dist/:", ", ".join(f"{{k}} {{v}}" for k, v in sorted(installed.items())))
-"""
     with session.chdir(session.create_tmp()):
-        session.run("python", "-c", check, env={"PYTHONPATH": None})
+        session.run(
+            "python", str(TOOLS / "check_install_from_dist.py"), json.dumps(expected),
+            env={"PYTHONPATH": None},
+        )  # fmt: skip
 
 
 nox.options.sessions = [
