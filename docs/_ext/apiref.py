@@ -29,7 +29,10 @@ CORE_CONFIG = [
 CORE_DEVICE = [
     "Device", "CpuDevice", "get_device", "get_device_from_array", "get_array_module", "to_device",
 ]  # fmt: skip
-CORE_LINK = ["Link", "Chain", "ChainList", "Sequential", "LinkHook"]
+CORE_LINK = [
+    "Link", "Chain", "ChainList", "Sequential", "LinkHook", "DeviceResident",
+    "DeviceResidentsVisitor",
+]  # fmt: skip
 CORE_REPORT = ["Reporter", "Summary", "DictSummary", "report", "report_scope",
                "get_current_reporter"]  # fmt: skip
 TRAINING_OPT = ["Optimizer", "UpdateRule", "GradientMethod", "Hyperparameter",

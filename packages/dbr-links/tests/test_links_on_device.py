@@ -214,6 +214,7 @@ CASES = {
     "MLPConvolution2D": Case(
         lambda: L.MLPConvolution2D(3, (4, 5, 2), 3, pad=1), lambda r: (_floats(r, 2, 3, 4, 4),)
     ),
+    "Parameter": Case(lambda: L.Parameter(_floats(numpy.random, 2, 3)), lambda r: ()),
     "Scale": Case(lambda: L.Scale(1, (3,), True, (3,)), lambda r: (_floats(r, 2, 3, 4),)),
     "SimplifiedDropconnect": Case(
         lambda: L.SimplifiedDropconnect(3, 2, 0.5, initial_bias=initializers.Normal(1.0)),

@@ -20,6 +20,12 @@ as F``, ``from dbr.chainer.training import extensions``):
   ``variable``, ``link``, ``function``, ``function_node``, ``function_hook``,
   ``link_hook``, ``sequential`` from dbr.core
 - ``basic_math`` (``functions.math.basic_math``: Variable's operators, dbr.core.ops.arithmetic)
+  and ``array`` (``functions.array``)
+- ``device_resident``, ``initializer``, ``warnings`` (dbr.core's), ``distribution``
+  (dbr.functions.distributions')
+- ``print_runtime_info()`` (Chainer's report: platform, versions, CuPy), ``should_use_cudnn``
+  and ``should_use_cudnn_tensor_core`` (``backends.cuda``'s), ``get_compute_mode``,
+  ``get_cpu_array_types``, ``is_arrays_compatible`` (dbr.core's), ``Fallback``
 - ``backends.cuda`` (also ``cuda``): CuPy through dbr-gpu, imported only when used
 - ``chainerx``, ``backends.intel64``, ``memory_layouts``: stand-ins answering
   that ChainerX, iDeep and cuDNN layouts are not available; ``types``
@@ -35,15 +41,13 @@ A Chainer name that dbr does not provide raises AttributeError naming it.
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
 
 import dbr.core as _core
 
-try:
-    __version__ = _version("dbr-chainer")
-except _PackageNotFoundError:
-    __version__ = "0.0.0+source"
+# The Chainer release whose API this namespace reproduces: Chainer programs
+# compare ``chainer.__version__`` to choose code paths. dbr-chainer's own
+# version is ``importlib.metadata.version("dbr-chainer")``.
+__version__ = "7.8.1"
 
 # Chainer's switch for the FutureWarning of ``utils.experimental``; dbr marks nothing experimental.
 disable_experimental_feature_warning = False
@@ -51,11 +55,11 @@ disable_experimental_feature_warning = False
 _SUBMODULES = frozenset({
     "backend", "backends", "chainermn", "chainerx", "computational_graph", "configuration",
     "cuda", "onnx_chainer",
-    "dataset", "datasets", "distributions", "function", "function_hook", "function_hooks",
-    "function_node", "functions", "gradient_check", "initializers", "iterators", "link",
-    "link_hook", "link_hooks", "links", "memory_layouts", "optimizer", "optimizer_hooks",
-    "optimizers", "reporter", "sequential", "serializer", "serializers", "testing", "training",
-    "types", "utils", "variable",
+    "dataset", "datasets", "device_resident", "distribution", "distributions", "function",
+    "function_hook", "function_hooks", "function_node", "functions", "gradient_check",
+    "initializer", "initializers", "iterators", "link", "link_hook", "link_hooks", "links",
+    "memory_layouts", "optimizer", "optimizer_hooks", "optimizers", "reporter", "sequential",
+    "serializer", "serializers", "testing", "training", "types", "utils", "variable", "warnings",
 })  # fmt: skip
 
 # Chainer's top-level names that dbr.core defines under the same name.
@@ -84,11 +88,36 @@ _FROM_SUBMODULE = {
     "cross_entropy": "distributions",
     "kl_divergence": "distributions",
     "register_kl": "distributions",
+    "DeviceResident": "device_resident",
+    "get_cpu_array_types": "backend",
+    "is_arrays_compatible": "backend",
+    "get_compute_mode": "configuration",
+    "print_runtime_info": "_runtime_info",
+    "should_use_cudnn": "backends.cuda",
+    "should_use_cudnn_tensor_core": "backends.cuda",
 }
 
 
 # Chainer's top-level names for modules it keeps elsewhere.
-_MODULE_ALIASES = {"basic_math": f"{__name__}.functions.math.basic_math"}
+_MODULE_ALIASES = {
+    "array": f"{__name__}.functions.array",
+    "basic_math": f"{__name__}.functions.math.basic_math",
+}
+
+
+class _FallbackType:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Fallback"
+
+
+Fallback = _FallbackType()
+"""Chainer's marker that ``forward_chainerx`` returns to fall back to NumPy/CuPy.
+
+dbr has no ChainerX, so no ``forward_chainerx`` is ever called; the name is
+here so that code returning it imports.
+"""
 
 
 def __getattr__(name):

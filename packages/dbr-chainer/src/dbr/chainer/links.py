@@ -8,4 +8,8 @@ import dbr.links as _target
 from dbr.chainer._forward import forward, mirror_submodules
 
 __getattr__, __dir__ = forward(globals(), _target)
-mirror_submodules(globals(), "dbr.links")
+mirror_submodules(
+    globals(),
+    "dbr.links",
+    renames={"activation.simplified_dropconnect": "dbr.links.connection.simplified_dropconnect"},
+)

@@ -46,6 +46,7 @@ from dbr.core.configuration import (
     set_debug,
     using_config,
 )
+from dbr.core.device_resident import DeviceResident, DeviceResidentsVisitor
 from dbr.core.function import Function, FunctionAdapter
 from dbr.core.function_hook import FunctionHook, get_function_hooks
 from dbr.core.function_node import FunctionNode
@@ -76,7 +77,8 @@ except _PackageNotFoundError:
     __version__ = "0.0.0+source"
 
 __all__ = [
-    "Chain", "ChainList", "CpuDevice", "DebugMode", "Device", "DictSummary", "Function",
+    "Chain", "ChainList", "CpuDevice", "DebugMode", "Device", "DeviceResident",
+    "DeviceResidentsVisitor", "DictSummary", "Function",
     "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer", "InvalidType", "Link",
     "LinkHook",
     "Parameter", "Reporter", "Sequential", "Summary", "Variable", "VariableNode",

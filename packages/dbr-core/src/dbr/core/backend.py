@@ -246,3 +246,27 @@ def copyto(dst, src):
 def get_array_types():
     """Return the tuple of array types known to core (NumPy's plus registered ones)."""
     return (numpy.ndarray, *_array_types)
+
+
+def get_cpu_array_types():
+    """Return the tuple of array types that live on the CPU: ``(numpy.ndarray,)`` in dbr."""
+    return (numpy.ndarray,)
+
+
+def is_arrays_compatible(arrays):
+    """Whether the arrays (None entries ignored) can be used together in one computation.
+
+    They can when all are CPU arrays, or all are of the first one's registered
+    non-CPU array type (all CuPy arrays); an empty sequence is compatible.
+
+    Args:
+        arrays: an iterable of arrays and Nones.
+    """
+    arrays = [a for a in arrays if a is not None]
+    if not arrays:
+        return True
+    first = arrays[0]
+    types = get_cpu_array_types()
+    if not isinstance(first, types) and _lookup_array_type(first) is not None:
+        types = tuple(t for t in _array_types if isinstance(first, t))
+    return all(isinstance(a, types) for a in arrays)

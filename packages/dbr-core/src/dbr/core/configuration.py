@@ -18,8 +18,14 @@ _DEFAULTS = {
     "debug": False,
     "dtype": numpy.dtype(numpy.float32),
     "use_cudnn": "auto",
+    # Chainer's flags for cuDNN's Tensor Cores ('always', 'auto', 'never') and for the
+    # compute mode that backends may read (None: each backend's default).
+    "use_cudnn_tensor_core": "auto",
+    "compute_mode": None,
     "keep_graph_on_report": False,
     "cudnn_deterministic": False,
+    # Chainer's switch for utils.nondeterministic's warning.
+    "warn_nondeterministic": False,
     "autotune": False,
     "lazy_grad_sum": False,
     "in_recomputing": False,
@@ -158,6 +164,11 @@ def get_dtype(dtype=None, map_mixed16=None):
         if dtype is mixed16:
             return map_mixed16
     return _as_dtype(dtype, "dtype")
+
+
+def get_compute_mode():
+    """Return ``config.compute_mode`` (None unless set), as Chainer's ``get_compute_mode``."""
+    return config.compute_mode
 
 
 @contextlib.contextmanager

@@ -20,12 +20,14 @@ import numpy
 
 from dbr.core import backend, initializers
 from dbr.core.configuration import config
+from dbr.core.device_resident import DeviceResident
 from dbr.core.link_hook import (
     LinkHook,
     _ForwardPostprocessCallbackArgs,
     _ForwardPreprocessCallbackArgs,
     _global_hook_count,
 )
+from dbr.core.serializers.base import _serialize_parameter
 from dbr.core.variable import Parameter
 
 __all__ = ["Link", "Chain", "ChainList"]
@@ -108,8 +110,11 @@ def _warn_deprecated_transfer(link, method, device):
     )
 
 
-class Link:
+class Link(DeviceResident):
     """A building block of models that owns parameters and persistent values.
+
+    A :class:`~dbr.core.DeviceResident` whose own
+    :meth:`to_device` moves its parameters, array persistents and children.
 
     Assigning a :class:`~dbr.core.Parameter` to an attribute inside
     ``with link.init_scope():`` registers it as a parameter of the link;
@@ -569,25 +574,11 @@ class Link:
         """
         d = self.__dict__
         for name in sorted(self._params):
-            param = d[name]
-            data = serializer(name, param.array)
-            if param.array is None and data is not None:
-                param.initialize(data.shape, device=self._device)
-                backend.copyto(param.array, data)
+            _serialize_parameter(serializer, name, d[name], self._device)
         for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
 
-    # -- devices ----------------------------------------------------------------
-    @property
-    def device(self):
-        """The :class:`~dbr.core.backend.Device` of this link (``'@numpy'`` until moved)."""
-        return self._device
-
-    @property
-    def xp(self):
-        """The array module (numpy or cupy) of this link's device."""
-        return self._device.xp
-
+    # -- devices (``device`` and ``xp`` are DeviceResident's) ----------------------
     def to_device(self, device):
         """Move the parameters, their gradients and array persistents to ``device``.
 
@@ -608,6 +599,17 @@ class Link:
                 d[name] = device.send(value)
         self._device = device
         return self
+
+    def device_resident_accept(self, visitor):
+        """Show ``visitor`` this link, then its parameters and array persistents (Chainer's)."""
+        super().device_resident_accept(visitor)
+        d = self.__dict__
+        for name in self._params:
+            visitor.visit_variable(d[name])
+        array_types = backend.get_array_types()
+        for name in self._persistent:
+            if isinstance(d[name], array_types):
+                d[name] = visitor.visit_array(d[name])
 
     def to_cpu(self):
         """Move the link to the CPU (``'@numpy'``); returns this link.
@@ -788,6 +790,13 @@ class Chain(Link):
             d[name].to_device(device)
         return self
 
+    def device_resident_accept(self, visitor):
+        """Show ``visitor`` this chain's own values, then each child's."""
+        super().device_resident_accept(visitor)
+        d = self.__dict__
+        for name in self._children:
+            d[name].device_resident_accept(visitor)
+
     def __str__(self):
         d = self.__dict__
         entries = [(name, _layer_text(d[name])) for name in sorted(self._children)]
@@ -952,6 +961,12 @@ class ChainList(Link, MutableSequence):
         for child in self._children:
             child.to_device(device)
         return self
+
+    def device_resident_accept(self, visitor):
+        """Show ``visitor`` this list's own values, then each child's."""
+        super().device_resident_accept(visitor)
+        for child in self._children:
+            child.device_resident_accept(visitor)
 
     def _printed_items(self):
         """What ``str`` lists, by index (a subclass may list more than its child links)."""

@@ -5,12 +5,20 @@ import difflib
 import operator
 import shutil
 import tempfile
+import warnings
 
 import numpy
 
 from dbr.core import backend
+from dbr.core.configuration import config
 
 _ndarray = numpy.ndarray
+
+
+class PerformanceWarning(RuntimeWarning):
+    """Warns that a computation takes a slow path (Chainer's ``chainer.warnings`` category)."""
+
+
 _float32 = numpy.dtype(numpy.float32)
 
 
@@ -161,3 +169,76 @@ def missing_attribute(module_name, name, names):
     close = difflib.get_close_matches(name, public, n=3, cutoff=0.75)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return AttributeError(f"module {module_name!r} has no attribute {name!r}{hint}")
+
+
+def sum_to(x, shape):
+    """Sum the array ``x`` down to ``shape`` (its broadcast source): an array, not a Variable.
+
+    Leading axes are summed away and axes of length 1 in ``shape`` are summed
+    keeping the axis; ``x`` itself is returned when it already has ``shape``.
+    ``dbr.functions.sum_to`` is the differentiable version.
+
+    Args:
+        x (array): the array.
+        shape (tuple of int): the target shape.
+
+    Raises:
+        TypeError: ``x`` is a Variable.
+
+    >>> sum_to(numpy.ones((2, 3)), (1, 3))
+    array([[2., 2., 2.]])
+    """
+    if hasattr(x, "_node"):
+        raise TypeError("sum_to: expected an array, got a Variable; use dbr.functions.sum_to")
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    lead = x.ndim - len(shape)
+    lead_axes = tuple(range(lead))
+    kept_axes = tuple(lead + i for i, n in enumerate(shape) if n == 1)
+    y = x.sum(lead_axes + kept_axes, keepdims=True)
+    return y.squeeze(lead_axes) if lead else y
+
+
+def _warn_deprecated_array_helper(name, instead):
+    warnings.warn(
+        f"dbr.core.utils.{name} is deprecated (as chainer.utils.array.{name}); use {instead}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def as_vec(x):
+    """Deprecated (as in Chainer): ``x`` flattened to 1-D; ``x`` itself if already 1-D."""
+    _warn_deprecated_array_helper("as_vec", "x.ravel()")
+    return x if x.ndim == 1 else x.ravel()
+
+
+def as_mat(x):
+    """Deprecated (as in Chainer): ``x`` as a matrix ``(len(x), -1)``; ``x`` if already 2-D."""
+    _warn_deprecated_array_helper("as_mat", "x.reshape(len(x), -1)")
+    return x if x.ndim == 2 else x.reshape(len(x), -1)
+
+
+def empty_like(x):
+    """Deprecated (as in Chainer): an uninitialised array like ``x``, on ``x``'s device."""
+    _warn_deprecated_array_helper("empty_like", "xp.empty_like(x)")
+    return backend.get_array_module(x).empty_like(x)
+
+
+def nondeterministic(f_name):
+    """Warn that ``f_name`` may give different results run to run, if asked to.
+
+    It warns (RuntimeWarning) only while ``config.warn_nondeterministic`` is
+    True, as Chainer's does.
+
+    Args:
+        f_name (str): the name of the nondeterministic code, for the message.
+    """
+    if config.warn_nondeterministic:
+        warnings.warn(
+            "Potentially non-deterministic code is being executed while "
+            f"config.warn_nondeterministic is set. Source: {f_name}",
+            RuntimeWarning,
+            stacklevel=2,
+        )

@@ -32,7 +32,9 @@ __all__ = [
     "convolution_backward_filter",
     "convolution_forward",
     "should_use_cudnn",
+    "should_use_cudnn_tensor_core",
     "unavailable_reason",
+    "version",
 ]
 
 _DTYPES = ("float16", "float32", "float64")
@@ -124,6 +126,40 @@ def should_use_cudnn(level, dtype=None):
     if dtype is not None and numpy.dtype(dtype).name not in _DTYPES:
         return False
     return available()
+
+
+def version():
+    """cuDNN's version as an int (``90100`` for 9.1.0), or -1 when cuDNN is not available."""
+    cudnn = _probe()[0] if available() else None
+    return -1 if cudnn is None else int(cudnn.backend_version())
+
+
+_TENSOR_CORE_MODES = {"always": True, "auto": None, "never": False}
+
+
+def should_use_cudnn_tensor_core(dtype):
+    """Whether cuDNN may use Tensor Cores for ``dtype``, from ``config.use_cudnn_tensor_core``.
+
+    ``'always'`` answers True and ``'never'`` False, as in Chainer; ``'auto'``
+    answers True for float16 when cuDNN is :func:`available` on a GPU of
+    compute capability 7.0 or later.
+
+    Args:
+        dtype: the arrays' dtype.
+
+    Raises:
+        ValueError: ``config.use_cudnn_tensor_core`` is not 'always', 'auto' or 'never'.
+    """
+    mode = config.use_cudnn_tensor_core
+    if mode not in _TENSOR_CORE_MODES:
+        raise ValueError(
+            f"config.use_cudnn_tensor_core must be 'always', 'auto' or 'never', got {mode!r}"
+        )
+    if _TENSOR_CORE_MODES[mode] is not None:
+        return _TENSOR_CORE_MODES[mode]
+    if numpy.dtype(dtype) != numpy.float16 or not available():
+        return False
+    return int(_cupy.cupy.cuda.Device().compute_capability) >= 70
 
 
 _local = threading.local()

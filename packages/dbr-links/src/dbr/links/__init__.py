@@ -33,6 +33,7 @@ from dbr.links.connection import (
     Linear,
     LocalConvolution2D,
     MLPConvolution2D,
+    Parameter,
     Scale,
     SimplifiedDropconnect,
 )
@@ -135,6 +136,7 @@ __all__ = [
     "ResNet101Layers",
     "ResNet152Layers",
     "ResNet50Layers",
+    "Parameter",
     "Scale",
     "SimplifiedDropconnect",
     "StatefulGRU",

@@ -4,9 +4,11 @@ Chainer code guards its iDeep paths with ``is_ideep_available()`` or
 ``should_use_ideep(level)``, both False here, so they are skipped.
 """
 
+from dbr.core import config  # Chainer's module re-exports it
+
 __all__ = [
-    "check_ideep_available", "ideep", "inputs_all_ready", "is_ideep_available", "mdarray",
-    "should_use_ideep",
+    "check_ideep_available", "config", "ideep", "inputs_all_ready", "is_ideep_available",
+    "mdarray", "should_use_ideep",
 ]  # fmt: skip
 
 ideep = None

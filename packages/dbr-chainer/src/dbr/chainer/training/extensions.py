@@ -8,4 +8,11 @@ import dbr.training.extensions as _target
 from dbr.chainer._forward import forward, mirror_submodules
 
 __getattr__, __dir__ = forward(globals(), _target)
-mirror_submodules(globals(), "dbr.training.extensions")
+mirror_submodules(
+    globals(),
+    "dbr.training.extensions",
+    renames={
+        "fail_on_nonnumber": "dbr.training.extensions.fail_on_non_number",
+        "variable_unchain": "dbr.training.extensions.unchain_variables",
+    },
+)

@@ -1,5 +1,8 @@
-"""``chainer.utils.array``: ``size_of_shape`` (dbr.core.utils')."""
+"""``chainer.utils.array``: array helpers, dbr.core.utils' (``size_of_shape``, ``sum_to``, ...).
 
-from dbr.core.utils import size_of_shape
+``as_vec``, ``as_mat`` and ``empty_like`` are deprecated, as in Chainer.
+"""
 
-__all__ = ["size_of_shape"]
+from dbr.core.utils import as_mat, as_vec, empty_like, size_of_shape, sum_to
+
+__all__ = ["as_mat", "as_vec", "empty_like", "size_of_shape", "sum_to"]

@@ -345,7 +345,7 @@ class CooMatrix:
         self.row = row
         self.col = col
         self.shape = shape
-        self.order = _get_order(row, col) if order is None else order
+        self.order = get_order(row, col) if order is None else order
 
     def to_dense(self):
         """Return the dense matrix (or batch), with repeated indexes added up."""
@@ -375,8 +375,33 @@ def _sorted_pairs(major, minor, xp):
     return True
 
 
-def _get_order(row, col):
+def get_order(row, col):
+    """Return the order of COO entries: 'C' (sorted by row), 'F' (by column) or 'other'.
+
+    Entries whose row or column is -1 (unused slots) are ignored; for a batch
+    (2-D ``row`` and ``col``), each matrix must be in that order.
+
+    Args:
+        row (array): the row index of each entry.
+        col (array): the column index of each entry, of ``row``'s shape.
+
+    Raises:
+        ValueError: ``row`` and ``col`` differ in shape, or an entry has -1 in
+            only one of them.
+
+    >>> import numpy as np
+    >>> get_order(np.array([0, 0, 1]), np.array([1, 2, 0]))
+    'C'
+    """
+    if row.shape != col.shape:
+        raise ValueError(
+            f"get_order: expected row and col of one shape, got {row.shape} and {col.shape}"
+        )
     xp = get_array_module(row)
+    if bool(((row < 0) != (col < 0)).any()):
+        raise ValueError(
+            f"get_order: an entry has -1 (unused) in only one of row and col: row {row}, col {col}"
+        )
     if _sorted_pairs(row, col, xp):
         return "C"
     if _sorted_pairs(col, row, xp):

@@ -23,6 +23,7 @@ from dbr.links.connection.inceptionbn import InceptionBN
 from dbr.links.connection.linear import Linear
 from dbr.links.connection.local_convolution_2d import LocalConvolution2D
 from dbr.links.connection.mlp_convolution_2d import MLPConvolution2D
+from dbr.links.connection.parameter import Parameter
 from dbr.links.connection.scale import Scale
 from dbr.links.connection.simplified_dropconnect import SimplifiedDropconnect
 
@@ -48,6 +49,7 @@ __all__ = [
     "Linear",
     "LocalConvolution2D",
     "MLPConvolution2D",
+    "Parameter",
     "Scale",
     "SimplifiedDropconnect",
 ]

@@ -1,21 +1,12 @@
 """WalkerAlias: constant-time sampling from a fixed discrete distribution."""
 
-import warnings
-
 import numpy
 
 from dbr.core import backend
+from dbr.core.device_resident import DeviceResident
 
 
-def _warn_deprecated_transfer(method, device):
-    warnings.warn(
-        f"WalkerAlias.{method} is deprecated; use to_device({device!r}) instead",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
-class WalkerAlias:
+class WalkerAlias(DeviceResident):
     """Walker's alias method: draws indices ``i`` with probability ``probs[i] / sum(probs)``.
 
     Building the tables takes :math:`O(n)` time (Vose's construction); each
@@ -71,46 +62,15 @@ class WalkerAlias:
         self._device = backend.cpu
 
     @property
-    def device(self):
-        """The :class:`~dbr.core.backend.Device` holding the tables."""
-        return self._device
-
-    @property
-    def xp(self):
-        """The array module of :attr:`device`."""
-        return self._device.xp
-
-    @property
     def use_gpu(self):
         """True when the tables are on a GPU (Chainer's flag)."""
         return self._device.xp is not numpy
 
-    def to_device(self, device):
-        """Move the tables to ``device`` (a specifier or a Device); returns this sampler."""
-        device = backend.get_device(device)
-        self.threshold = device.send(self.threshold)
-        self.values = device.send(self.values)
-        self._device = device
-        return self
-
-    def to_cpu(self):
-        """Move the tables to the CPU; returns this sampler.
-
-        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
-        ``to_device('@numpy')``.
-        """
-        _warn_deprecated_transfer("to_cpu", "@numpy")
-        return self.to_device(backend.cpu)
-
-    def to_gpu(self, device=None):
-        """Move the tables to GPU ``device`` (an id; 0 if None); returns this sampler.
-
-        Deprecated, as in Chainer v7 (it warns with DeprecationWarning): use
-        ``to_device('@cupy:N')``.
-        """
-        _warn_deprecated_transfer("to_gpu", "@cupy:N")
-        device_id = 0 if device is None else int(getattr(device, "id", device))
-        return self.to_device(f"@cupy:{device_id}")
+    def device_resident_accept(self, visitor):
+        """Show ``visitor`` this sampler and its two tables (``to_device`` moves them)."""
+        super().device_resident_accept(visitor)
+        self.threshold = visitor.visit_array(self.threshold)
+        self.values = visitor.visit_array(self.values)
 
     def sample(self, shape):
         """Draw indices from the distribution.

@@ -1,0 +1,5 @@
+"""``chainer.warnings``: ``PerformanceWarning``, dbr.core.utils'."""
+
+from dbr.core.utils import PerformanceWarning
+
+__all__ = ["PerformanceWarning"]
