@@ -174,6 +174,7 @@ PAGES = [
             ("Type checks", "dbr.core.type_check", "all"),
             ("Gradient checks", "dbr.core.gradient_check", "all"),
             ("Testing", "dbr.core.testing", "all"),
+            ("Testing links", "dbr.core.testing.link_checks", "all"),
             ("Computational graph", "dbr.core.computational_graph", "module"),
             ("Utilities", "dbr.core.utils", "module"),
         ],

@@ -4,6 +4,7 @@ import pytest
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.activation.maxout import Maxout
 from dbr.links.connection.linear import Linear
 
@@ -35,9 +36,9 @@ def test_positional_and_keyword_forms():
     numpy.testing.assert_array_equal(link.linear.W.array, numpy.full((8, 3), 0.5, numpy.float32))
 
 
-def test_names(link_check):
-    assert link_check.param_names(Maxout(3, 2, 4)) == ["/linear/W", "/linear/b"]
-    assert link_check.param_names(Maxout(3, 2, 4, initial_bias=None)) == ["/linear/W"]
+def test_names():
+    assert param_names(Maxout(3, 2, 4)) == ["/linear/W", "/linear/b"]
+    assert param_names(Maxout(3, 2, 4, initial_bias=None)) == ["/linear/W"]
 
 
 def test_array_initializers_use_grouped_layout():
@@ -103,10 +104,10 @@ def test_gradients(dtype):
     )
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = Maxout(3, 2, 2)
-    link_check.round_trip(link, Maxout(None, 2, 2))
-    link_check.copy_modes(link)
+    check_round_trip(link, Maxout(None, 2, 2))
+    check_copy_modes(link)
 
 
 test_bad_input = bad_input_test(

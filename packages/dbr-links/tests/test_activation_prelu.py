@@ -5,6 +5,12 @@ import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.activation.prelu import PReLU
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -31,9 +37,9 @@ def test_positional_and_keyword_forms():
     assert link.W.shape == (3,)
 
 
-def test_names(link_check):
-    assert link_check.param_names(PReLU()) == ["/W"]
-    assert link_check.persistent_names(PReLU()) == []
+def test_names():
+    assert param_names(PReLU()) == ["/W"]
+    assert persistent_names(PReLU()) == []
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -69,10 +75,10 @@ def test_learns_slope():
     assert_allclose(link.W.array, [0.8, 0.1], atol=1e-3, rtol=0)
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = PReLU((3,), initializers.Normal(1.0))
-    link_check.round_trip(link, PReLU((3,)))
-    link_check.copy_modes(link)
+    check_round_trip(link, PReLU((3,)))
+    check_copy_modes(link)
 
 
 test_bad_input = bad_input_test(

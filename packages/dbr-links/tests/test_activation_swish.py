@@ -4,6 +4,7 @@ import pytest
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_round_trip, param_names, persistent_names
 from dbr.links.activation.swish import Swish
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -29,9 +30,9 @@ def test_positional_and_keyword_forms():
     assert link.beta.shape == () and float(link.beta.array) == 2.0
 
 
-def test_names(link_check):
-    assert link_check.param_names(Swish(None)) == ["/beta"]
-    assert link_check.persistent_names(Swish(None)) == []
+def test_names():
+    assert param_names(Swish(None)) == ["/beta"]
+    assert persistent_names(Swish(None)) == []
 
 
 def test_lazy_beta_shape():
@@ -64,10 +65,10 @@ def test_gradients(dtype):
     check_backward(link, x, gy, params=(link.beta,), dtype=numpy.float64, **tol)
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = Swish((3,))
     link.beta.array[...] = [0.1, 0.2, 0.3]
-    link_check.round_trip(link, Swish(None))
+    check_round_trip(link, Swish(None))
     shared = link.copy("share")
     assert shared.beta is not link.beta and shared.beta.array is link.beta.array
     copied = link.copy("copy")

@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.connection.bias import Bias
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -67,20 +73,20 @@ def test_backward_given_bias():
     check_backward(link, (x, y), gy, atol=1e-6, rtol=1e-6)
 
 
-def test_param_names(link_check):
-    assert link_check.param_names(Bias(shape=3)) == ["/b"]
-    assert link_check.param_names(Bias()) == []
-    assert link_check.persistent_names(Bias(shape=3)) == []
+def test_param_names():
+    assert param_names(Bias(shape=3)) == ["/b"]
+    assert param_names(Bias()) == []
+    assert persistent_names(Bias(shape=3)) == []
 
 
-def test_round_trip(link_check):
+def test_round_trip():
     link = _make(numpy.float32, 1, (3, 2))
-    link_check.round_trip(link, Bias(1, (3, 2)))
+    check_round_trip(link, Bias(1, (3, 2)))
 
 
-def test_copy_modes(link_check):
+def test_copy_modes():
     link = _make(numpy.float32, 1, 3)
-    link_check.copy_modes(link)
+    check_copy_modes(link)
 
 
 def test_wrong_shape():

@@ -6,6 +6,13 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_link_backward,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.connection.convolution_2d import Convolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -141,7 +148,7 @@ def test_nobias_forward():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
-def test_backward(dtype, nobias, link_check):
+def test_backward(dtype, nobias):
     link = _make(
         dtype, 4, 2, (2, 3), stride=(2, 1), pad=1, nobias=nobias, dilate=(1, 2), groups=2,
         initial_bias=initializers.Normal(1.0),
@@ -149,7 +156,7 @@ def test_backward(dtype, nobias, link_check):
     x = numpy.random.uniform(-1, 1, (2, 4, 4, 5)).astype(dtype)
     gy = numpy.random.uniform(-1, 1, (2, 2, 3, 3)).astype(dtype)
     # Without a bias, link.params() holds W alone.
-    link_check.backward(link, x, gy, link, dtype)
+    check_link_backward(link, x, gy, link.params(), dtype)
 
 
 def test_from_params():
@@ -168,8 +175,24 @@ def test_from_params():
         Convolution2D.from_params(W, b[:4])
 
 
-def test_saving_and_copying(in_out_ksize_check, link_check):
-    link_check.in_out_ksize_link(Convolution2D, in_out_ksize_check)
+def test_param_names():
+    assert param_names(Convolution2D(3, 2, 3)) == ["/W", "/b"]
+    assert param_names(Convolution2D(2, 3, nobias=True)) == ["/W"]
+    assert persistent_names(Convolution2D(3, 2, 3)) == []
+
+
+def test_round_trip_into_lazy_link():
+    link = Convolution2D(3, 2, 3, initial_bias=initializers.Normal(1.0))
+    x = numpy.random.rand(1, 3, 4, 4).astype(numpy.float32)
+    check_round_trip(link, Convolution2D(2, 3), (x,))
+
+
+def test_round_trip_uninitialized():
+    check_round_trip(Convolution2D(2, 3), Convolution2D(2, 3))
+
+
+def test_copy_modes():
+    check_copy_modes(Convolution2D(3, 2, 3))
 
 
 _CONV = Convolution2D(3, 2, 3)

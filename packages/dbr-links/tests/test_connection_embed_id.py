@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.connection.embed_id import EmbedID
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -76,17 +82,17 @@ def test_gradient_of_ignored_row_is_zero():
     assert_allclose(link.W.grad, expected, **tolerances("float32"))
 
 
-def test_param_names(link_check):
-    assert link_check.param_names(EmbedID(5, 3)) == ["/W"]
-    assert link_check.persistent_names(EmbedID(5, 3)) == []
+def test_param_names():
+    assert param_names(EmbedID(5, 3)) == ["/W"]
+    assert persistent_names(EmbedID(5, 3)) == []
 
 
-def test_round_trip(link_check):
-    link_check.round_trip(EmbedID(5, 3), EmbedID(5, 3))
+def test_round_trip():
+    check_round_trip(EmbedID(5, 3), EmbedID(5, 3))
 
 
-def test_copy_modes(link_check):
-    link_check.copy_modes(EmbedID(5, 3))
+def test_copy_modes():
+    check_copy_modes(EmbedID(5, 3))
 
 
 _EMBED = EmbedID(3, 2)

@@ -4,6 +4,14 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_backward_clear_of_kinks,
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
+from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.inception import Inception
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -31,9 +39,9 @@ def _reference(link, x):
     return F.relu(F.concat((branch1, branch3, branch5, branchp), axis=1)).array
 
 
-def test_param_names_and_shapes(link_check):
+def test_param_names_and_shapes():
     link = Inception(*SIZES)
-    assert link_check.param_names(link) == [
+    assert param_names(link) == [
         "/conv1/W",
         "/conv1/b",
         "/conv3/W",
@@ -47,7 +55,7 @@ def test_param_names_and_shapes(link_check):
         "/projp/W",
         "/projp/b",
     ]
-    assert link_check.persistent_names(link) == []
+    assert persistent_names(link) == []
     shapes = {name: p.shape for name, p in link.namedparams()}
     assert shapes == {
         "/conv1/W": (2, 3, 1, 1),
@@ -118,7 +126,7 @@ def test_forward_values(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward(dtype, link_check):
+def test_backward(dtype):
     numpy.random.seed(1)
     link = _make(dtype, *SIZES, bias_init=initializers.Normal(0.5))
 
@@ -128,14 +136,14 @@ def test_backward(dtype, link_check):
         return x.astype(dtype), numpy.random.uniform(-1, 1, (2, 10, 4, 4)).astype(dtype)
 
     # The ReLUs after the convolutions: inputs putting one's kink within a step are redrawn.
-    link_check.backward_clear_of_kinks(draw, link, link, dtype)
+    check_backward_clear_of_kinks(draw, link, link.params(), dtype, kinked=(ReLU,))
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = Inception(*SIZES, bias_init=initializers.Normal(1.0))
-    link_check.round_trip(link, Inception(*SIZES))
-    link_check.round_trip(link, Inception(None, 2, 2, 3, 2, 3, 2))
-    link_check.copy_modes(link)
+    check_round_trip(link, Inception(*SIZES))
+    check_round_trip(link, Inception(None, 2, 2, 3, 2, 3, 2))
+    check_copy_modes(link)
 
 
 _INCEPTION = Inception(*SIZES)

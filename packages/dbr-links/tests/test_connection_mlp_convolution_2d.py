@@ -4,6 +4,14 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_backward_clear_of_kinks,
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
+from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.mlp_convolution_2d import MLPConvolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -23,10 +31,10 @@ def _reference(link, x, stride=1, pad=0, activation=F.relu):
     return h.array
 
 
-def test_param_names_and_shapes(link_check):
+def test_param_names_and_shapes():
     link = MLPConvolution2D(3, (4, 5, 6), 3)
     assert len(link) == 3
-    assert link_check.param_names(link) == [
+    assert param_names(link) == [
         "/0/W",
         "/0/b",
         "/1/W",
@@ -34,7 +42,7 @@ def test_param_names_and_shapes(link_check):
         "/2/W",
         "/2/b",
     ]
-    assert link_check.persistent_names(link) == []
+    assert persistent_names(link) == []
     assert [conv.W.shape for conv in link] == [(4, 3, 3, 3), (5, 4, 1, 1), (6, 5, 1, 1)]
     assert [conv.b.shape for conv in link] == [(4,), (5,), (6,)]
     assert link.activation is F.relu
@@ -105,7 +113,7 @@ def test_custom_activation():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward(dtype, link_check):
+def test_backward(dtype):
     numpy.random.seed(2)
     link = _make(dtype, 2, (3, 4), 2, bias_init=initializers.Normal(0.5))
 
@@ -114,14 +122,14 @@ def test_backward(dtype, link_check):
         return x, numpy.random.uniform(-1, 1, (2, 4, 3, 3)).astype(dtype)
 
     # The ReLUs between the convolutions: inputs putting one's kink within a step are redrawn.
-    link_check.backward_clear_of_kinks(draw, link, link, dtype)
+    check_backward_clear_of_kinks(draw, link, link.params(), dtype, kinked=(ReLU,))
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = MLPConvolution2D(3, (4, 5), 3, bias_init=initializers.Normal(1.0))
-    link_check.round_trip(link, MLPConvolution2D(3, (4, 5), 3))
-    link_check.round_trip(link, MLPConvolution2D((4, 5), 3))
-    link_check.copy_modes(link)
+    check_round_trip(link, MLPConvolution2D(3, (4, 5), 3))
+    check_round_trip(link, MLPConvolution2D((4, 5), 3))
+    check_copy_modes(link)
     assert link.copy("copy").activation is link.activation
 
 

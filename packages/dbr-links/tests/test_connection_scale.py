@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.connection.bias import Bias
 from dbr.links.connection.scale import Scale
 
@@ -74,21 +80,21 @@ def test_backward_given_scale():
     check_backward(link, (x, s), numpy.random.rand(2, 3), atol=1e-6, rtol=1e-6)
 
 
-def test_param_names(link_check):
-    assert link_check.param_names(Scale(W_shape=3, bias_term=True)) == ["/W", "/bias/b"]
-    assert link_check.param_names(Scale(W_shape=3)) == ["/W"]
-    assert link_check.param_names(Scale(bias_term=True, bias_shape=3)) == ["/bias/b"]
-    assert link_check.persistent_names(Scale(W_shape=3)) == []
+def test_param_names():
+    assert param_names(Scale(W_shape=3, bias_term=True)) == ["/W", "/bias/b"]
+    assert param_names(Scale(W_shape=3)) == ["/W"]
+    assert param_names(Scale(bias_term=True, bias_shape=3)) == ["/bias/b"]
+    assert persistent_names(Scale(W_shape=3)) == []
 
 
-def test_round_trip(link_check):
+def test_round_trip():
     link = _make(numpy.float32, 1, (3, 2), True)
-    link_check.round_trip(link, Scale(1, (3, 2), True))
+    check_round_trip(link, Scale(1, (3, 2), True))
 
 
-def test_copy_modes(link_check):
+def test_copy_modes():
     link = _make(numpy.float32, 1, 3, True)
-    link_check.copy_modes(link)
+    check_copy_modes(link)
 
 
 def test_wrong_shape():

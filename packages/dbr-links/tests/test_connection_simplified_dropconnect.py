@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.connection.simplified_dropconnect import SimplifiedDropconnect
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -126,19 +132,19 @@ def test_backward(dtype, nobias):
     )
 
 
-def test_param_names(link_check):
-    assert link_check.param_names(SimplifiedDropconnect(3, 2)) == ["/W", "/b"]
-    assert link_check.param_names(SimplifiedDropconnect(None, 2, nobias=True)) == ["/W"]
-    assert link_check.persistent_names(SimplifiedDropconnect(3, 2)) == []
+def test_param_names():
+    assert param_names(SimplifiedDropconnect(3, 2)) == ["/W", "/b"]
+    assert param_names(SimplifiedDropconnect(None, 2, nobias=True)) == ["/W"]
+    assert persistent_names(SimplifiedDropconnect(3, 2)) == []
 
 
-def test_round_trip(link_check):
+def test_round_trip():
     link = _make(numpy.float32, 3, 2)
-    link_check.round_trip(link, SimplifiedDropconnect(None, 2))
+    check_round_trip(link, SimplifiedDropconnect(None, 2))
 
 
-def test_copy_modes(link_check):
-    link_check.copy_modes(SimplifiedDropconnect(3, 2))
+def test_copy_modes():
+    check_copy_modes(SimplifiedDropconnect(3, 2))
 
 
 _DROPCONNECT = SimplifiedDropconnect(3, 2)

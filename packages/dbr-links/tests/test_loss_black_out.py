@@ -3,6 +3,7 @@ import numpy
 import dbr.functions as F
 from dbr.core import InvalidType, gradient_check
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.loss.black_out import BlackOut
 
 COUNTS = [3, 1, 4, 1, 5]
@@ -25,9 +26,9 @@ def _reference(x, t, W, samples):
     return numpy.mean(losses)
 
 
-def test_construction(link_check):
+def test_construction():
     link = BlackOut(3, COUNTS, 2)
-    assert link_check.param_names(link) == ["/W"]
+    assert param_names(link) == ["/W"]
     assert link.W.shape == (5, 3)
     assert link.W.dtype == numpy.float32
     assert numpy.isfinite(link.W.array).all()
@@ -80,10 +81,10 @@ def test_backward():
     )
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = _link()
-    link_check.round_trip(link, BlackOut(3, COUNTS, 2))
-    link_check.copy_modes(link)
+    check_round_trip(link, BlackOut(3, COUNTS, 2))
+    check_copy_modes(link)
 
 
 def test_to_device_moves_sampler():

@@ -6,6 +6,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, Variable, gradient_check, initializers
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.loss.crf1d import CRF1d
 
 K = 3
@@ -47,9 +48,9 @@ def _transposed(seqs):
     return [numpy.stack([seqs[b][i] for b in order if len(seqs[b]) > i]) for i in range(longest)]
 
 
-def test_construction(link_check):
+def test_construction():
     crf = CRF1d(K)
-    assert link_check.param_names(crf) == ["/cost"]
+    assert param_names(crf) == ["/cost"]
     assert crf.cost.shape == (K, K)
     assert crf.cost.dtype == numpy.float32
     assert (crf.cost.array == 0).all()
@@ -153,10 +154,10 @@ def test_training_makes_labels_likelier():
     assert float(crf(xs, ys, transpose=True).array) < first
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     crf = CRF1d(K, initial_cost=initializers.Normal())
-    link_check.round_trip(crf, CRF1d(K))
-    link_check.copy_modes(crf)
+    check_round_trip(crf, CRF1d(K))
+    check_copy_modes(crf)
 
 
 def test_variables_as_input():

@@ -3,6 +3,12 @@ import pytest
 
 from dbr.core import InvalidType, Variable, gradient_check, initializers
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
 
 COUNTS = {0: 8, 1: 1, 2: 2, 3: 3, 4: 5}
@@ -45,16 +51,16 @@ def test_create_huffman_tree():
         BinaryHierarchicalSoftmax.create_huffman_tree({})
 
 
-def test_construction_and_params(link_check):
+def test_construction_and_params():
     link = BinaryHierarchicalSoftmax(3, TREE)
-    assert link_check.param_names(link) == ["/W"]
+    assert param_names(link) == ["/W"]
     assert link.W.shape == (4, 3)
     assert link.W.dtype == numpy.float32
     assert (numpy.abs(link.W.array) <= 1).all()
     link = BinaryHierarchicalSoftmax(in_size=2, tree=((0, 1), 2), dtype=numpy.float64)
     assert link.W.shape == (2, 2)
     assert link.W.dtype == numpy.float64
-    assert link_check.persistent_names(link) == []
+    assert persistent_names(link) == []
 
 
 def test_tables():
@@ -153,11 +159,11 @@ def test_training_lowers_loss():
     assert float(link(x, t).array) < first
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = _link()
     fresh = BinaryHierarchicalSoftmax(3, TREE)
-    link_check.round_trip(link, fresh)
-    link_check.copy_modes(link)
+    check_round_trip(link, fresh)
+    check_copy_modes(link)
     copied = link.copy("copy")
     x = numpy.ones((1, 3), numpy.float32)
     t = numpy.array([2], numpy.int32)

@@ -4,6 +4,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, gradient_check, initializers
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.loss.negative_sampling import NegativeSampling
 from dbr.links.loss.walker_alias import WalkerAlias
 
@@ -16,9 +17,9 @@ def _link(dtype=numpy.float32):
     return link
 
 
-def test_construction(link_check):
+def test_construction():
     link = NegativeSampling(3, COUNTS, 2)
-    assert link_check.param_names(link) == ["/W"]
+    assert param_names(link) == ["/W"]
     assert link.W.shape == (5, 3)
     assert link.W.dtype == numpy.float32
     assert (link.W.array == 0).all()
@@ -94,12 +95,12 @@ def test_backward():
     )
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = _link()
-    link_check.round_trip(link, NegativeSampling(3, COUNTS, 2))
+    check_round_trip(link, NegativeSampling(3, COUNTS, 2))
     # W is zero-initialised; a random initializer lets copy("init") show a refill.
     link.W.initializer = initializers.Normal()
-    link_check.copy_modes(link)
+    check_copy_modes(link)
 
 
 def test_to_device_moves_sampler():

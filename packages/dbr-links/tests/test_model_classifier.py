@@ -4,6 +4,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, Link, Parameter, Reporter, Variable
 from dbr.core.testing import bad_input_test
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.connection.linear import Linear
 from dbr.links.model.classifier import Classifier
 
@@ -192,19 +193,19 @@ test_bad_input = bad_input_test(
 )
 
 
-def test_lazy_predictor_and_param_names(link_check, data):
+def test_lazy_predictor_and_param_names(data):
     x, t = data
     model = Classifier(Linear(3))
-    assert link_check.param_names(model) == ["/predictor/W", "/predictor/b"]
+    assert param_names(model) == ["/predictor/W", "/predictor/b"]
     assert model.predictor.W.array is None
     model(x, t)
     assert model.predictor.W.shape == (3, 4)
 
 
-def test_save_load_and_copy(link_check, data):
+def test_save_load_and_copy(data):
     x, t = data
     model = Classifier(Linear(4, 3))
     fresh = Classifier(Linear(3))
-    link_check.round_trip(model, fresh)
+    check_round_trip(model, fresh)
     numpy.testing.assert_array_equal(fresh(x, t).array, model(x, t).array)
-    link_check.copy_modes(model)
+    check_copy_modes(model)

@@ -5,6 +5,7 @@ import dbr.functions as F
 from dbr.core import InvalidType, Variable, no_backprop_mode, using_config
 from dbr.core.serializers import save_npz
 from dbr.core.testing import assert_allclose
+from dbr.core.testing.link_checks import param_names, persistent_names
 from dbr.links.connection.inception import Inception
 from dbr.links.model.vision.googlenet import GoogLeNet, prepare
 
@@ -124,13 +125,13 @@ def _expected_inception_shapes(name, sizes):
     }
 
 
-def test_param_names_and_shapes(model, link_check):
+def test_param_names_and_shapes(model):
     expected = dict(OUTER_SHAPES)
     for name, sizes in INCEPTIONS.items():
         expected.update(_expected_inception_shapes(name, sizes))
-    assert link_check.param_names(model) == sorted(expected)
+    assert param_names(model) == sorted(expected)
     assert {name: p.shape for name, p in model.namedparams()} == expected
-    assert link_check.persistent_names(model) == []
+    assert persistent_names(model) == []
     assert sum(p.size for p in model.params()) == 13378280
     for name in INCEPTIONS:
         assert isinstance(getattr(model, f"inc{name}"), Inception)

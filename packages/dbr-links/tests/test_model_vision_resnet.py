@@ -8,6 +8,12 @@ from dbr.core import Chain, config, initializers, no_backprop_mode, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.serializers import DeserializationError, save_npz
 from dbr.core.testing import bad_input_test
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.model.vision import _pretrained
 from dbr.links.model.vision.resnet import (
     BottleneckA,
@@ -78,8 +84,8 @@ def resnet50():
     return model
 
 
-def test_resnet50_names_shapes_and_persistents(resnet50, link_check):
-    assert link_check.param_names(resnet50) == _expected_names((3, 4, 6, 3))
+def test_resnet50_names_shapes_and_persistents(resnet50):
+    assert param_names(resnet50) == _expected_names((3, 4, 6, 3))
     params = dict(resnet50.namedparams())
     assert params["/conv1/W"].shape == (64, 3, 7, 7)
     assert params["/fc6/W"].shape == (1000, 2048)
@@ -90,9 +96,9 @@ def test_resnet50_names_shapes_and_persistents(resnet50, link_check):
     assert params["/res5/b2/conv3/W"].shape == (2048, 512, 1, 1)
     assert params["/res5/b2/bn3/gamma"].shape == (2048,)
     assert sum(p.size for p in params.values()) == 25557096
-    bn_paths = [n[: -len("/gamma")] for n in link_check.param_names(resnet50) if "gamma" in n]
+    bn_paths = [n[: -len("/gamma")] for n in param_names(resnet50) if "gamma" in n]
     expected = sorted(f"{bn}/{p}" for bn in bn_paths for p in ("N", "avg_mean", "avg_var"))
-    assert link_check.persistent_names(resnet50) == expected
+    assert persistent_names(resnet50) == expected
     assert resnet50.available_layers == RESNET_LAYERS
     assert (resnet50.conv1.stride, resnet50.conv1.pad) == ((2, 2), (3, 3))
 
@@ -101,9 +107,9 @@ def test_resnet50_names_shapes_and_persistents(resnet50, link_check):
     "cls, blocks, size",
     [(ResNet101Layers, (3, 4, 23, 3), 44549224), (ResNet152Layers, (3, 8, 36, 3), 60192872)],
 )
-def test_deeper_resnets_names(cls, blocks, size, link_check):
+def test_deeper_resnets_names(cls, blocks, size):
     model = cls(None)
-    assert link_check.param_names(model) == _expected_names(blocks)
+    assert param_names(model) == _expected_names(blocks)
     assert sum(p.size for p in model.params()) == size
 
 
@@ -155,7 +161,7 @@ def _bottleneck_b_reference(block, x):
 
 
 @pytest.mark.parametrize("downsample_fb", [False, True])
-def test_bottlenecks_and_building_block_against_numpy(downsample_fb, link_check):
+def test_bottlenecks_and_building_block_against_numpy(downsample_fb):
     rng = numpy.random.default_rng(1)
     block = BuildingBlock(3, 4, 2, 6, 2, downsample_fb=downsample_fb)
     _randomize_bns(block, rng)
@@ -164,7 +170,7 @@ def test_bottlenecks_and_building_block_against_numpy(downsample_fb, link_check)
         "/b1",
         "/b2",
     ]
-    assert link_check.param_names(block.b1) == [f"/{p}" for p in BOTTLENECK_B_PARAMS]
+    assert param_names(block.b1) == [f"/{p}" for p in BOTTLENECK_B_PARAMS]
     assert all(getattr(block.a, f"conv{i}").b is None for i in range(1, 5))
     x = rng.standard_normal((2, 4, 5, 5)).astype(numpy.float32)
     with using_config("train", False):
@@ -202,11 +208,11 @@ def test_building_block_arguments():
         BuildingBlock(0, 4, 2, 4, 1)
 
 
-def test_save_load_and_copy_of_a_bottleneck(link_check):
+def test_save_load_and_copy_of_a_bottleneck():
     block = BottleneckB(4, 2)
     _randomize_bns(block, numpy.random.default_rng(3))
-    link_check.round_trip(block, BottleneckB(4, 2))
-    link_check.copy_modes(block)
+    check_round_trip(block, BottleneckB(4, 2))
+    check_copy_modes(block)
 
 
 def test_forward_all_layers_small(resnet50):

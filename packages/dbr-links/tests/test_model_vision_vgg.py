@@ -6,6 +6,7 @@ import pytest
 from dbr.core import no_backprop_mode, using_config
 from dbr.core.serializers import save_npz
 from dbr.core.testing import bad_input_test
+from dbr.core.testing.link_checks import param_names, persistent_names
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
 from dbr.links.model.vision.vgg import VGG16Layers, VGG19Layers, VGGLayers, prepare
@@ -94,10 +95,10 @@ def vgg16():
     return VGG16Layers(pretrained_model=None)
 
 
-def test_vgg16_params_names_shapes_and_init(vgg16, link_check):
+def test_vgg16_params_names_shapes_and_init(vgg16):
     assert [(name, p.shape) for name, p in sorted(vgg16.namedparams())] == VGG16_PARAMS
-    assert link_check.param_names(vgg16) == [name for name, _ in VGG16_PARAMS]
-    assert link_check.persistent_names(vgg16) == []
+    assert param_names(vgg16) == [name for name, _ in VGG16_PARAMS]
+    assert persistent_names(vgg16) == []
     for name, child in vgg16.namedlinks(skipself=True):
         assert isinstance(child, Linear if name.startswith("/fc") else Convolution2D), name
     assert vgg16.conv1_1.stride == (1, 1) and vgg16.conv1_1.pad == (1, 1)

@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.normalization.batch_normalization import BatchNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -25,11 +31,6 @@ def _expand(a, axis):
     """``a`` (of the channel shape, or a scalar) in float64 with the normalized axes as 1s."""
     a = numpy.asarray(a, numpy.float64)
     return numpy.expand_dims(a, axis) if a.ndim else a
-
-
-def _persistent_names(link_check, link):
-    # conftest's persistent_names writes '//N' for the root link; accept both spellings.
-    return [name.replace("//", "/", 1) for name in link_check.persistent_names(link)]
 
 
 def _batch_stats(x, axis):
@@ -88,12 +89,12 @@ def test_missing_size_and_axis_is_also_chainers_runtime_error():
         BatchNormalization()
 
 
-def test_names(link_check):
+def test_names():
     bn = BatchNormalization(3)
-    assert link_check.param_names(bn) == ["/beta", "/gamma"]
-    assert _persistent_names(link_check, bn) == ["/N", "/avg_mean", "/avg_var"]
-    assert link_check.param_names(BatchNormalization(3, use_gamma=False)) == ["/beta"]
-    assert link_check.param_names(BatchNormalization(3, use_beta=False)) == ["/gamma"]
+    assert param_names(bn) == ["/beta", "/gamma"]
+    assert persistent_names(bn) == ["/N", "/avg_mean", "/avg_var"]
+    assert param_names(BatchNormalization(3, use_gamma=False)) == ["/beta"]
+    assert param_names(BatchNormalization(3, use_beta=False)) == ["/gamma"]
 
 
 @pytest.mark.parametrize(
@@ -217,27 +218,27 @@ def test_gradients(dtype):
         check_backward(bn, x, gy, params=(bn.gamma, bn.beta), dtype=numpy.float64, **tol)
 
 
-def test_round_trip_into_lazy_link(link_check):
+def test_round_trip_into_lazy_link():
     bn = BatchNormalization(axis=(0, 2), initial_gamma=initializers.Normal(1.0))
     bn(numpy.random.randn(4, 3, 2).astype(numpy.float32))
     bn(numpy.random.randn(4, 3, 2).astype(numpy.float32), finetune=True)
-    fresh = link_check.round_trip(bn, BatchNormalization(axis=(0, 2)))
+    fresh = check_round_trip(bn, BatchNormalization(axis=(0, 2)))
     assert fresh.N == 1
     x = numpy.random.randn(4, 3, 2).astype(numpy.float32)
     with using_config("train", False):
         assert_allclose(fresh(x).array, bn(x).array, atol=0, rtol=0)
 
 
-def test_round_trip_sized_and_uninitialized(link_check):
+def test_round_trip_sized_and_uninitialized():
     bn = BatchNormalization(3, initial_avg_mean=initializers.Normal(1.0))
-    link_check.round_trip(bn, BatchNormalization(3))
-    link_check.round_trip(BatchNormalization(axis=0), BatchNormalization(axis=0))
+    check_round_trip(bn, BatchNormalization(3))
+    check_round_trip(BatchNormalization(axis=0), BatchNormalization(axis=0))
 
 
-def test_copy_modes(link_check):
+def test_copy_modes():
     bn = BatchNormalization(3, initial_gamma=initializers.Normal(1.0))
     bn(numpy.random.randn(4, 3).astype(numpy.float32))
-    link_check.copy_modes(bn)
+    check_copy_modes(bn)
     copied = bn.copy("copy")
     assert copied.avg_mean is not bn.avg_mean
     numpy.testing.assert_array_equal(copied.avg_mean, bn.avg_mean)

@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.normalization.batch_renormalization import BatchRenormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -33,11 +39,6 @@ def _unbiased_stats(x):
     return x64.mean(axis=axis), x64.var(axis=axis) * m / (m - 1)
 
 
-def _persistent_names(link_check, link):
-    # conftest's persistent_names writes '//N' for the root link; accept both spellings.
-    return [name.replace("//", "/", 1) for name in link_check.persistent_names(link)]
-
-
 def test_positional_and_keyword_forms():
     brn = BatchRenormalization(3, 2.0, 0.5, 0.8, 1e-3, numpy.float64, True, False, 2.0, None, True)
     assert (brn.rmax, brn.dmax, brn.decay, brn.eps) == (2.0, 0.5, 0.8, 1e-3)
@@ -51,10 +52,10 @@ def test_positional_and_keyword_forms():
     numpy.testing.assert_array_equal(brn.avg_var, numpy.ones(2, numpy.float32))
 
 
-def test_names(link_check):
+def test_names():
     brn = BatchRenormalization(3)
-    assert link_check.param_names(brn) == ["/beta", "/gamma"]
-    assert _persistent_names(link_check, brn) == ["/N", "/avg_mean", "/avg_var"]
+    assert param_names(brn) == ["/beta", "/gamma"]
+    assert persistent_names(brn) == ["/N", "/avg_mean", "/avg_var"]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -147,12 +148,12 @@ def test_gradients(dtype):
     )
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     brn = BatchRenormalization(3, initial_gamma=initializers.Normal(1.0))
     brn(numpy.random.randn(4, 3).astype(numpy.float32), finetune=True)
-    fresh = link_check.round_trip(brn, BatchRenormalization(3))
+    fresh = check_round_trip(brn, BatchRenormalization(3))
     assert fresh.N == 1
-    link_check.copy_modes(brn)
+    check_copy_modes(brn)
 
 
 def _in_test_mode(link, *args):

@@ -12,6 +12,7 @@ from dbr.core.serializers import (
     save_npz,
 )
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import check_round_trip, param_names, persistent_names
 from dbr.links.normalization.decorrelated_batch_normalization import (
     DecorrelatedBatchNormalization,
 )
@@ -43,11 +44,6 @@ def _whiten(x, groups, eps=2e-5):
     return _ungroup(projection @ centred, x.shape), mean, projection, m
 
 
-def _persistent_names(link_check, link):
-    # conftest's persistent_names writes '//N' for the root link; accept both spellings.
-    return [name.replace("//", "/", 1) for name in link_check.persistent_names(link)]
-
-
 def test_positional_and_keyword_forms():
     dbn = DecorrelatedBatchNormalization(6, 2, 0.8, 1e-3, numpy.float64)
     assert (dbn.groups, dbn.decay, dbn.eps) == (2, 0.8, 1e-3)
@@ -58,10 +54,10 @@ def test_positional_and_keyword_forms():
     assert dbn.avg_projection.shape == (16, 2, 2) and dbn.avg_projection.dtype == numpy.float32
 
 
-def test_names(link_check):
+def test_names():
     dbn = DecorrelatedBatchNormalization(4, groups=2)
-    assert link_check.param_names(dbn) == []
-    assert _persistent_names(link_check, dbn) == ["/N", "/avg_mean", "/avg_projection"]
+    assert param_names(dbn) == []
+    assert persistent_names(dbn) == ["/N", "/avg_mean", "/avg_projection"]
 
 
 @pytest.mark.parametrize("shape", [(10, 4), (4, 4, 3)])
@@ -128,10 +124,10 @@ def test_input_gradients(dtype):
         check_backward(dbn, x, gy, dtype=numpy.float64, **tolerances(dtype, "backward"))
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     dbn = DecorrelatedBatchNormalization(4, groups=2)
     dbn(numpy.random.randn(6, 4).astype(numpy.float32), finetune=True)
-    fresh = link_check.round_trip(dbn, DecorrelatedBatchNormalization(4, groups=2))
+    fresh = check_round_trip(dbn, DecorrelatedBatchNormalization(4, groups=2))
     assert fresh.N == 1
     copied = dbn.copy("copy")
     assert copied.avg_projection is not dbn.avg_projection

@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.normalization.group_normalization import GroupNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -33,9 +39,9 @@ def test_positional_and_keyword_forms():
     numpy.testing.assert_array_equal(gn.beta.array, numpy.zeros(6, numpy.float32))
 
 
-def test_names(link_check):
-    assert link_check.param_names(GroupNormalization(2)) == ["/beta", "/gamma"]
-    assert link_check.persistent_names(GroupNormalization(2)) == []
+def test_names():
+    assert param_names(GroupNormalization(2)) == ["/beta", "/gamma"]
+    assert persistent_names(GroupNormalization(2)) == []
 
 
 def test_groups_are_checked_when_called_as_in_chainer():
@@ -109,10 +115,10 @@ def test_gradients(dtype):
     check_backward(gn, x, gy, params=(gn.gamma, gn.beta), dtype=numpy.float64, **tol)
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     gn = GroupNormalization(2, 4, initial_gamma=initializers.Normal(1.0))
-    link_check.round_trip(gn, GroupNormalization(2))
-    link_check.copy_modes(gn)
+    check_round_trip(gn, GroupNormalization(2))
+    check_copy_modes(gn)
 
 
 test_bad_input = bad_input_test(

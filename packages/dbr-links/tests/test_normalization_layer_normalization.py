@@ -4,6 +4,12 @@ import pytest
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.normalization.layer_normalization import LayerNormalization
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -32,9 +38,9 @@ def test_positional_and_keyword_forms():
     numpy.testing.assert_array_equal(ln.beta.array, numpy.zeros(4, numpy.float32))
 
 
-def test_names(link_check):
-    assert link_check.param_names(LayerNormalization()) == ["/beta", "/gamma"]
-    assert link_check.persistent_names(LayerNormalization()) == []
+def test_names():
+    assert param_names(LayerNormalization()) == ["/beta", "/gamma"]
+    assert persistent_names(LayerNormalization()) == []
 
 
 def test_lazy_size():
@@ -72,10 +78,10 @@ def test_gradients(dtype):
     check_backward(ln, x, gy, params=(ln.gamma, ln.beta), dtype=numpy.float64, **tol)
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     ln = LayerNormalization(4, initial_gamma=initializers.Normal(1.0))
-    link_check.round_trip(ln, LayerNormalization())
-    link_check.copy_modes(ln)
+    check_round_trip(ln, LayerNormalization())
+    check_copy_modes(ln)
 
 
 test_bad_input = bad_input_test(

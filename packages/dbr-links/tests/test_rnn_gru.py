@@ -1,8 +1,16 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, Variable, initializers, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core import InvalidType, Variable, initializers, testing, using_config
+from dbr.core.testing import LinkTestCase, assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    check_stateful_backward,
+    check_stateful_steps,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -74,22 +82,27 @@ def test_alias_and_stateful_defaults():
     assert link.h is None and link.state_size == OUT
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_against_reference(dtype, link_check):
-    link_check.stateless_step(_make(StatelessGRU, dtype, IN, OUT), _step, dtype, IN, OUT)
+@testing.parameterize(*testing.product({"dtype": DTYPES}))
+class TestStatelessGRU(LinkTestCase):
+    """One step ``link(h, x)`` against the float64 reference, and its gradients."""
 
+    def create_link(self):
+        return _make(StatelessGRU, self.dtype, IN, OUT)
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_backward(dtype, link_check):
-    link_check.stateless_backward(_make(StatelessGRU, dtype, IN, OUT), dtype, IN, OUT)
+    def generate_inputs(self):
+        h = numpy.random.uniform(-1, 1, (4, OUT)).astype(self.dtype)
+        return h, _inputs(self.dtype, 1)[0]
+
+    def forward_expected(self, link, inputs):
+        return (_step(link, *inputs).astype(self.dtype),)
 
 
 @pytest.mark.parametrize("cls", [StatefulGRU, GRU])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_steps_against_reference(cls, dtype, link_check):
+def test_stateful_steps_against_reference(cls, dtype):
     link = _make(cls, dtype, IN, OUT)
     xs = _inputs(dtype)
-    link_check.stateful_steps(link, xs, _step, dtype)
+    check_stateful_steps(link, xs, _step, dtype)
 
 
 def test_lazy_in_size():
@@ -113,12 +126,12 @@ def test_set_state():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_backward_through_two_steps(dtype, link_check):
+def test_stateful_backward_through_two_steps(dtype):
     link = _make(StatefulGRU, dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, 2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    link_check.two_steps_backward(link, xs, gy, dtype)
+    check_stateful_backward(link, xs, gy, dtype)
 
 
 def test_gru_takes_one_argument():
@@ -133,12 +146,12 @@ def test_gru_takes_one_argument():
 
 
 @pytest.mark.parametrize("cls", [StatelessGRU, StatefulGRU, GRU])
-def test_param_names_round_trip_copy(cls, link_check):
+def test_param_names_round_trip_copy(cls):
     link = cls(IN, OUT, bias_init=initializers.Normal(1.0))
-    assert link_check.param_names(link) == NAMES
-    assert link_check.persistent_names(link) == []
-    link_check.round_trip(link, cls(None, OUT))
-    link_check.copy_modes(link)
+    assert param_names(link) == NAMES
+    assert persistent_names(link) == []
+    check_round_trip(link, cls(None, OUT))
+    check_copy_modes(link)
 
 
 def test_wrong_input():

@@ -6,6 +6,13 @@ import pytest
 from dbr.core import InvalidType, Variable, initializers, using_config
 from dbr.core.gradient_check import check_backward
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    check_stateful_backward,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.lstm import LSTM, StatelessLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -162,13 +169,13 @@ def test_shrinking_batch_updates_the_first_rows():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype, link_check):
+def test_backward_through_two_steps(dtype):
     link = _make(LSTM, dtype, IN, OUT)
     xs = _inputs(dtype, 2, batch=2)
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
     params = (link.upward.W, link.upward.b, link.lateral.W)
-    link_check.two_steps_backward(link, tuple(xs), gy, dtype, params)
+    check_stateful_backward(link, tuple(xs), gy, dtype, params)
 
 
 def test_backward_through_shrinking_batch():
@@ -223,24 +230,24 @@ def test_stateless_backward(dtype):
 
 # -- parameters, files, copies, bad input ------------------------------------------------
 @pytest.mark.parametrize("cls", [LSTM, StatelessLSTM])
-def test_param_names(cls, link_check):
+def test_param_names(cls):
     names = ["/lateral/W", "/upward/W", "/upward/b"]
-    assert link_check.param_names(cls(IN, OUT)) == names
-    assert link_check.param_names(cls(OUT)) == names
-    assert link_check.persistent_names(cls(IN, OUT)) == []
+    assert param_names(cls(IN, OUT)) == names
+    assert param_names(cls(OUT)) == names
+    assert persistent_names(cls(IN, OUT)) == []
 
 
-def test_round_trip_into_lazy_link(link_check):
+def test_round_trip_into_lazy_link():
     link = LSTM(IN, OUT, bias_init=initializers.Normal(1.0))
-    fresh = link_check.round_trip(link, LSTM(OUT))
+    fresh = check_round_trip(link, LSTM(OUT))
     xs = _inputs(numpy.float32, 2)
     for x in xs:
         numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
 
 
-def test_copy_modes(link_check):
+def test_copy_modes():
     link = LSTM(IN, OUT)
-    link_check.copy_modes(link)
+    check_copy_modes(link)
 
 
 def test_copy_init_keeps_gate_initialization():

@@ -1,8 +1,16 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, Variable, using_config
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core import InvalidType, Variable, testing, using_config
+from dbr.core.testing import LinkTestCase, assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    check_stateful_backward,
+    check_stateful_steps,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.mgu import StatefulMGU, StatelessMGU
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -49,21 +57,26 @@ def test_construction():
         assert link.W_f.b.shape == (OUT,) and link.W_h.b.shape == (OUT,)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_against_reference(dtype, link_check):
-    link_check.stateless_step(_make(StatelessMGU, dtype, IN, OUT), _step, dtype, IN, OUT)
+@testing.parameterize(*testing.product({"dtype": DTYPES}))
+class TestStatelessMGU(LinkTestCase):
+    """One step ``link(h, x)`` against the float64 reference, and its gradients."""
+
+    def create_link(self):
+        return _make(StatelessMGU, self.dtype, IN, OUT)
+
+    def generate_inputs(self):
+        h = numpy.random.uniform(-1, 1, (4, OUT)).astype(self.dtype)
+        return h, _inputs(self.dtype, 1)[0]
+
+    def forward_expected(self, link, inputs):
+        return (_step(link, *inputs).astype(self.dtype),)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateless_backward(dtype, link_check):
-    link_check.stateless_backward(_make(StatelessMGU, dtype, IN, OUT), dtype, IN, OUT)
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_steps_reset_and_set_state(dtype, link_check):
+def test_stateful_steps_reset_and_set_state(dtype):
     link = _make(StatefulMGU, dtype, IN, OUT)
     xs = _inputs(dtype)
-    link_check.stateful_steps(link, xs, _step, dtype)
+    check_stateful_steps(link, xs, _step, dtype)
     h0 = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
     link.set_state(Variable(h0))
     assert_allclose(link(xs[0]).array, _step(link, h0, xs[0]), **tolerances(dtype))
@@ -75,21 +88,21 @@ def test_set_state_needs_a_variable():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_stateful_backward_through_two_steps(dtype, link_check):
+def test_stateful_backward_through_two_steps(dtype):
     link = _make(StatefulMGU, dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, 2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    link_check.two_steps_backward(link, xs, gy, dtype)
+    check_stateful_backward(link, xs, gy, dtype)
 
 
 @pytest.mark.parametrize("cls", [StatelessMGU, StatefulMGU])
-def test_param_names_round_trip_copy(cls, link_check):
+def test_param_names_round_trip_copy(cls):
     link = _make(cls, numpy.float32, IN, OUT)
-    assert link_check.param_names(link) == ["/W_f/W", "/W_f/b", "/W_h/W", "/W_h/b"]
-    assert link_check.persistent_names(link) == []
-    link_check.round_trip(link, cls(IN, OUT))
-    link_check.copy_modes(link)
+    assert param_names(link) == ["/W_f/W", "/W_f/b", "/W_h/W", "/W_h/b"]
+    assert persistent_names(link) == []
+    check_round_trip(link, cls(IN, OUT))
+    check_copy_modes(link)
 
 
 def test_wrong_input():

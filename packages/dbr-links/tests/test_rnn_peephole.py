@@ -3,6 +3,13 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    check_stateful_backward,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.peephole import StatefulPeepholeLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -72,16 +79,16 @@ def test_steps_against_reference(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype, link_check):
+def test_backward_through_two_steps(dtype):
     link = _make(dtype, IN, OUT)
     xs = tuple(numpy.random.uniform(-1, 1, (2, IN)).astype(dtype) for _ in range(2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
-    link_check.two_steps_backward(link, xs, gy, dtype)
+    check_stateful_backward(link, xs, gy, dtype)
 
 
-def test_param_names(link_check):
-    assert link_check.param_names(StatefulPeepholeLSTM(IN, OUT)) == [
+def test_param_names():
+    assert param_names(StatefulPeepholeLSTM(IN, OUT)) == [
         "/lateral/W",
         "/peep_f/W",
         "/peep_i/W",
@@ -89,15 +96,15 @@ def test_param_names(link_check):
         "/upward/W",
         "/upward/b",
     ]
-    assert link_check.persistent_names(StatefulPeepholeLSTM(IN, OUT)) == []
+    assert persistent_names(StatefulPeepholeLSTM(IN, OUT)) == []
 
 
-def test_round_trip_and_copy(link_check):
+def test_round_trip_and_copy():
     link = _make(numpy.float32, IN, OUT)
-    fresh = link_check.round_trip(link, StatefulPeepholeLSTM(None, OUT))
+    fresh = check_round_trip(link, StatefulPeepholeLSTM(None, OUT))
     x = numpy.random.uniform(-1, 1, (2, IN)).astype(numpy.float32)
     numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
-    link_check.copy_modes(link)
+    check_copy_modes(link)
 
 
 def test_wrong_input():

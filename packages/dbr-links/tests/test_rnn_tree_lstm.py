@@ -3,6 +3,13 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_link_backward,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -140,23 +147,23 @@ def test_lazy_in_size():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward(dtype, link_check):
+def test_backward(dtype):
     gc, gh = (numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype) for _ in range(2))
     for link in (_make(ChildSumTreeLSTM, dtype, IN, OUT), _make(NaryTreeLSTM, dtype, IN, OUT)):
         cs, hs, x = _states(dtype, 2, batch=2)
-        link_check.backward(link, (*cs, *hs, x), (gc, gh), link, dtype)
+        check_link_backward(link, (*cs, *hs, x), (gc, gh), link.params(), dtype)
 
 
-def test_param_names_round_trip_copy(link_check):
+def test_param_names_round_trip_copy():
     link = _make(ChildSumTreeLSTM, numpy.float32, IN, OUT)
-    assert link_check.param_names(link) == ["/W_h_aio/W", "/W_h_f/W", "/W_x/W", "/W_x/b"]
-    link_check.round_trip(link, ChildSumTreeLSTM(None, OUT))
-    link_check.copy_modes(link)
+    assert param_names(link) == ["/W_h_aio/W", "/W_h_f/W", "/W_x/W", "/W_x/b"]
+    check_round_trip(link, ChildSumTreeLSTM(None, OUT))
+    check_copy_modes(link)
     link = _make(NaryTreeLSTM, numpy.float32, IN, OUT, 3)
-    assert link_check.param_names(link) == ["/W_h1/W", "/W_h2/W", "/W_h3/W", "/W_x/W", "/W_x/b"]
-    assert link_check.persistent_names(link) == []
-    link_check.round_trip(link, NaryTreeLSTM(None, OUT, 3))
-    link_check.copy_modes(link)
+    assert param_names(link) == ["/W_h1/W", "/W_h2/W", "/W_h3/W", "/W_x/W", "/W_x/b"]
+    assert persistent_names(link) == []
+    check_round_trip(link, NaryTreeLSTM(None, OUT, 3))
+    check_copy_modes(link)
 
 
 def test_wrong_input():

@@ -3,6 +3,13 @@ import pytest
 
 from dbr.core import InvalidType, Variable, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    check_stateful_backward,
+    param_names,
+    persistent_names,
+)
 from dbr.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -110,21 +117,21 @@ def test_reset_and_set_state():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_backward_through_two_steps(dtype, link_check):
+def test_backward_through_two_steps(dtype):
     link = _make(dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, batch=2))
     gy = numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype)
 
     with using_config("train", False):
-        link_check.two_steps_backward(link, xs, gy, dtype)
+        check_stateful_backward(link, xs, gy, dtype)
 
 
-def test_param_names_round_trip_copy(link_check):
+def test_param_names_round_trip_copy():
     link = _make(numpy.float32, IN, OUT)
-    assert link_check.param_names(link) == ["/lateral/W", "/upward/W", "/upward/b"]
-    assert link_check.persistent_names(link) == []
-    link_check.round_trip(link, StatefulZoneoutLSTM(None, OUT))
-    link_check.copy_modes(link)
+    assert param_names(link) == ["/lateral/W", "/upward/W", "/upward/b"]
+    assert persistent_names(link) == []
+    check_round_trip(link, StatefulZoneoutLSTM(None, OUT))
+    check_copy_modes(link)
 
 
 test_bad_input = bad_input_test(

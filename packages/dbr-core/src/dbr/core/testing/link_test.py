@@ -13,14 +13,29 @@ a GPU are available):
   float64 numerical gradient, over the inputs and the parameters named by
   ``param_names``.
 
+A class that sets ``skip_round_trip_test = False`` or
+``skip_copy_modes_test = False`` also gets, run on the CPU only:
+
+- ``test_round_trip``: the link saved with ``save_npz`` and loaded into a
+  second ``create_link()`` gives equal parameters, persistent values and
+  outputs (:func:`~dbr.core.testing.link_checks.check_round_trip`);
+- ``test_copy_modes``: ``copy('share')``, ``copy('copy')`` and
+  ``copy('init')`` of the link
+  (:func:`~dbr.core.testing.link_checks.check_copy_modes`).
+
 Everything else (tolerances, non-contiguous inputs, seeding, the
 ``bad_inputs`` table, :func:`~dbr.core.testing.parameterize`) works as in
 :class:`~dbr.core.testing.FunctionTestCase`.
 """
 
+import contextlib
+
 import numpy
 
+from dbr.core.configuration import using_config
 from dbr.core.testing.function_test import FunctionTestCase
+from dbr.core.testing.link_checks import check_copy_modes, check_round_trip
+from dbr.core.variable import Variable
 
 __all__ = ["LinkTestCase"]
 
@@ -52,6 +67,10 @@ class LinkTestCase(FunctionTestCase):
     Further attributes are FunctionTestCase's (``dtype``,
     ``check_forward_options``, ``check_backward_options``, ``skip_*_test``,
     ``contiguous``, ...); there is no double-backward test.
+    ``skip_round_trip_test`` and ``skip_copy_modes_test`` are True unless a
+    class sets them False, which adds those tests (``test_copy_modes`` needs
+    a random initializer for some parameter, as ``copy('init')`` must change
+    it); set True per variant, the test is reported as skipped.
 
     Example::
 
@@ -71,6 +90,16 @@ class LinkTestCase(FunctionTestCase):
     param_names = None
     no_grads = None
     test_double_backward = None
+    skip_round_trip_test = True
+    skip_copy_modes_test = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for kind in ("round_trip", "copy_modes"):
+            declared = cls.__dict__.get(f"skip_{kind}_test")
+            if declared is not None:
+                test = None if declared else getattr(LinkTestCase, f"_test_{kind}")
+                setattr(cls, f"test_{kind}", test)
 
     # -- what a test declares ---------------------------------------------------
     def create_link(self):
@@ -84,6 +113,41 @@ class LinkTestCase(FunctionTestCase):
     def forward_expected(self, link, inputs):
         """Return the expected outputs of the CPU ``link`` on ``inputs`` as NumPy arrays."""
         raise NotImplementedError(f"{type(self).__name__} must implement forward_expected()")
+
+    # -- the tests a class asks for -------------------------------------------------
+    def _test_round_trip(self):
+        """Save the link, load it into a second ``create_link()``; compare them (CPU)."""
+        device = self._start("round_trip", "@numpy")
+        inputs = tuple(
+            [
+                None if x is None else Variable(x, requires_grad=x.dtype.kind == "f")
+                for x in self._generate_inputs()
+            ]
+        )
+        with self._context("test_round_trip", device, "C-contiguous"):
+            check_round_trip(
+                self._cpu_link,
+                self.create_link(),
+                inputs,
+                lambda link, xs: self.forward(link, xs, device),
+            )
+
+    def _test_copy_modes(self):
+        """Check ``copy('share')``, ``copy('copy')`` and ``copy('init')`` of the link (CPU).
+
+        Under ``using_config('dtype', dtype)`` when the class sets a floating
+        ``dtype``, as the link is built: ``copy('init')`` draws the arrays of
+        initializers without a dtype of their own in the configured one.
+        """
+        device = self._start("copy_modes", "@numpy")
+        dtype = None if self.dtype is None else numpy.dtype(self.dtype)
+        configured = (
+            using_config("dtype", dtype)
+            if dtype is not None and dtype.kind == "f"
+            else contextlib.nullcontext()
+        )
+        with self._context("test_copy_modes", device, "C-contiguous"), configured:
+            check_copy_modes(self._cpu_link)
 
     # -- machinery ------------------------------------------------------------------
     def _start(self, kind, device_spec):
