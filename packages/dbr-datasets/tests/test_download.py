@@ -200,6 +200,29 @@ def test_offline_error_says_what_is_missing_and_where_to_put_it(dataset_server, 
         assert part in message
 
 
+@pytest.mark.parametrize("algorithm", ["sha256", "md5"])
+def test_offline_with_a_corrupt_cached_copy_says_it_failed_its_checksum(
+    dataset_server, monkeypatch, algorithm
+):
+    monkeypatch.setenv("DBR_DATASET_MIRROR", f"http://127.0.0.1:{_closed_port()}")
+    cache_path = os.path.join(get_dataset_root(), "mine", "payload.bin")
+    os.makedirs(os.path.dirname(cache_path))
+    corrupt = b"garbage" + PAYLOAD[7:]
+    with open(cache_path, "wb") as file:
+        file.write(corrupt)
+    expected = {"sha256": PAYLOAD_SHA256, "md5": PAYLOAD_MD5}[algorithm]
+    actual = getattr(hashlib, algorithm)(corrupt).hexdigest()
+    with pytest.raises(OSError) as info:
+        cached_download(URL, **{algorithm: expected}, path="mine/payload.bin")
+    message = str(info.value)
+    assert "not in the dataset cache" not in message
+    assert f"The file in the dataset cache, {cache_path}, failed its checksum" in message
+    assert f"its {algorithm} is {actual}, expected {expected}" in message
+    assert "Connection refused" in message
+    with open(cache_path, "rb") as file:
+        assert file.read() == corrupt  # left for the user to inspect or replace
+
+
 def test_concurrent_processes_download_once(dataset_server):
     dataset_server.write("data/payload.bin", PAYLOAD)
     # The slow answer keeps the first download in flight while the second process asks.

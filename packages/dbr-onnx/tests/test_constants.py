@@ -7,6 +7,7 @@ import onnx
 import pytest
 
 import dbr.functions as F
+import dbr.links
 import dbr.onnx
 from dbr.core import Chain, Variable
 from dbr.functions import sign as sign_bound_at_import
@@ -129,10 +130,96 @@ def test_persistent_values_are_updated_by_one_forward_only():
 
 def test_a_model_rejecting_the_perturbed_inputs_warns(tools):
     def forward(m, x):
-        if float(abs(x.array).max()) > 1:
+        if not numpy.all(x.array == 0.5):
             raise ValueError("out of range")
         return x + Variable(numpy.exp(x.array))
 
     with pytest.warns(UserWarning, match="could not be checked"):
         proto = dbr.onnx.export(tools.FunctionModel(forward), numpy.full(8, 0.5, numpy.float32))
     assert isinstance(proto, onnx.ModelProto)
+
+
+def test_a_model_rejecting_shifted_inputs_is_checked_on_scaled_ones(tools):
+    def forward(m, x):
+        if float(abs(x.array).max()) > 1:
+            raise ValueError("out of range")
+        return x - float(x.array.mean())
+
+    with pytest.raises(dbr.onnx.DataDependentConstantError, match="attribute value of"):
+        dbr.onnx.export(tools.FunctionModel(forward), numpy.full(8, 0.5, numpy.float32))
+
+
+class Scaled(Chain):
+    """A Linear layer whose output is shifted or scaled by a number read off its array."""
+
+    def __init__(self, after):
+        super().__init__()
+        self.after = after
+        with self.init_scope():
+            self.l1 = dbr.links.Linear(3, 4)
+
+    def forward(self, x):
+        return self.after(self.l1(x))
+
+
+@pytest.mark.parametrize(
+    "after, where",
+    [
+        (lambda h: h - float(h.array.mean()), "value"),
+        (lambda h: h / h.array.std(), "value"),
+        (lambda h: float(h.array.max()) - h, "value"),
+        (lambda h: h * float(abs(h.array).sum()), "value"),
+        (lambda h: F.clip(h, -5.0, float(abs(h.array).max()) + 1), "x_max"),
+        (lambda h: F.leaky_relu(h, slope=float(abs(h.array).mean())), "slope"),
+    ],
+    ids=["sub", "div", "rsub", "mul", "clip", "leaky_relu"],
+)
+def test_a_number_read_off_the_array_is_refused_before_writing(tmp_path, after, where):
+    model = Scaled(after)
+    path = tmp_path / "model.onnx"
+    with pytest.raises(dbr.onnx.DataDependentConstantError) as info:
+        dbr.onnx.export(model, x32(2, 3), filename=str(path))
+    message = str(info.value)
+    assert f"the attribute {where} of" in message
+    assert "a second forward on perturbed inputs changed it from" in message
+    assert "Nothing was written" in message
+    assert not os.listdir(tmp_path)
+
+
+def test_a_number_fixed_in_the_model_still_exports(tools):
+    def forward(m, x):
+        scale = float(x.shape[1])  # from a shape: the same for every input
+        return F.clip(x / scale - 0.5, -1.0, 1.0) * 3
+
+    tools.check_export(tools.FunctionModel(forward), [x32(2, 4)])
+
+
+def test_a_number_from_a_parameter_still_exports(tools):
+    def forward(m, x):
+        return x * float(m.w.array.sum())  # the same for every input
+
+    model = tools.FunctionModel(forward, w=numpy.array([0.5, 2.0], numpy.float32))
+    tools.check_export(model, [x32(2, 2)])
+
+
+def test_batch_statistics_a_training_forward_updates_are_not_taken_for_inputs():
+    model = dbr.links.BatchNormalization(3)
+    before = model.avg_mean.copy()
+    proto = dbr.onnx.export(model, x32(4, 3), train=True)
+    assert isinstance(proto, onnx.ModelProto)
+    assert not numpy.array_equal(model.avg_mean, before)  # one forward's update, kept
+
+
+def test_an_index_array_computed_from_the_input_is_refused(tools):
+    def forward(m, x):
+        return x[:, numpy.argsort(x.array[0])]
+
+    with pytest.raises(dbr.onnx.DataDependentConstantError, match="the attribute slices of"):
+        dbr.onnx.export(tools.FunctionModel(forward), x32(2, 5))
+
+
+def test_an_index_array_from_a_shape_still_exports(tools):
+    def forward(m, x):
+        return x[:, numpy.arange(x.shape[1])[::-1].copy()]
+
+    tools.check_export(tools.FunctionModel(forward), [x32(2, 5)])

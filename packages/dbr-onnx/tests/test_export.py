@@ -266,6 +266,33 @@ def test_filename_and_save_text(tmp_path):
     assert onnx.load_from_string(buffer.getvalue()) == proto
 
 
+def test_files_are_written_with_the_mode_the_umask_leaves(tmp_path):
+    old = os.umask(0o022)
+    try:
+        dbr.onnx.export(MLP(), x32(2, 3), filename=str(tmp_path / "m.onnx"), save_text=True)
+        os.umask(0o077)
+        dbr.onnx.export(MLP(), x32(2, 3), filename=str(tmp_path / "private.onnx"))
+    finally:
+        os.umask(old)
+    assert oct(os.stat(tmp_path / "m.onnx").st_mode & 0o777) == oct(0o644)
+    assert oct(os.stat(tmp_path / "m.onnx.txt").st_mode & 0o777) == oct(0o644)
+    assert oct(os.stat(tmp_path / "private.onnx").st_mode & 0o777) == oct(0o600)
+
+
+@pytest.mark.parametrize("where", ["missing", "a_file"])
+def test_an_unusable_directory_is_named_as_asked(tmp_path, where):
+    (tmp_path / "a_file").write_text("not a directory")
+    path = tmp_path / where / "model.onnx"
+    with pytest.raises(OSError) as info:
+        dbr.onnx.export(MLP(), x32(2, 3), filename=str(path))
+    message = str(info.value)
+    assert info.value.filename == str(path)
+    assert str(path) in message and ".tmp" not in message
+    assert str(tmp_path / where) in message
+    assert "export" in message
+    assert sorted(os.listdir(tmp_path)) == ["a_file"]
+
+
 def test_train_mode_keeps_dropout(tools):
     proto = dbr.onnx.export(tools.FunctionModel(lambda m, x: F.dropout(x)), x32(2, 3), train=True)
     assert [n.op_type for n in proto.graph.node if n.op_type != "Constant"] == ["Dropout"]

@@ -1,5 +1,7 @@
 """export_testcase's files, and user functions exported as one custom node (replace_func)."""
 
+import os
+
 import numpy
 import onnx
 import pytest
@@ -107,3 +109,50 @@ def test_funcnode_needs_a_variable():
         ValueError, match="Twice: the wrapped function was called with no Variable"
     ):
         wrapped(x32(2))
+
+
+def test_a_failed_export_testcase_leaves_no_directory(tmp_path, tools):
+    model = tools.FunctionModel(lambda m, x: x + Variable(numpy.exp(x.array)))
+    with pytest.raises(dbr.onnx.DataDependentConstantError):
+        dbr.onnx.export_testcase(model, x32(2, 3), str(tmp_path / "case" / "inner"))
+    assert not os.listdir(tmp_path)
+
+
+def test_a_failed_export_testcase_keeps_a_directory_that_was_there(tmp_path, tools):
+    (tmp_path / "case").mkdir()
+    (tmp_path / "case" / "notes.txt").write_text("mine")
+    model = tools.FunctionModel(lambda m, x: x + Variable(numpy.exp(x.array)))
+    with pytest.raises(dbr.onnx.DataDependentConstantError):
+        dbr.onnx.export_testcase(model, x32(2, 3), str(tmp_path / "case"))
+    assert os.listdir(tmp_path / "case") == ["notes.txt"]
+
+
+def test_export_testcase_files_follow_the_umask(tmp_path, tools):
+    model = tools.FunctionModel(lambda m, x: F.linear(x, m.W), W=x32(4, 3))
+    old = os.umask(0o022)
+    try:
+        dbr.onnx.export_testcase(model, x32(2, 3), str(tmp_path / "case"), output_grad=True)
+    finally:
+        os.umask(old)
+    files = [p for p in (tmp_path / "case").rglob("*") if p.is_file()]
+    assert len(files) == 4  # model, input, output, gradient
+    assert {oct(p.stat().st_mode & 0o777) for p in files} == {oct(0o644)}
+
+
+def test_export_testcase_failing_to_write_removes_its_folders(tmp_path, tools, monkeypatch):
+    import errno
+    import sys
+
+    module = sys.modules["dbr.onnx.export_testcase"]  # the package's name is the function
+    written = []
+
+    def full_disk(path, name, array):
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device", path)
+        written.append(path)
+
+    monkeypatch.setattr(module, "_write_tensor", full_disk)
+    model = tools.FunctionModel(lambda m, x: F.relu(x))
+    with pytest.raises(OSError, match="No space left"):
+        dbr.onnx.export_testcase(model, x32(2, 3), str(tmp_path / "case"))
+    assert written and not os.listdir(tmp_path)

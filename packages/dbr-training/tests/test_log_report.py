@@ -192,3 +192,28 @@ def test_a_resumed_trainer_does_not_call_extensions_before_training_again(tmp_pa
     # The LogReport's new trigger starts from the start of training, as Chainer's
     # does, so its first call (iteration 4) reports the epoch crossed at iteration 3.
     assert [(e["epoch"], e["iteration"]) for e in log_report.log] == [(1, 4), (2, 6), (3, 9)]
+
+
+@pytest.mark.parametrize(
+    "filename, stale, kept",
+    [
+        ("log", [".log.0123456789abcdef.tmp"], [".log.0123456789abcdef.tmp.keep"]),
+        (
+            "log_{iteration}",
+            [".log_3.00112233aabbccdd.tmp", ".log_12.fedcba9876543210.tmp"],
+            [".log.0123456789abcdef.tmp", ".log_3.0123.tmp"],
+        ),
+    ],
+)
+def test_a_new_run_removes_the_temporaries_a_killed_one_left(tmp_path, filename, stale, kept):
+    # A SIGKILL between write_atomically's create and rename leaves .<name>.<16 hex>.tmp.
+    others = [".other.0123456789abcdef.tmp", ".log.0123456789ABCDEF.tmp", "log.tmp", "notes"]
+    for name in stale + kept + others:
+        (tmp_path / name).write_text("[")
+    trainer = make_trainer(tmp_path, stop=(1, "epoch"))
+    trainer.extend(LogReport(filename=filename, trigger=(1, "iteration")))
+    trainer.run()
+    left = set(os.listdir(tmp_path))
+    assert not left & set(stale)
+    assert left >= set(kept + others)
+    assert not {n for n in left if n.endswith(".tmp")} - set(kept + others)

@@ -469,3 +469,22 @@ def test_process_queue_writer_consumer_exits_when_the_trainer_is_killed(tmp_path
         script.communicate()
     if saving:
         assert np.load(tmp_path / "snapshot")["w"].tolist() == [0, 1, 2]
+
+
+def test_a_full_disk_under_the_default_writer_names_the_snapshot(tmp_path):
+    import errno
+
+    def full_disk(path, target):
+        with open(path, "wb") as f:
+            f.write(b"part")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a failed write raises it
+
+    (tmp_path / "snap").write_bytes(b"previous")
+    with pytest.raises(OSError) as info:
+        SimpleWriter(savefun=full_disk)("snap", str(tmp_path), serialized(1.0))
+    assert info.value.errno == errno.ENOSPC
+    message = str(info.value)
+    assert "SimpleWriter: saving the snapshot" in message
+    assert repr(str(tmp_path / "snap")) in message and "No space left on device" in message
+    assert os.listdir(tmp_path) == ["snap"]
+    assert (tmp_path / "snap").read_bytes() == b"previous"

@@ -130,8 +130,10 @@ def cached_download(url, *, sha256=None, md5=None, path=None):
 
     Raises:
         OSError: If the file cannot be downloaded (the message names the URL that failed,
-            where to put a copy of the file to work offline, and ``DBR_DATASET_ROOT``), or
-            if the downloaded file does not match its checksum (the file is not kept).
+            where to put a copy of the file to work offline, and ``DBR_DATASET_ROOT``; when
+            the cache holds a copy that fails its checksum, that copy with its expected and
+            actual digests), or if the downloaded file does not match its checksum (the
+            file is not kept).
         ValueError: If a checksum is not a hex digest of the right length, or ``path`` is
             not a relative path inside the dataset root.
     """
@@ -149,11 +151,15 @@ def cached_download(url, *, sha256=None, md5=None, path=None):
 
     _make_directory(os.path.dirname(cache_path), "cached_download")
     with filelock.FileLock(_lock_path(cache_path)):
-        if _matches(cache_path, expected):
+        failures = _checksum_failures(cache_path, expected)
+        if failures == {}:
             return cache_path
         mirror = os.environ.get(_MIRROR_ENV)
         source = f"{mirror.rstrip('/')}/{mirror_relative}" if mirror else url
-        _download(source, cache_path, expected, url=url, relative=relative, mirror=mirror)
+        _download(
+            source, cache_path, expected, url=url, relative=relative, mirror=mirror,
+            cached_failures=failures,
+        )  # fmt: skip
     return cache_path
 
 
@@ -298,17 +304,26 @@ def _new_hashers(expected):
     }
 
 
-def _matches(path, expected):
+def _checksum_failures(path, expected):
+    """``path``'s checksums that differ from ``expected``, as ``{name: actual digest}``.
+
+    None when ``path`` is not a file; empty when it matches (or nothing is expected).
+    """
     if not os.path.isfile(path):
-        return False
+        return None
     if not expected:
-        return True
+        return {}
     hashers = _new_hashers(expected)
     with open(path, "rb") as file:
         while chunk := file.read(_CHUNK_SIZE):
             for hasher in hashers.values():
                 hasher.update(chunk)
-    return all(hashers[name].hexdigest() == digest for name, digest in expected.items())
+    actual = {name: hasher.hexdigest() for name, hasher in hashers.items()}
+    return {name: digest for name, digest in actual.items() if digest != expected[name]}
+
+
+def _matches(path, expected):
+    return _checksum_failures(path, expected) == {}
 
 
 def _describe(error):
@@ -319,20 +334,36 @@ def _describe(error):
     return str(error) or type(error).__name__
 
 
-def _download_error(error, *, source, url, relative, cache_path, mirror, expected):
+def _download_error(
+    error, *, source, url, relative, cache_path, mirror, expected, cached_failures
+):
     via = f" (the mirror {_MIRROR_ENV}={mirror}; original URL {url})" if mirror else ""
     checksums = ", ".join(f"{name} {digest}" for name, digest in expected.items())
+    if cached_failures:
+        differences = "; ".join(
+            f"its {name} is {actual}, expected {expected[name]}"
+            for name, actual in cached_failures.items()
+        )
+        cached = (
+            f"The file in the dataset cache, {cache_path}, failed its checksum "
+            f"({differences}): it is corrupt or another file, and is left as it is. To work "
+            "offline, replace it with a good copy"
+        )
+    else:
+        cached = (
+            "The file is not in the dataset cache. To work offline, put a copy of it at "
+            f"{cache_path}"
+        )
     return OSError(
         f"cached_download: cannot download {relative} from {source}{via}: "
-        f"{_describe(error)}. The file is not in the dataset cache. To work offline, put "
-        f"a copy of it at {cache_path}{f' ({checksums})' if checksums else ''}. The dataset "
+        f"{_describe(error)}. {cached}{f' ({checksums})' if checksums else ''}. The dataset "
         f"root is {get_dataset_root()}; set {_ROOT_ENV} (or call set_dataset_root) to use "
         f"another, or set {_MIRROR_ENV} to a server, or a file:// directory, that holds "
         f"{relative}."
     )
 
 
-def _download(source, cache_path, expected, *, url, relative, mirror):
+def _download(source, cache_path, expected, *, url, relative, mirror, cached_failures=None):
     def fail(error):
         return _download_error(
             error,
@@ -342,6 +373,7 @@ def _download(source, cache_path, expected, *, url, relative, mirror):
             cache_path=cache_path,
             mirror=mirror,
             expected=expected,
+            cached_failures=cached_failures,
         )
 
     print(f"Downloading {source} ...", file=sys.stderr)

@@ -1,7 +1,6 @@
 """export: run a model's forward once, record its graph and write it as an ONNX model."""
 
 import os
-import tempfile
 import warnings
 import weakref
 
@@ -10,8 +9,9 @@ from dbr.core import Variable, backend
 from dbr.core.configuration import using_config
 from dbr.core.function_hook import FunctionHook
 from dbr.core.link_hook import LinkHook
+from dbr.core.serializers import write_atomically
 from dbr.onnx import _constants, _opset, _patch, onnx_helper
-from dbr.onnx._graph import Context, FunctionConverterParams, _Recorder, to_numpy
+from dbr.onnx._graph import Context, FunctionConverterParams, to_numpy
 from dbr.onnx._opset import MINIMUM_OPSET_VERSION
 from dbr.onnx.converters import converters as _builtin_converters
 from onnx import helper, numpy_helper, shape_inference
@@ -159,11 +159,17 @@ def export(
 
     A value computed outside the graph (on ``.array``, with ``xp``, or by a
     function that records no FunctionNode) would be folded too, wrongly when
-    it depends on the inputs. So when anything is folded, the forward runs a
-    second time on perturbed inputs (floats moved by 1 to 2, non-negative
-    integers shifted within the values seen), on a copy of ``model`` sharing
-    its arrays, and a folded value that changes raises
-    :class:`DataDependentConstantError` before anything is written.
+    it depends on the inputs; so would a number read off an array that a
+    function is built with (``h - float(h.array.mean())``,
+    ``F.clip(h, 0, float(h.array.max()))``), which its converter writes into
+    the graph. So when anything is folded, or a function written holds a
+    number or array attribute, the forward runs a second time on perturbed
+    inputs (floats moved by 1 to 2, non-negative integers shifted within the
+    values seen; if the model rejects those, floats scaled by 1.01 to 1.02),
+    on a copy of ``model`` sharing its arrays, and a folded value or an
+    attribute (as the function was built, before its forward) that changes
+    raises :class:`DataDependentConstantError` before anything is written.
+    A model that rejects every perturbed input is exported with a warning.
     ``F.sign``, ``F.floor``, ``F.ceil`` and ``F.fix``, which make no graph
     node, are bound to node-recording versions while the forward runs
     (in ``dbr.functions``, for the whole process), and export to ONNX's Sign,
@@ -211,7 +217,10 @@ def export(
     Raises:
         UnsupportedFunctionError: a function in the graph has no converter.
         DataDependentConstantError: a value computed outside the graph from
-            the inputs would be folded into a constant.
+            the inputs would be folded into a constant, or a function is built
+            with such a number.
+        OSError: ``filename`` cannot be written (the error names it and its
+            directory); nothing is left under any name.
         onnx.checker.ValidationError: the model fails onnx's checker (checked
             when ``export_params``), unless as below.
 
@@ -220,7 +229,8 @@ def export(
             never called), so it is left out; or the model fails onnx's checker
             while ``external_converters`` are given without
             ``external_opset_imports`` (a custom operator without a domain),
-            so the model is returned unchecked.
+            so the model is returned unchecked; or the forward failed on every
+            perturbed input, so the constants could not be checked.
     """
     opset_version = _opset.resolve_opset_version(opset_version)
     converters = dict(_builtin_converters)
@@ -236,7 +246,7 @@ def export(
     shapes = _input_shapes(input_shapes, arg_vars)
 
     second = _constants.model_for_second_run(model)
-    recorder = _Recorder()
+    recorder = _constants.Recorder(model)
     with _patch.recording_functions():
         with using_config("train", train), using_config("enable_backprop", True), recorder:
             outputs = call(model)
@@ -249,7 +259,9 @@ def export(
         graph, out_names = builder.build(
             model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
         )
-        _constants.check(builder.folded, recorder.records, model, second, args, _wrap_args, train)
+        _constants.check(
+            builder.folded, builder.converted, recorder, model, second, args, _wrap_args, train
+        )
     opset_imports = [helper.make_opsetid("", opset_version)]
     for domain, version in (external_opset_imports or {}).items():
         opset_imports.append(helper.make_opsetid(domain, version))
@@ -324,16 +336,25 @@ def _write(proto, filename, save_text):
         _atomic_write(filename + ".txt", str(proto).encode())
 
 
-def _atomic_write(path, data):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
+def _atomic_write(path, data, who="export"):
+    """Write ``data`` to ``path`` through a temporary file (mode as the umask leaves it).
+
+    An error names ``path`` and its directory, not the temporary file.
+    """
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+
+    try:
+        write_atomically(path, write)
+    except OSError as e:
+        directory = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(directory):
+            why = f"into the directory {directory!r}"
+        else:
+            why = f"(its directory {directory!r} does not exist or is not a directory)"
+        raise OSError(e.errno, f"{who}: cannot write the file {why}: {e.strerror}", path) from e
 
 
 def _as_variable(x, where):
@@ -476,6 +497,7 @@ class _GraphBuilder:
         self.opset_version = opset_version
         self.converters = converters
         self.folded = []  # the _Folded constants, once built
+        self.converted = []  # the functions written to the graph, once built
 
     def build(
         self, model, arg_vars, in_names, shapes, out_vars, out_names, graph_name, export_params
@@ -553,6 +575,7 @@ class _GraphBuilder:
                 out = ref()
                 if out is not None:
                     live.add(id(out))
+            self.converted.append(func)
             in_onnx = [name_of(x, func, j) for j, x in enumerate(func.inputs)]
             count = label_counts.get(func.label, 0)
             label_counts[func.label] = count + 1
@@ -588,6 +611,10 @@ class _GraphBuilder:
             nodes.extend(context.take_constants(produced))
             nodes.extend(produced)
 
+        # A converter that computes a function's input-dependent attribute in the graph (an
+        # upsampling's indexes, from its max pooling) takes it out of the constants' check.
+        in_graph = context.shared.get("computed_attributes", set())
+        self.converted = [f for f in self.converted if id(f) not in in_graph]
         graph_outputs = []
         if out_names is None:
             # Named after the function that computed each (onnx_chainer's names), or

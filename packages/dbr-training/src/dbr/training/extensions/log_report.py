@@ -1,7 +1,10 @@
 """LogReport: accumulate the reported values and write their means to a JSON log."""
 
+import contextlib
 import json
 import os
+import re
+import string
 
 from dbr.core import DictSummary
 from dbr.core.serializers import Serializer, write_atomically
@@ -20,6 +23,36 @@ def _write_text_atomically(directory, filename, text):
 
     write_atomically(path, write)
     return path
+
+
+def _temporaries_pattern(filename):
+    """A regex of the temporary names write_atomically gives the files ``filename`` names.
+
+    ``filename`` may be a format template; each field matches any text.
+    """
+    parts = []
+    for literal, field, _spec, _conversion in string.Formatter().parse(filename):
+        parts.append(re.escape(literal))
+        if field is not None:
+            parts.append(".+")
+    # write_atomically's temporary of "name" is ".name.<16 lowercase hex digits>.tmp".
+    return re.compile(r"\." + "".join(parts) + r"\.[0-9a-f]{16}\.tmp", re.DOTALL)
+
+
+def _remove_stale_temporaries(directory, filename):
+    """Remove from ``directory`` the temporaries of ``filename`` that a killed run left."""
+    folder, name = os.path.split(filename)
+    if "{" in folder:
+        return  # a folder chosen per entry: nothing to scan until it is known
+    try:
+        pattern = _temporaries_pattern(name)
+    except ValueError:
+        return  # not a valid template: writing the log will say so
+    with contextlib.suppress(OSError), os.scandir(os.path.join(directory, folder)) as entries:
+        for entry in entries:
+            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(entry.path)
 
 
 class LogReport(extension.Extension):
@@ -83,6 +116,16 @@ class LogReport(extension.Extension):
         self._log_name = filename
         self._log = []
         self._summary = DictSummary()
+
+    def initialize(self, trainer):
+        """Remove the temporary log files that a run killed mid-write left in ``trainer.out``.
+
+        Only the names of this report's temporaries are removed
+        (``.log.<16 hex digits>.tmp`` for the file ``log``; for a template
+        such as ``log_{iteration}``, those of every file it names).
+        """
+        if self._log_name is not None:
+            _remove_stale_temporaries(trainer.out, self._log_name)
 
     def __call__(self, trainer):
         """Accumulate ``trainer.observation``; emit a log line when the trigger fires."""

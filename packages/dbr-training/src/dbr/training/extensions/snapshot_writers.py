@@ -176,8 +176,22 @@ class SimpleWriter(Writer):
         self._kwds = kwds
 
     def __call__(self, filename, outdir, target):
-        """Save ``target`` now; returns when the file is in place."""
-        self.save(filename, outdir, target, self._savefun, self._append, **self._kwds)
+        """Save ``target`` now; returns when the file is in place.
+
+        Raises:
+            OSError: the file could not be written (a full disk, a missing
+                permission): of the type and errno raised, naming the writer
+                and the snapshot's path as the other writers' errors do; the
+                previous file of that name is left as it was.
+        """
+        try:
+            self.save(filename, outdir, target, self._savefun, self._append, **self._kwds)
+        except OSError as e:
+            path = os.path.join(outdir, filename)
+            message = f"{type(self).__name__}: saving the snapshot {path!r} failed: "
+            if e.errno is None:
+                raise OSError(message + str(e)) from e
+            raise OSError(e.errno, message + (e.strerror or str(e))) from e
 
     def __getstate__(self):
         # A task sent to a ProcessQueueWriter consumer: hooks stay in the parent.
