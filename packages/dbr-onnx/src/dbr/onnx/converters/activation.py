@@ -1,5 +1,8 @@
 """Converters of the activation functions."""
 
+import numpy
+
+from dbr.onnx._graph import to_numpy
 from dbr.onnx.converters._util import Chain
 
 
@@ -124,3 +127,22 @@ def _crelu(p):
 
 
 CONVERTERS["CReLU"] = _crelu
+
+
+def _rrelu(p):
+    """RReLU in test mode, where every slope is ``(lower + upper) / 2``: a LeakyRelu."""
+    c = Chain(p)
+    f = p.func
+    r = numpy.asarray(to_numpy(f.r))
+    if r.size and not numpy.all(r == r.flat[0]):
+        raise ValueError(
+            "dbr.onnx: RReLU exports in test mode (one slope, (l + u) / 2 = "
+            f"{(f.lower + f.upper) / 2}), got slopes from {r.min()} to {r.max()} (train mode "
+            "draws them at random); export with train=False"
+        )
+    slope = float(r.flat[0]) if r.size else (f.lower + f.upper) / 2
+    c.op("LeakyRelu", p.input_names, p.output_names, alpha=slope)
+    return c.nodes
+
+
+CONVERTERS["RReLU"] = _rrelu

@@ -56,6 +56,13 @@ def _concat(p):
     return c.nodes
 
 
+def _concat_rows(p):
+    """crf1d's concatenation along axis 0."""
+    c = Chain(p)
+    c.op("Concat", p.input_names, p.output_names, axis=0)
+    return c.nodes
+
+
 def _split_axis(p):
     c = Chain(p)
     axis = p.func.axis % p.input_arrays[0].ndim
@@ -409,6 +416,173 @@ def _shape(p):
     return c.nodes
 
 
+def _diagonal(p):
+    """``x.diagonal(offset, axis1, axis2)``: the two axes moved last, flattened, and the
+    diagonal's flat positions gathered."""
+    c = Chain(p)
+    f = p.func
+    shape = p.input_arrays[0].shape
+    ndim = len(shape)
+    axis1, axis2 = f.axis1 % ndim, f.axis2 % ndim
+    rest = [a for a in range(ndim) if a not in (axis1, axis2)]
+    x = c.op("Transpose", p.input_names, perm=rest + [axis1, axis2])
+    x = c.op("Reshape", [x, c.const([shape[a] for a in rest] + [-1])])
+    n1, n2 = shape[axis1], shape[axis2]
+    i = numpy.arange(n1)
+    j = i + f.offset
+    keep = (j >= 0) & (j < n2)
+    c.op("Gather", [x, c.const(i[keep] * n2 + j[keep])], p.output_names, axis=len(rest))
+    return c.nodes
+
+
+def _as_strided(p):
+    """The view's elements as a Gather of flattened ``x``; refused when it reads memory
+    around ``x`` (a view of a larger array), which the exported tensor does not hold."""
+    c = Chain(p)
+    f = p.func
+    x_shape, x_strides, x_offset = f._x_geometry
+    where = numpy.full(1, x_offset, numpy.int64)
+    for n, s in zip(x_shape, x_strides):
+        where = (where[:, None] + numpy.arange(n) * s).ravel()
+    positions = numpy.full(1, f.storage_offset, numpy.int64)
+    for n, s in zip(f.shape, f.strides):
+        positions = (positions[:, None] + numpy.arange(n) * s).ravel()
+    element = dict(zip(where.tolist(), range(where.size)))
+    missing = [q for q in positions.tolist() if q not in element]
+    if missing:
+        raise ValueError(
+            f"dbr.onnx: AsStrided converts views of x's own elements only, got shape="
+            f"{tuple(f.shape)}, strides={tuple(f.strides)}, storage_offset={f.storage_offset} "
+            f"reading memory position {missing[0]}, outside x (of shape {tuple(x_shape)})"
+        )
+    index = numpy.array([element[q] for q in positions.tolist()], numpy.int64)
+    flat = c.op("Reshape", [p.input_names[0], c.const([-1])])
+    c.op("Gather", [flat, c.const(index.reshape(f.shape))], p.output_names, axis=0)
+    return c.nodes
+
+
+def _pad_sequence(p):
+    c = Chain(p)
+    length = p.output_shapes[0][1]
+    dtype = p.input_arrays[0].dtype
+    rows = []
+    for x, arr in zip(p.input_names, p.input_arrays):
+        if arr.shape[0] < length:
+            pads = [0] * arr.ndim + [length - arr.shape[0]] + [0] * (arr.ndim - 1)
+            value = c.const(numpy.asarray(p.func.padding, dtype), dtype, "padding")
+            x = c.op("Pad", [x, c.const(pads), value], mode="constant")
+        rows.append(c.op("Unsqueeze", [x, c.const([0])]))
+    c.op("Concat", rows, p.output_names, axis=0)
+    return c.nodes
+
+
+def _scatter_add(p):
+    """``a`` plus ``b`` scattered to the flat positions of ``a[slices]``."""
+    c = Chain(p)
+    a, b = p.input_names
+    a_arr = p.input_arrays[0]
+    slices = tuple(
+        s if isinstance(s, (slice, int, numpy.integer)) or s is None or s is Ellipsis
+        else numpy.asarray(s)
+        for s in p.func.slices
+    )  # fmt: skip
+    index = numpy.arange(a_arr.size).reshape(a_arr.shape)[slices].ravel()
+    a_flat = c.op("Reshape", [a, c.const([-1])])
+    b_flat = c.op("Reshape", [b, c.const([-1])])
+    index_name = c.const(index)
+    if p.opset_version >= 16:
+        y = c.op("ScatterElements", [a_flat, index_name, b_flat], axis=0, reduction="add")
+    elif len(numpy.unique(index)) == index.size:
+        added = c.op("Add", [c.op("Gather", [a_flat, index_name], axis=0), b_flat])
+        y = c.op("ScatterElements", [a_flat, index_name, added], axis=0)
+    else:  # repeated positions each add: a constant 0/1 matrix sums them
+        spread = numpy.zeros((index.size, a_arr.size), a_arr.dtype)
+        spread[numpy.arange(index.size), index] = 1
+        row = c.op("Unsqueeze", [b_flat, c.const([0])])
+        added = c.op("MatMul", [row, c.const(spread, a_arr.dtype, "spread")])
+        y = c.op("Add", [a_flat, c.op("Reshape", [added, c.const([-1])])])
+    c.op("Reshape", [y, c.const(a_arr.shape)], p.output_names)
+    return c.nodes
+
+
+def _shift_along(p):
+    """dbr.functions.math.cumprod's Shift: ``y[i] = x[i - step]``, ``fill`` at the vacated end."""
+    c = Chain(p)
+    f = p.func
+    shape = p.input_arrays[0].shape
+    axis = f.axis % len(shape)
+    n = shape[axis]
+    fill_shape = list(shape)
+    fill_shape[axis] = 1
+    dtype = p.input_arrays[0].dtype
+    fill = c.const(numpy.full(fill_shape, f.fill, dtype), dtype, "fill")
+    if n <= 1:
+        c.op("Identity", [fill], p.output_names)
+        return c.nodes
+    x = p.input_names[0]
+    if f.step > 0:
+        kept = c.op("Slice", [x, c.const([0]), c.const([n - 1]), c.const([axis])])
+        c.op("Concat", [fill, kept], p.output_names, axis=axis)
+    else:
+        kept = c.op("Slice", [x, c.const([1]), c.const([n]), c.const([axis])])
+        c.op("Concat", [kept, fill], p.output_names, axis=axis)
+    return c.nodes
+
+
+def _shift_channels(p):
+    """dbr.functions.connection.shift's Shift: each channel group moved, zeros filling in."""
+    c = Chain(p)
+    f = p.func
+    x = p.input_names[0]
+    _, channels, h, w = p.input_arrays[0].shape
+    parts = []
+    for start, end, oy, ox in f._offsets(channels):
+        group = c.op("Slice", [x, c.const([start]), c.const([end]), c.const([1])])
+        if (oy, ox) == (0, 0):
+            parts.append(group)
+            continue
+        py, px = abs(oy), abs(ox)
+        padded = c.op("Pad", [group, c.const([0, 0, py, px, 0, 0, py, px])], mode="constant")
+        begin = [py - oy, px - ox]
+        parts.append(c.op(
+            "Slice",
+            [padded, c.const(begin), c.const([begin[0] + h, begin[1] + w]), c.const([2, 3])],
+        ))  # fmt: skip
+    c.op("Concat", parts, p.output_names, axis=1)
+    return c.nodes
+
+
+def _shift(p):
+    """``Shift`` names two functions: the shift along an axis of cumprod and shift's."""
+    return _shift_along(p) if hasattr(p.func, "fill") else _shift_channels(p)
+
+
+def _spatial_transformer_grid(p):
+    c = Chain(p)
+    height, width = p.func.output_shape
+    dtype = p.input_arrays[0].dtype
+    coords = numpy.empty((3, height, width), dtype)
+    coords[0] = numpy.linspace(-1, 1, width, dtype=dtype)
+    coords[1] = numpy.linspace(-1, 1, height, dtype=dtype)[:, None]
+    coords[2] = 1
+    grid = c.op("MatMul", [p.input_names[0], c.const(coords.reshape(3, -1), dtype, "coords")])
+    c.op("Reshape", [grid, c.const([-1, 2, height, width])], p.output_names)
+    return c.nodes
+
+
+def _spatial_transformer_sampler(p):
+    """GridSample (opset 16 on): bilinear, zeros outside, -1 and 1 the corner pixels' centres."""
+    c = Chain(p)
+    x, grid = p.input_names
+    points = c.op("Transpose", [grid], perm=[0, 2, 3, 1])
+    mode = "linear" if p.opset_version >= 20 else "bilinear"
+    c.op(
+        "GridSample", [x, points], p.output_names, mode=mode, padding_mode="zeros",
+        align_corners=1,
+    )  # fmt: skip
+    return c.nodes
+
+
 CONVERTERS = {
     "Shape": _shape,
     "Permutate": _permutate,
@@ -418,6 +592,7 @@ CONVERTERS = {
     "Moveaxis": _axes_mover(lambda f, a: numpy.moveaxis(a, f.source, f.destination)),
     "Rollaxis": _axes_mover(lambda f, a: numpy.rollaxis(a, f.axis, f.start)),
     "Concat": _concat,
+    "_ConcatRows": _concat_rows,
     "SplitAxis": _split_axis,
     "Separate": _separate,
     "Stack": _stack,
@@ -437,5 +612,14 @@ CONVERTERS = {
     "ResizeImages": _resize_images,
     "GetItem": _get_item,
     "Flip": _flip,
+    "FlipLR": _flip,
+    "FlipUD": _flip,
+    "Diagonal": _diagonal,
+    "AsStrided": _as_strided,
+    "PadSequence": _pad_sequence,
+    "ScatterAdd": _scatter_add,
+    "Shift": _shift,
+    "SpatialTransformerGrid": _spatial_transformer_grid,
+    "SpatialTransformerSampler": _spatial_transformer_sampler,
     "TransposeSequence": _transpose_sequence,
 }

@@ -1,4 +1,6 @@
-"""Converters of linear, convolution, deconvolution and embed_id."""
+"""Converters of linear, bilinear, convolution (plain, local), deconvolution and embed_id."""
+
+import numpy
 
 from dbr.onnx.converters._util import Chain
 
@@ -102,10 +104,56 @@ def _embed_id(p):
     return c.nodes
 
 
+def _local_convolution_2d(p):
+    """Each location's window gathered from the flattened image (constant indexes), then one
+    batched MatMul with that location's filters."""
+    c = Chain(p)
+    x, w = p.input_names[:2]
+    n_batch, c_in, height, width = p.input_arrays[0].shape
+    c_out, out_h, out_w, _, kh, kw = p.input_arrays[1].shape
+    sy, sx = p.func.stride
+    rows = (numpy.arange(out_h) * sy)[:, None, None, None] + numpy.arange(kh)[:, None]
+    cols = (numpy.arange(out_w) * sx)[None, :, None, None] + numpy.arange(kw)
+    index = (rows * width + cols).reshape(out_h * out_w, kh * kw)  # (locations, window)
+    flat = c.op("Reshape", [x, c.const([0, c_in, height * width])])
+    windows = c.op("Gather", [flat, c.const(index)], axis=2)  # (N, C, L, K)
+    windows = c.op("Transpose", [windows], perm=[2, 0, 1, 3])  # (L, N, C, K)
+    windows = c.op("Reshape", [windows, c.const([out_h * out_w, -1, c_in * kh * kw])])
+    filters = c.op("Transpose", [w], perm=[1, 2, 3, 4, 5, 0])  # (oh, ow, C, kh, kw, c_out)
+    filters = c.op("Reshape", [filters, c.const([out_h * out_w, c_in * kh * kw, c_out])])
+    y = c.op("MatMul", [windows, filters])  # (L, N, c_out)
+    y = c.op("Transpose", [y], perm=[1, 2, 0])
+    outputs = p.output_names if len(p.input_names) == 2 else None
+    y = c.op("Reshape", [y, c.const([-1, c_out, out_h, out_w])], outputs)
+    if len(p.input_names) == 3:
+        c.op("Add", [y, p.input_names[2]], p.output_names)
+    return c.nodes
+
+
+def _bilinear(p):
+    """``e1_ij e2_ik W_jkl`` as Einsum (opset 12 on), plus the linear terms when given."""
+    c = Chain(p)
+    e1, e2, w = p.input_names[:3]
+    j, k, _ = p.input_arrays[2].shape
+    e1 = c.op("Reshape", [e1, c.const([0, j])])
+    e2 = c.op("Reshape", [e2, c.const([0, k])])
+    if len(p.input_names) == 3:
+        c.op("Einsum", [e1, e2, w], p.output_names, equation="ij,ik,jkl->il")
+        return c.nodes
+    v1, v2, b = p.input_names[3:]
+    y = c.op("Einsum", [e1, e2, w], equation="ij,ik,jkl->il")
+    y = c.op("Add", [y, c.op("MatMul", [e1, v1])])
+    y = c.op("Add", [y, c.op("MatMul", [e2, v2])])
+    c.op("Add", [y, b], p.output_names)
+    return c.nodes
+
+
 CONVERTERS = {
     "LinearFunction": _linear,
     "ConvolutionND": _convolution,
     "DeconvolutionND": _deconvolution,
     "DepthwiseConvolution2D": _depthwise_convolution,
     "EmbedIDFunction": _embed_id,
+    "LocalConvolution2DFunction": _local_convolution_2d,
+    "BilinearFunction": _bilinear,
 }

@@ -239,6 +239,222 @@ def _fix(p):
     return c.nodes
 
 
+def _tensordot(p):
+    c = Chain(p)
+    a, b = p.input_names
+    a_arr, b_arr = p.input_arrays
+    a_axes, b_axes = p.func._pairs(a_arr.ndim, b_arr.ndim)
+    a_free = [i for i in range(a_arr.ndim) if i not in a_axes]
+    b_free = [i for i in range(b_arr.ndim) if i not in b_axes]
+    summed = int(numpy.prod([a_arr.shape[i] for i in a_axes]))
+    dtype = numpy.dtype(p.output_dtypes[0])
+    a, b = (_cast_to(c, name, arr.dtype, dtype) for name, arr in ((a, a_arr), (b, b_arr)))
+    a = c.op("Transpose", [a], perm=a_free + list(a_axes))
+    a = c.op("Reshape", [a, c.const([-1, summed])])
+    b = c.op("Transpose", [b], perm=list(b_axes) + b_free)
+    b = c.op("Reshape", [b, c.const([summed, -1])])
+    y = c.op("MatMul", [a, b])
+    c.op("Reshape", [y, c.const(p.output_shapes[0])], p.output_names)
+    return c.nodes
+
+
+def _cast_to(c, name, dtype, to):
+    if numpy.dtype(dtype) == to:
+        return name
+    return c.op("Cast", [name], to=helper.np_dtype_to_tensor_dtype(to))
+
+
+def _einsum(p):
+    """ONNX's Einsum (opset 12 on), its letters lowercase (dbr's subscripts use both cases)."""
+    c = Chain(p)
+    f = p.func
+    letters = "".join(dict.fromkeys("".join(f.in_subs) + f.out_sub))
+    if len(letters) > 26 or len(set(f.out_sub)) != len(f.out_sub):
+        raise ValueError(
+            f"dbr.onnx: EinSum converts subscripts of at most 26 letters, each once in the "
+            f"output, got {','.join(f.in_subs)}->{f.out_sub}"
+        )
+    table = str.maketrans(letters, "abcdefghijklmnopqrstuvwxyz"[: len(letters)])
+    equation = ",".join(s.translate(table) for s in f.in_subs) + "->" + f.out_sub.translate(table)
+    c.op("Einsum", p.input_names, p.output_names, equation=equation)
+    return c.nodes
+
+
+def _cumsum(p):
+    c = Chain(p)
+    axis = p.func.axis % p.input_arrays[0].ndim
+    c.op(
+        "CumSum", [p.input_names[0], c.const(axis)], p.output_names,
+        reverse=int(bool(p.func.reverse)),
+    )  # fmt: skip
+    return c.nodes
+
+
+def _cumprod(p):
+    """``y[k] = prod(x[j] for j <= k)`` (``j >= k`` reversed): ONNX has no CumProd, so each
+    ``y[k]`` is a ReduceProd of ``x`` with the factors past ``k`` replaced by ones."""
+    c = Chain(p)
+    x = p.input_names[0]
+    shape = p.input_arrays[0].shape
+    axis = p.func.axis % len(shape)
+    n = shape[axis]
+    j, k = numpy.ogrid[:n, :n]
+    keep = (j >= k) if p.func.reverse else (j <= k)
+    keep = keep.reshape((n, n) + (1,) * (len(shape) - axis - 1))
+    spread = c.op("Unsqueeze", [x, c.const([axis + 1])])
+    factors = c.op("Where", [c.const(keep, numpy.bool_, "keep"), spread, c.scalar(1)])
+    reduce(c, "ReduceProd", factors, [axis], False, p.output_names[0])
+    return c.nodes
+
+
+def _erfc(p):
+    c = Chain(p)
+    c.op("Sub", [c.scalar(1), c.op("Erf", p.input_names)], p.output_names)
+    return c.nodes
+
+
+# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011): single precision.
+_ERFINV_CENTRAL = (
+    2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+    -0.00125372503, -0.00417768164, 0.246640727, 1.50140941,
+)  # fmt: skip
+_ERFINV_TAIL = (
+    -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+    -0.0076224613, 0.00943887047, 1.00167406, 2.83297682,
+)  # fmt: skip
+
+
+def _polynomial(c, w, coefficients):
+    y = c.scalar(coefficients[0])
+    for a in coefficients[1:]:
+        y = c.op("Add", [c.op("Mul", [y, w]), c.scalar(a)])
+    return y
+
+
+def _erfinv_of(c, x, w):
+    """``erfinv(x)`` given ``w = -log((1 - x)(1 + x))``, by Giles' approximation."""
+    central = _polynomial(c, c.op("Sub", [w, c.scalar(2.5)]), _ERFINV_CENTRAL)
+    tail = _polynomial(c, c.op("Sub", [c.op("Sqrt", [w]), c.scalar(3.0)]), _ERFINV_TAIL)
+    y = c.op("Mul", [c.op("Where", [c.op("Less", [w, c.scalar(5.0)]), central, tail]), x])
+    # +-1 map to +-inf (the polynomial in sqrt(inf) would give nan).
+    at_end = c.op("Equal", [c.op("Abs", [x]), c.scalar(1)])
+    return c.op("Where", [at_end, c.op("Mul", [x, c.scalar(numpy.inf)]), y])
+
+
+def _erfinv(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    one = c.scalar(1)
+    w = c.op("Neg", [c.op("Log", [c.op("Mul", [c.op("Sub", [one, x]), c.op("Add", [one, x])])])])
+    c.op("Identity", [_erfinv_of(c, x, w)], p.output_names)
+    return c.nodes
+
+
+def _erfcinv(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    # erfcinv(x) = erfinv(1 - x), with w = -log(x (2 - x)) computed from x itself.
+    w = c.op("Neg", [c.op("Log", [c.op("Mul", [x, c.op("Sub", [c.scalar(2), x])])])])
+    c.op("Identity", [_erfinv_of(c, c.op("Sub", [c.scalar(1), x]), w)], p.output_names)
+    return c.nodes
+
+
+def _ndtri(p):
+    c = Chain(p)
+    x = c.op("Mul", [p.input_names[0], c.scalar(2)])
+    # ndtri(p) = -sqrt(2) erfcinv(2 p), exact in the lower tail where erfinv(2 p - 1) is not.
+    w = c.op("Neg", [c.op("Log", [c.op("Mul", [x, c.op("Sub", [c.scalar(2), x])])])])
+    y = _erfinv_of(c, c.op("Sub", [c.scalar(1), x]), w)
+    c.op("Mul", [y, c.scalar(-numpy.sqrt(2))], p.output_names)
+    return c.nodes
+
+
+def _xlogx(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    positive = c.op("Greater", [x, c.scalar(0)])
+    safe = c.op("Where", [positive, x, c.scalar(1)])
+    c.op("Mul", [x, c.op("Log", [safe])], p.output_names)
+    return c.nodes
+
+
+def _ndtr(p):
+    c = Chain(p)
+    erf = c.op("Erf", [c.op("Mul", [p.input_names[0], c.scalar(numpy.sqrt(0.5))])])
+    c.op("Mul", [c.op("Add", [erf, c.scalar(1)]), c.scalar(0.5)], p.output_names)
+    return c.nodes
+
+
+def _det(p):
+    c = Chain(p)
+    c.op("Det", p.input_names, p.output_names)
+    return c.nodes
+
+
+def _inv(p):
+    """The adjugate over the determinant: ``inv(A)[i, j] = (-1)^(i+j) det(A without row j
+    and column i) / det(A)``, the minors gathered with constant indexes (ONNX has no
+    inverse); fine for the small matrices it is meant for (n**4 elements are gathered)."""
+    c = Chain(p)
+    a = p.input_names[0]
+    shape = p.input_arrays[0].shape
+    n = shape[-1]
+    if n == 1:
+        c.op("Reciprocal", [a], p.output_names)
+        return c.nodes
+    others = numpy.array([[k for k in range(n) if k != i] for i in range(n)])  # (n, n - 1)
+    batch = len(shape) - 2
+    rows = c.op("Gather", [a, c.const(others)], axis=batch)  # (..., i, n-1, n)
+    minors = c.op("Gather", [rows, c.const(others)], axis=batch + 2)  # (..., i, r, j, c)
+    order = list(range(batch)) + [batch + k for k in (0, 2, 1, 3)]
+    minors = c.op("Transpose", [minors], perm=order)  # (..., i, j, r, c)
+    signs = numpy.where(numpy.add.outer(numpy.arange(n), numpy.arange(n)) % 2, -1, 1)
+    cofactors = c.op("Mul", [c.op("Det", [minors]), c.const(signs, p.input_arrays[0].dtype)])
+    swap = list(range(batch)) + [batch + 1, batch]
+    adjugate = c.op("Transpose", [cofactors], perm=swap)
+    det = c.op("Unsqueeze", [c.op("Det", [a]), c.const([batch, batch + 1])])
+    c.op("Div", [adjugate, det], p.output_names)
+    return c.nodes
+
+
+def _arctan2(p):
+    """``arctan2(x1, x2)`` from Atan of the quotient and the quadrant (ONNX has no Atan2)."""
+    c = Chain(p)
+    x1, x2 = p.input_names
+    zero = c.scalar(0)
+    x2_zero = c.op("Equal", [x2, zero])
+    base = c.op("Atan", [c.op("Div", [x1, c.op("Where", [x2_zero, c.scalar(1), x2])])])
+    half_turn = c.op("Where", [c.op("Less", [x1, zero]), c.scalar(-numpy.pi), c.scalar(numpy.pi)])
+    left = c.op("Add", [base, half_turn])
+    axis = c.op("Mul", [c.op("Sign", [x1]), c.scalar(numpy.pi / 2)])
+    off_axis = c.op("Where", [c.op("Less", [x2, zero]), left, base])
+    c.op("Where", [x2_zero, axis, off_axis], p.output_names)
+    return c.nodes
+
+
+def _weighted_average(p):
+    c = Chain(p)
+    x, w = p.input_names
+    x_arr = p.input_arrays[0]
+    axes = normalize_axes(p.func.axis, x_arr.ndim)
+    if axes is not None:
+        shape = [x_arr.shape[i] if i == axes[0] else 1 for i in range(x_arr.ndim)]
+        w_full = c.op("Reshape", [w, c.const(shape)])
+    else:
+        w_full = w
+    total = reduce(c, "ReduceSum", c.op("Mul", [x, w_full]), axes, p.func.keepdims)
+    c.op("Div", [total, reduce(c, "ReduceSum", w, None, False)], p.output_names)
+    return c.nodes
+
+
+def _batch_l2_norm_squared(p):
+    c = Chain(p)
+    x = p.input_names[0]
+    flat = c.op("Reshape", [x, c.const([0, -1])])
+    reduce(c, "ReduceSum", c.op("Mul", [flat, flat]), [1], False, p.output_names[0])
+    return c.nodes
+
+
 CONVERTERS = {
     "Add": _same("Add"),
     "Sub": _same("Sub"),
@@ -299,4 +515,21 @@ CONVERTERS = {
     "Floor": _rounding("Floor"),
     "Ceil": _rounding("Ceil"),
     "Fix": _fix,
+    "TensorDot": _tensordot,
+    "EinSum": _einsum,
+    "Cumsum": _cumsum,
+    "Cumprod": _cumprod,
+    "Erfc": _erfc,
+    "ErfInv": _erfinv,
+    "ErfcInv": _erfcinv,
+    "Ndtr": _ndtr,
+    "Ndtri": _ndtri,
+    "XLogX": _xlogx,
+    "Det": _det,
+    "BatchDet": _det,
+    "Inv": _inv,
+    "BatchInv": _inv,
+    "Arctan2": _arctan2,
+    "WeightedAverage": _weighted_average,
+    "BatchL2NormSquared": _batch_l2_norm_squared,
 }

@@ -122,10 +122,27 @@ def _group_normalization(p):
     return c.nodes
 
 
+def _layer_normalization(p):
+    """LayerNormalization from opset 17; before it, its decomposition over the last axis."""
+    c = Chain(p)
+    x, gamma, beta = p.input_names
+    eps = float(p.func.eps)
+    if p.opset_version >= 17:
+        c.op("LayerNormalization", [x, gamma, beta], p.output_names[:1], axis=-1, epsilon=eps)
+        return c.nodes
+    mean = reduce(c, "ReduceMean", x, [1], True)
+    centered = c.op("Sub", [x, mean])
+    var = reduce(c, "ReduceMean", c.op("Mul", [centered, centered]), [1], True)
+    xhat = c.op("Div", [centered, c.op("Sqrt", [c.op("Add", [var, c.scalar(eps)])])])
+    c.op("Add", [c.op("Mul", [xhat, gamma]), beta], p.output_names[:1])
+    return c.nodes
+
+
 CONVERTERS = {
     "FixedBatchNormalization": _fixed_batch_normalization,
     "BatchNormalization": _batch_normalization,
     "LocalResponseNormalization": _local_response_normalization,
     "NormalizeL2": _normalize_l2,
     "GroupNormalization": _group_normalization,
+    "LayerNormalization": _layer_normalization,
 }
