@@ -9,8 +9,13 @@
   expected output; forward, backward and double-backward tests follow.
 - :class:`LinkTestCase`: declare how to build a link, its inputs and the
   reference forward; forward and backward (inputs and parameters) tests follow.
+- :mod:`~dbr.core.testing.link_checks`: a link's parameter and persistent
+  names, save-and-load round trip, copy modes, gradients (redrawn clear of
+  kinks) and recurrent steps, as plain functions (LinkTestCase uses them).
 - :func:`bad_input_test`, :func:`check_bad_input`: a table of calls that
   must be refused, each with its error and message fragments.
+- ``dbr.core.testing.distinct_bad_inputs``: a ``conftest.py`` hook running
+  each distinct ``bad_inputs()`` table of a parameterized FunctionTestCase once.
 - :data:`DEVICES`, :func:`get_test_device`: run a test on ``'@numpy'`` and,
   marked ``gpu``, on ``'@cupy:0'`` (skipped with the reason without a GPU).
 

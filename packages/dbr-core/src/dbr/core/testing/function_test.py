@@ -15,7 +15,10 @@ skipped unless dbr.gpu and a GPU are available):
 
 A class that overrides ``bad_inputs`` also gets ``test_bad_input``: every
 row of its table (the arguments of one call of ``function`` and the error
-it must raise, with fragments of its message) is checked on the CPU.
+it must raise, with fragments of its message) is checked on the CPU. Under
+:func:`~dbr.core.testing.parameterize` it runs once per parameter set, or,
+with ``dbr.core.testing.distinct_bad_inputs`` registered in a
+``conftest.py``, once per distinct table.
 
 Each runs with C-contiguous inputs and, unless ``contiguous = 'C'``, again
 with non-contiguous ones. Tolerances default to

@@ -27,6 +27,9 @@ __all__ = ["parameterize", "product", "product_dict"]
 
 _counter = itertools.count()
 
+FIXTURE_PREFIX = "_dbr_parameterize_"
+"""How the name of the fixture that sets one :func:`parameterize` call's attributes starts."""
+
 
 def _dicts_for_key(key, values):
     names = [name.strip() for name in key.split(",")]
@@ -125,7 +128,7 @@ def parameterize(*params):
             raise TypeError(
                 f"parameterize: expected argument {i} to be a dict with str keys, got {p!r}"
             )
-    name = f"_dbr_parameterize_{next(_counter)}"
+    name = f"{FIXTURE_PREFIX}{next(_counter)}"
 
     @pytest.fixture(autouse=True, name=name)
     def set_attributes(self, request):

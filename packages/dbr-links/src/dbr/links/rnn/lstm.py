@@ -1,7 +1,5 @@
 """LSTM and StatelessLSTM: fully-connected LSTM layers built on :func:`dbr.functions.lstm`."""
 
-import contextlib
-
 import dbr.functions as F
 from dbr.core import Chain, initializers
 from dbr.links._checks import check_size
@@ -11,102 +9,40 @@ from dbr.links.rnn._state import SettableCellHiddenState, zero_state
 _FORGET_GATE = 2  # position of f in F.lstm's per-unit gate order (a, i, f, o)
 
 
-class _GateBlockInitializer(initializers.Initializer):
-    """Fills the four ``(state_size, in_size)`` gate blocks of a weight one by one.
+class _ByGate(initializers.Initializer):
+    """Fills an LSTM parameter gate by gate, handing each gate's part to its own initializer.
 
-    Chainer initializes an LSTM weight block by block, so that an
-    initializer depending on the fans sees the shape of one gate's matrix.
-    Being the Parameter's own initializer, it also refills the weight
-    correctly in ``copy('init')``. While its :class:`_InitOrder` defers, it
-    only records the array (see there).
+    A weight stacks the four gates' ``(state_size, in_size)`` blocks along its
+    rows; the bias interleaves them per unit, as :func:`dbr.functions.lstm`
+    reads them, and each gate's entries are handed over as a ``(1,
+    state_size)`` view. So an initializer depending on the fans sees one
+    gate's matrix, as in Chainer; being the Parameter's own initializer, it
+    also refills by gate in ``copy('init')``.
     """
 
-    def __init__(self, initializer, order, role):
-        super().__init__(getattr(initializer, "dtype", None))
-        self.initializer = initializer
-        self._order = order
-        self._role = role
+    def __init__(self, gate_initializers, interleaved):
+        dtypes = (getattr(init, "dtype", None) for init in gate_initializers)
+        super().__init__(next(filter(None, dtypes), None))
+        self.gate_initializers = gate_initializers
+        self.interleaved = interleaved
+
+    def fill_gate(self, array, k):
+        """Fill gate ``k``'s part of ``array`` (0 to 3, in the order a, i, f, o)."""
+        if self.interleaved:
+            part = array.reshape(1, -1, 4)[:, :, k]
+        else:
+            size = array.shape[0] // 4
+            part = array[k * size : (k + 1) * size]
+        self.gate_initializers[k](part)
 
     def _fill(self, array):
-        if not self._order.record(self._role, array):
-            for block in _gate_blocks(array):
-                self.initializer(block)
-
-
-class _GateBiasInitializer(initializers.Initializer):
-    """Fills the forget-gate entries of a bias with one initializer and the rest with another.
-
-    The entries follow :func:`dbr.functions.lstm`'s layout, gates
-    interleaved per unit; each gate's entries are handed to its initializer
-    as a ``(1, state_size)`` view, as Chainer does. While its
-    :class:`_InitOrder` defers, it only records the array.
-    """
-
-    def __init__(self, bias_init, forget_bias_init, order):
-        dtype = getattr(bias_init, "dtype", None) or getattr(forget_bias_init, "dtype", None)
-        super().__init__(dtype)
-        self.bias_init = bias_init
-        self.forget_bias_init = forget_bias_init
-        self._order = order
-
-    def _fill(self, array):
-        if not self._order.record("bias", array):
-            self.fill_now(array)
-
-    def fill_now(self, array):
-        """Fill ``array`` at once (also while the order defers)."""
-        gates = array.reshape(1, -1, 4)
         for k in range(4):
-            init = self.forget_bias_init if k == _FORGET_GATE else self.bias_init
-            init(gates[:, :, k])
+            self.fill_gate(array, k)
 
 
-def _gate_blocks(array):
-    size = array.shape[0] // 4
-    return [array[start : start + size] for start in range(0, 4 * size, size)]
-
-
-class _InitOrder:
-    """Initializes an LSTM's three parameters in the order Chainer draws them.
-
-    Chainer fills gate block 0 of ``lateral.W``, then block 0 of
-    ``upward.W``, block 1 of each, and so on, then the bias, so that a seeded
-    ``numpy.random`` gives the same weights. The parameters' initializers
-    record their arrays instead of filling them while :meth:`deferred` is
-    active; :meth:`fill` then fills what was recorded in that order.
-    """
-
-    def __init__(self):
-        self.lateral_W = self.upward_W = self.upward_b = None
-        self._recorded = None
-
-    def record(self, role, array):
-        """Record ``array`` as ``role``'s if deferring; return whether it was recorded."""
-        if self._recorded is None:
-            return False
-        self._recorded[role] = array
-        return True
-
-    @contextlib.contextmanager
-    def deferred(self):
-        """Inside, the initializers record their arrays; yields the dict they fill."""
-        self._recorded = {}
-        try:
-            yield self._recorded
-        finally:
-            self._recorded = None
-
-    def fill(self, lateral, upward, bias):
-        """Fill the arrays in Chainer's order; any of them may be None (absent)."""
-        lateral_blocks = _gate_blocks(lateral) if lateral is not None else [None] * 4
-        upward_blocks = _gate_blocks(upward) if upward is not None else [None] * 4
-        for lateral_block, upward_block in zip(lateral_blocks, upward_blocks):
-            if lateral_block is not None:
-                self.lateral_W.initializer(lateral_block)
-            if upward_block is not None:
-                self.upward_W.initializer(upward_block)
-        if bias is not None:
-            self.upward_b.fill_now(bias)
+def _zeros_of(initializer):
+    """Zeros of ``initializer``'s dtype: what Chainer's LSTM holds until it draws."""
+    return initializers.Constant(0, initializer.dtype)
 
 
 class LSTMBase(Chain):
@@ -163,46 +99,56 @@ class LSTMBase(Chain):
         self.upward_init = upward_init
         self.bias_init = bias_init
         self.forget_bias_init = forget_bias_init
-        order = _InitOrder()
-        order.upward_W = _GateBlockInitializer(
-            initializers.get_initializer(upward_init), order, "upward"
-        )
-        order.lateral_W = _GateBlockInitializer(
-            initializers.get_initializer(lateral_init), order, "lateral"
-        )
-        order.upward_b = _GateBiasInitializer(
-            initializers.get_initializer(bias_init),
-            initializers.get_initializer(forget_bias_init),
-            order,
-        )
-        self._init_order = order
-        with order.deferred() as arrays, self.init_scope():
+        upward_W = _ByGate([initializers.get_initializer(upward_init)] * 4, interleaved=False)
+        lateral_W = _ByGate([initializers.get_initializer(lateral_init)] * 4, interleaved=False)
+        bias_gates = [initializers.get_initializer(bias_init)] * 4
+        bias_gates[_FORGET_GATE] = initializers.get_initializer(forget_bias_init)
+        bias = _ByGate(bias_gates, interleaved=True)
+        with self.init_scope():
             self.upward = Linear(
-                in_size, 4 * out_size, initialW=order.upward_W, initial_bias=order.upward_b
+                in_size, 4 * out_size, initialW=_zeros_of(upward_W), initial_bias=_zeros_of(bias)
             )
-            self.lateral = Linear(out_size, 4 * out_size, nobias=True, initialW=order.lateral_W)
+            self.lateral = Linear(
+                out_size, 4 * out_size, nobias=True, initialW=_zeros_of(lateral_W)
+            )
+        self.upward.W.initializer = upward_W
+        self.upward.b.initializer = bias
+        self.lateral.W.initializer = lateral_W
         if in_size is not None:
-            order.fill(arrays["lateral"], arrays["upward"], arrays["bias"])
-        else:
-            # As in Chainer, everything is drawn at the first call, once in_size
-            # is known; until then lateral.W and the bias hold zeros.
-            arrays["lateral"][...] = 0
-            arrays["bias"][...] = 0
+            self._initialize_params()
+
+    def _initialize_params(self):
+        """Draw every parameter in Chainer's order.
+
+        Gate block ``k`` of ``lateral.W``, then of ``upward.W``, for ``k`` = 0
+        to 3, then the bias, so that a seeded ``numpy.random`` gives Chainer's
+        weights.
+        """
+        lateral, upward, bias = self.lateral.W, self.upward.W, self.upward.b
+        for k in range(4):
+            lateral.initializer.fill_gate(lateral.array, k)
+            upward.initializer.fill_gate(upward.array, k)
+        for k in range(4):
+            bias.initializer.fill_gate(bias.array, k)
 
     def _initialize_on_first_call(self, x):
         """At the first call of a lazy link, create ``upward.W`` and draw every parameter.
 
-        ``lateral.W`` and ``upward.b`` are drawn again after ``upward.W``'s
-        creation, in Chainer's order (see :class:`_InitOrder`).
+        As in Chainer, ``upward.W`` is created as zeros and everything is then
+        drawn again (see :meth:`_initialize_params`).
         """
-        if self.upward.W.array is not None:
+        W = self.upward.W
+        if W.array is not None:
             return
         in_size = 1
         for n in x.shape[1:]:
             in_size *= n
-        with self._init_order.deferred() as arrays:
+        by_gate, W.initializer = W.initializer, _zeros_of(W.initializer)
+        try:
             self.upward._initialize_params(in_size)
-        self._init_order.fill(self.lateral.W.array, arrays["upward"], self.upward.b.array)
+        finally:
+            W.initializer = by_gate
+        self._initialize_params()
 
 
 class StatelessLSTM(LSTMBase):
