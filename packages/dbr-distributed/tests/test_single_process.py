@@ -1,5 +1,6 @@
 """Plain ``python`` (no mpiexec) is a world of one process, and bad input is refused early."""
 
+import os
 import tracemalloc
 
 import numpy as np
@@ -114,3 +115,74 @@ def test_allreduce_grad_is_deprecated():
     comm = dist.create_communicator("naive")
     with pytest.warns(DeprecationWarning, match="multi_node_mean_grad"):
         comm.allreduce_grad(L.Linear(2, 2))
+
+
+class _FailedGroup:
+    def __init__(self, ranks):
+        self.ranks = ranks
+
+    def Get_size(self):
+        return len(self.ranks)
+
+    def Translate_ranks(self, ranks, group):
+        return [self.ranks[i] for i in ranks]
+
+
+class _World:
+    """COMM_WORLD of a job in which MPI reports ``failed`` as gone (or cannot tell: None)."""
+
+    rank = 0
+
+    def __init__(self, failed):
+        self.failed = failed
+
+    def Get_failed(self):
+        if self.failed is None:
+            raise NotImplementedError("MPIX_Comm_get_failed")
+        return _FailedGroup(self.failed)
+
+    def Get_group(self):
+        return None
+
+
+def test_the_abort_hook_names_the_ranks_that_mpi_reports_gone():
+    from mpi4py import MPI
+
+    hook = dist.global_except_hook
+    failed = MPI.Exception(MPI.ERR_OTHER)
+    text = hook._abort_message(_World([2, 1]), failed)
+    assert "uncaught exception on rank 0" in text
+    assert "MPI reports ranks [1, 2] gone" in text
+    text = hook._abort_message(_World(None), failed)
+    assert "uncaught exception on rank 0" in text and "gone" not in text
+    # not an MPI failure: MPI is not asked
+    assert "gone" not in hook._abort_message(_World([1]), RuntimeError("a bug"))
+
+
+def test_a_checkpointed_run_that_raises_keeps_its_checkpoints(tmp_path):
+    import warnings
+
+    import dbr.functions as F
+    from dbr.datasets import SerialIterator, TupleDataset
+    from dbr.training import Extension, StandardUpdater, Trainer, optimizers
+
+    class FailAt(Extension):
+        trigger = 1, "iteration"
+
+        def __call__(self, trainer):
+            if trainer.updater.iteration == 3:
+                raise RuntimeError("fails on purpose at iteration 3")
+
+    comm = dist.create_communicator("naive")
+    model = L.Classifier(L.Linear(3, 2), lossfun=F.softmax_cross_entropy)
+    data = TupleDataset(np.ones((8, 3), np.float32), np.zeros(8, np.int32))
+    opt = dist.create_multi_node_optimizer(optimizers.SGD(), comm).setup(model)
+    trainer = Trainer(StandardUpdater(SerialIterator(data, 2), opt), (10, "iteration"), tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        checkpointer = dist.create_multi_node_checkpointer("run", comm)
+    trainer.extend(checkpointer, trigger=(1, "iteration"))
+    trainer.extend(FailAt())
+    with pytest.raises(RuntimeError, match="on purpose"):
+        trainer.run(show_loop_exception_msg=False)
+    assert {"run.0.1", "run.0.2"} <= set(os.listdir(tmp_path))

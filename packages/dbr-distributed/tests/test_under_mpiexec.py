@@ -2,11 +2,13 @@
 
 A script asserts on every rank; an assertion (any uncaught exception) ends
 the whole job through the package's MPI-abort hook, so a failure is a
-non-zero exit, and a deadlock is the subprocess timeout.
+non-zero exit, and a deadlock is the time limit, after which every process
+of the job is killed and the test fails.
 """
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +18,7 @@ import pytest
 
 RANKS = Path(__file__).parent / "ranks"
 LIMIT_S = 90
+NO_HOOK = {"DBR_DISTRIBUTED_ABORT_ON_EXCEPTION": "0"}
 
 
 def _mpiexec():
@@ -31,16 +34,31 @@ def _mpiexec():
 
 
 def run_ranks(script, n, *args, limit=LIMIT_S, env=None):
-    """``mpiexec -n n python ranks/<script> *args``; the completed process."""
+    """``mpiexec -n n python ranks/<script> *args``; the completed process.
+
+    Past ``limit`` seconds the whole job (mpiexec, its proxies and the ranks,
+    one process group) is killed and the test fails as a hang.
+    """
     environment = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", **(env or {}))
-    return subprocess.run(
-        [_mpiexec(), "-n", str(n), sys.executable, str(RANKS / script), *args],
-        capture_output=True,
+    command = [_mpiexec(), "-n", str(n), sys.executable, str(RANKS / script), *args]
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=limit,
         env=environment,
-        check=False,
-    )
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(
+                f"mpiexec -n {n} {script} {' '.join(args)} hung: killed after {limit} s\n"
+                f"{stdout}\n{stderr}"
+            )
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def assert_ok(result):
@@ -73,10 +91,27 @@ def test_a_rank_that_raises_ends_the_job_within_seconds():
 
 
 def test_the_abort_hook_can_be_switched_off():
-    result = run_ranks(
-        "abort.py", 2, "--expect-no-hook", env={"DBR_DISTRIBUTED_ABORT_ON_EXCEPTION": "0"}
-    )
+    result = run_ranks("abort.py", 2, "--expect-no-hook", env=NO_HOOK)
     assert_ok(result)
+
+
+def test_a_rank_killed_by_sigkill_ends_the_job_instead_of_hanging():
+    # MPICH's mpiexec ends the survivors itself (SIGKILL), before they can
+    # print anything (see global_except_hook): the job must end, not hang.
+    result = run_ranks("abort.py", 2, "--sigkill", limit=60)
+    assert result.returncode != 0, result.stderr
+
+
+@pytest.mark.parametrize("variant", ["transposed", "count", "dtype", "name"])
+def test_ranks_whose_parameters_differ_raise_a_named_error_on_every_rank(variant):
+    result = run_ranks("mismatch.py", 2, "layout", variant, limit=60, env=NO_HOOK)
+    assert_ok(result)
+    assert "message sizes do not match" not in result.stderr
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_failed_object_collective_raises_the_same_error_on_every_rank(n):
+    assert_ok(run_ranks("mismatch.py", n, "objects", limit=60, env=NO_HOOK))
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -120,3 +155,14 @@ def test_checkpointer_resumes_after_a_rank_is_killed_and_the_job_restarted(tmp_p
         assert int(reference["start"]) == 0 and int(resumed["start"]) == 6
         for key in set(reference.files) - {"start"}:
             np.testing.assert_array_equal(resumed[key], reference[key], err_msg=key)
+
+
+def test_a_resumed_checkpointer_removes_the_checkpoints_it_supersedes(tmp_path):
+    # cp_interval=2, gc_interval=5: no checkpoint is removed before rank 1 dies
+    died = run_ranks("extensions.py", 2, "checkpoint", str(tmp_path), "crash", "2,5", limit=60)
+    assert died.returncode != 0, died.stderr
+    written = {f"run.{rank}.{i}" for rank in range(2) for i in range(1, 7)}
+    assert written <= set(os.listdir(tmp_path))
+    assert_ok(run_ranks("extensions.py", 2, "checkpoint", str(tmp_path), "resume", "2,5"))
+    left = sorted(name for name in os.listdir(tmp_path) if name.startswith("run."))
+    assert not left, left

@@ -2,7 +2,8 @@
 
 ``extensions.py checks OUT`` runs the in-process checks; ``extensions.py
 checkpoint OUT PHASE`` trains with a checkpointer (PHASE ``full``,
-``crash``: rank 1 kills itself during iteration 7, or ``resume``) and
+``crash``: rank 1 kills itself during iteration 7, or ``resume``; an
+optional ``CP,GC`` sets the checkpointer's intervals, 3,2 by default) and
 writes every rank's final parameters and starting iteration to OUT.
 """
 
@@ -141,12 +142,13 @@ class KillAt(Extension):
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def run_checkpointed(comm, out, phase):
+def run_checkpointed(comm, out, phase, intervals="3,2"):
     trainer, model, opt = trainer_for(comm, out, STOP)
+    cp_interval, gc_interval = map(int, intervals.split(","))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         checkpointer = dist.create_multi_node_checkpointer(
-            "run", comm, cp_interval=3, gc_interval=2
+            "run", comm, cp_interval=cp_interval, gc_interval=gc_interval
         )
     trainer.extend(checkpointer, trigger=(1, "iteration"))
     if phase == "crash" and comm.rank == 1:
@@ -166,7 +168,7 @@ def main():
         check_allreduce_persistent(comm)
         check_multi_node_snapshot(comm, out)
     else:
-        run_checkpointed(comm, out, sys.argv[3])
+        run_checkpointed(comm, out, *sys.argv[3:])
     MPI.COMM_WORLD.Barrier()
     print(f"rank {comm.rank}: extensions {mode} ok", file=sys.stderr)
 

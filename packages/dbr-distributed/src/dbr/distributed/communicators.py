@@ -7,8 +7,10 @@ arrays over MPI; ``'pure_nccl'`` reduces gradients of CuPy arrays with
 """
 
 import contextlib
+import hashlib
 import pickle
 import warnings
+import weakref
 
 import numpy
 
@@ -115,21 +117,62 @@ def _offsets(counts):
 
 
 def _grad_params(model, zero_fill):
-    """The parameters that take part in a gradient mean, sorted by name.
+    """The ``(name, parameter)`` pairs that take part in a gradient mean, sorted by name.
 
-    Parameters not yet initialised are skipped; an initialised one without a
-    gradient gets zeros when ``zero_fill`` and is skipped otherwise.
+    Parameters not yet initialised are skipped, and so is an initialised one
+    without a gradient unless ``zero_fill`` (:func:`_fill_grads` then gives
+    it zeros).
     """
-    chosen = []
-    for _, param in sorted(model.namedparams(), key=lambda item: item[0]):
-        if param.array is None:
-            continue
+    return [
+        (name, param)
+        for name, param in sorted(model.namedparams(), key=lambda item: item[0])
+        if param.array is not None and (param.grad is not None or zero_fill)
+    ]
+
+
+def _grad_arrays(named):
+    """``(name, array)`` of each gradient that :func:`_grad_params` chose (or its zeros' model)."""
+    return [(name, p.array if p.grad is None else p.grad) for name, p in named]
+
+
+def _fill_grads(named):
+    """Give each chosen parameter without a gradient zeros; return the parameters."""
+    params = []
+    for _, param in named:
         if param.grad is None:
-            if not zero_fill:
-                continue
             param.grad = param.xp.zeros_like(param.array)
-        chosen.append(param)
-    return chosen
+        params.append(param)
+    return params
+
+
+def _layout_of(named_arrays):
+    """``(name, shape, dtype)`` of each array: compared every call, so kept cheap."""
+    return tuple([(name, array.shape, array.dtype) for name, array in named_arrays])
+
+
+def _layout_digest(layout):
+    """16 bytes that tell layouts apart, the same in every process (unlike ``hash``)."""
+    text = repr([(name, shape, dtype.str) for name, shape, dtype in layout])
+    return numpy.frombuffer(hashlib.blake2b(text.encode(), digest_size=16).digest(), numpy.uint8)
+
+
+def _layout_mismatch(who, layouts):
+    """The message naming the first parameter (by name) in which the ranks' layouts differ."""
+    tables = [{name: (shape, dtype) for name, shape, dtype in layout} for layout in layouts]
+    for name in sorted(set().union(*tables)):
+        entries = [table.get(name) for table in tables]
+        if any(entry != entries[0] for entry in entries):
+            break
+    else:
+        return f"{who}: the ranks' parameter lists differ (in their order)"
+    shown = ", ".join(
+        f"rank {rank}: " + ("absent" if e is None else f"{tuple(e[0])} {numpy.dtype(e[1]).name}")
+        for rank, e in enumerate(entries)
+    )
+    return (
+        f"{who}: the ranks' parameters differ, first at {name!r} ({shown}); every rank "
+        f"must pass a model whose parameters have the same names, shapes and dtypes"
+    )
 
 
 def _pack(params, attr, xp, dtype=None):
@@ -172,6 +215,43 @@ def _unpack(packed, attr, scale=None):
             offset += array.size
 
 
+def _pickled(obj):
+    """``(pickle, None)``: ``obj``'s pickle as bytes, or ``(None, error)`` where it fails."""
+    try:
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), None
+    except Exception as error:  # whatever a __reduce__ raises; reported on every rank
+        return None, error
+
+
+def _loads_all(received, sizes):
+    """Unpickle the pickles of ``sizes`` bytes lying back to back in ``received``."""
+    view = memoryview(received)
+    return [pickle.loads(view[o : o + n]) for o, n in zip(_offsets(sizes), sizes, strict=True)]
+
+
+def _reason(error):
+    return f"{type(error).__name__}: {error}"
+
+
+def _unpicklable(who, failures, error=None):
+    """PicklingError naming each ``(rank, reason)`` of ``failures``, chained to ``error``."""
+    named = "; ".join(f"rank {rank} ({reason})" for rank, reason in failures)
+    exc = pickle.PicklingError(
+        f"{who}: could not pickle the object of {named}; no rank received anything"
+    )
+    exc.__cause__ = error
+    return exc
+
+
+def _exchange_status(mpi_comm, who, payload, error):
+    """Every rank's pickle size; raise the same PicklingError on every rank if one failed."""
+    statuses = mpi_comm.allgather((len(payload), None) if error is None else (-1, _reason(error)))
+    failures = [(rank, reason) for rank, (_, reason) in enumerate(statuses) if reason is not None]
+    if failures:
+        raise _unpicklable(who, failures, error)
+    return [size for size, _ in statuses]
+
+
 def init_ranks(mpi_comm):
     """This process's place in ``mpi_comm`` and on its machine (every rank calls it together).
 
@@ -209,18 +289,34 @@ def chunked_bcast_obj(obj, mpi_comm, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
 
     Returns:
         ``root``'s object (on ``root``, ``obj`` itself).
+
+    Raises:
+        pickle.PicklingError: on every rank, when ``root`` cannot pickle ``obj``.
+    """
+    return _bcast_obj("chunked_bcast_obj", obj, mpi_comm, max_buf_len, root)
+
+
+def _bcast_obj(who, obj, mpi_comm, max_buf_len, root):
+    """:func:`chunked_bcast_obj`, its errors naming ``who``.
+
+    The root pickles first and broadcasts the size, or the reason it could
+    not pickle, so that every rank raises the same PicklingError then.
     """
     if not 0 < max_buf_len < INT_MAX:
         raise _BufferLengthError(
-            f"chunked_bcast_obj: max_buf_len must be in [1, {INT_MAX}), got {max_buf_len}"
+            f"{who}: max_buf_len must be in [1, {INT_MAX}), got {max_buf_len}"
         )
+    error = None
     if mpi_comm.rank == root:
-        pickled = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        payload = numpy.frombuffer(pickled, numpy.uint8)
-        length = mpi_comm.bcast(payload.size, root=root)
+        pickled, error = _pickled(obj)
+        status = (-1, _reason(error)) if error is not None else (len(pickled), None)
+        length, reason = mpi_comm.bcast(status, root=root)
+        payload = None if error is not None else numpy.frombuffer(pickled, numpy.uint8)
     else:
-        length = mpi_comm.bcast(None, root=root)
-        payload = numpy.empty(length, numpy.uint8)
+        length, reason = mpi_comm.bcast(None, root=root)
+        payload = None if reason is not None else numpy.empty(length, numpy.uint8)
+    if reason is not None:
+        raise _unpicklable(who, [(root, reason)], error)
     for start in range(0, length, max_buf_len):
         mpi_comm.Bcast(payload[start : start + max_buf_len], root=root)
     return obj if mpi_comm.rank == root else pickle.loads(payload.tobytes())
@@ -323,6 +419,7 @@ class MpiCommunicatorBase(CommunicatorBase):
             self.batched_copy = True
         self._grad_chunk_bytes = _GRAD_CHUNK_BYTES
         self._grad_buffers = {}
+        self._checked_layouts = weakref.WeakKeyDictionary()
         _, self._intra_rank, self._intra_size, self._inter_rank, self._inter_size = init_ranks(
             mpi_comm
         )
@@ -515,39 +612,135 @@ class MpiCommunicatorBase(CommunicatorBase):
 
     # -- objects --------------------------------------------------------------
 
+    # Each object collective pickles first and tells every rank whether that
+    # worked before any object moves, so that an object that cannot be
+    # pickled raises the same PicklingError on every rank that takes part,
+    # instead of one rank raising while the others wait for ever.
+
     def send_obj(self, obj, dest, tag=0):
-        """Send a picklable object to rank ``dest``."""
-        self.mpi_comm.send(obj, dest=dest, tag=tag)
+        """Send a picklable object to rank ``dest``.
+
+        Raises:
+            pickle.PicklingError: ``obj`` cannot be pickled; rank ``dest``'s
+                :meth:`recv_obj` raises it too.
+        """
+        payload, error = _pickled(obj)
+        if error is None:
+            self.mpi_comm.send((payload, None), dest=dest, tag=tag)
+            return
+        message = str(_unpicklable(f"send_obj to rank {dest}", [(self.rank, _reason(error))]))
+        self.mpi_comm.send((None, message), dest=dest, tag=tag)
+        raise pickle.PicklingError(message) from error
 
     def recv_obj(self, source, status=None, tag=None):
-        """Receive an object sent by :meth:`send_obj` from ``source`` (any tag by default)."""
+        """Receive an object sent by :meth:`send_obj` from ``source`` (any tag by default).
+
+        Raises:
+            pickle.PicklingError: the sender could not pickle its object.
+        """
         if tag is None:
             tag = _mpi().ANY_TAG
-        return self.mpi_comm.recv(source=source, status=status, tag=tag)
+        payload, message = self.mpi_comm.recv(source=source, status=status, tag=tag)
+        if message is not None:
+            raise pickle.PicklingError(f"recv_obj: {message}")
+        return pickle.loads(payload)
 
     def bcast_obj(self, obj, max_buf_len=_DEFAULT_MAX_BUF_LEN, root=0):
-        """Broadcast a picklable object of ``root``, in pieces of at most ``max_buf_len`` bytes."""
-        return chunked_bcast_obj(
-            obj if self.rank == root else None, self.mpi_comm, max_buf_len, root
+        """Broadcast a picklable object of ``root``, in pieces of at most ``max_buf_len`` bytes.
+
+        Raises:
+            pickle.PicklingError: on every rank, when ``root`` cannot pickle ``obj``.
+        """
+        return _bcast_obj(
+            "bcast_obj", obj if self.rank == root else None, self.mpi_comm, max_buf_len, root
         )
 
     def gather_obj(self, obj, root=0):
-        """A list of every rank's object on ``root``; None elsewhere."""
-        return self.mpi_comm.gather(obj, root=root)
+        """A list of every rank's object on ``root``; None elsewhere.
+
+        Raises:
+            pickle.PicklingError: on every rank, naming each rank whose object
+                cannot be pickled.
+        """
+        payload, error = _pickled(obj)
+        sizes = _exchange_status(self.mpi_comm, "gather_obj", payload, error)
+        mine = numpy.frombuffer(payload, numpy.uint8)
+        if self.rank != root:
+            self.mpi_comm.Gatherv(mine, None, root=root)
+            return None
+        received = numpy.empty(sum(sizes), numpy.uint8)
+        self.mpi_comm.Gatherv(mine, [received, sizes, _offsets(sizes), _mpi().BYTE], root=root)
+        return _loads_all(received, sizes)
 
     def allreduce_obj(self, obj):
-        """The sum (``+``) of every rank's object, on every rank."""
-        return self.mpi_comm.allreduce(obj)
+        """The sum (``+``) of every rank's object, on every rank.
+
+        Every rank adds the objects in rank order, so that every rank holds
+        the same sum (or raises the same error).
+
+        Raises:
+            pickle.PicklingError: on every rank, naming each rank whose object
+                cannot be pickled.
+            TypeError: on every rank, when two ranks' objects cannot be added.
+        """
+        payload, error = _pickled(obj)
+        sizes = _exchange_status(self.mpi_comm, "allreduce_obj", payload, error)
+        received = numpy.empty(sum(sizes), numpy.uint8)
+        self.mpi_comm.Allgatherv(
+            numpy.frombuffer(payload, numpy.uint8), [received, sizes, _offsets(sizes), _mpi().BYTE]
+        )
+        values = _loads_all(received, sizes)
+        total = values[0]
+        for rank, value in enumerate(values[1:], start=1):
+            try:
+                total = total + value
+            except TypeError as add_error:
+                raise TypeError(
+                    f"allreduce_obj: cannot add rank {rank}'s object ({type(value).__name__}) "
+                    f"to the sum of the ranks before it ({type(total).__name__}): {add_error}"
+                ) from add_error
+        return total
 
     # -- models ---------------------------------------------------------------
 
+    def _check_same_parameters(self, who, model, named_arrays):
+        """Raise ValueError on every rank unless every rank passes the same parameters.
+
+        ``named_arrays`` is this rank's ``(name, array)`` list, in name order;
+        the ranks compare a digest of the names, shapes and dtypes, and only
+        when the digests differ the lists themselves, to name the first
+        parameter that differs and each rank's shape. A model is checked
+        again only when its list changes (a lazy parameter initialised).
+        """
+        layout = _layout_of(named_arrays)
+        try:
+            checked = self._checked_layouts.setdefault(model, set())
+        except TypeError:
+            checked = set()
+        if layout in checked:
+            return
+        mine = _layout_digest(layout)
+        every = numpy.empty((self.size, mine.size), numpy.uint8)
+        self.mpi_comm.Allgather(mine, every)
+        if not (every == mine).all():
+            raise ValueError(_layout_mismatch(who, self.mpi_comm.allgather(layout)))
+        checked.add(layout)
+
     def bcast_data(self, model):
-        """Overwrite every initialised parameter of ``model`` with rank 0's values."""
-        params = [
-            p
-            for _, p in sorted(model.namedparams(), key=lambda item: item[0])
+        """Overwrite every initialised parameter of ``model`` with rank 0's values.
+
+        Raises:
+            ValueError: on every rank, before anything moves, when the ranks'
+                initialised parameters differ in name, shape or dtype (the
+                first such parameter and each rank's shape are named).
+        """
+        named = [
+            (name, p)
+            for name, p in sorted(model.namedparams(), key=lambda item: item[0])
             if p.array is not None
         ]
+        self._check_same_parameters("bcast_data", model, [(k, p.array) for k, p in named])
+        params = [p for _, p in named]
         if not params:
             return
         xp = get_array_module(params[0].array)
@@ -576,8 +769,16 @@ class MpiCommunicatorBase(CommunicatorBase):
         most 8 MiB per dtype); the gradients never alias it. In debug mode
         (``dbr.core.config.debug``), a sum holding NaN or infinity raises
         ValueError on every rank.
+
+        Raises:
+            ValueError: on every rank, before any gradient changes, when the
+                ranks' exchanged gradients differ in parameter name, shape or
+                dtype (the first such parameter and each rank's shape are
+                named; "absent" is a parameter that rank does not exchange).
         """
-        params = _grad_params(model, zero_fill)
+        named = _grad_params(model, zero_fill)
+        self._check_same_parameters("multi_node_mean_grad", model, _grad_arrays(named))
+        params = _fill_grads(named)
         if params:
             self._sum_grads(params, 1.0 / self.size)
 
@@ -652,8 +853,16 @@ class MpiCommunicatorBase(CommunicatorBase):
             else:
                 xp.multiply(piece, scale, out=target)
 
-    def _start_mean_grad(self, params):
-        """Pack ``params``' gradients and start a non-blocking sum; return what to finish."""
+    def _start_mean_grad(self, model, named):
+        """Start a non-blocking sum of the gradients of ``named`` (``model``'s).
+
+        ``named`` is :func:`_grad_params`'s choice; returns what
+        :meth:`_finish_mean_grad` finishes, or None when there is nothing to sum.
+        """
+        self._check_same_parameters("multi_node_mean_grad", model, _grad_arrays(named))
+        params = _fill_grads(named)
+        if not params:
+            return None
         xp = get_array_module(params[0].grad)
         packed = _pack(params, "grad", xp)
         pending = []
@@ -690,7 +899,7 @@ class DummyCommunicator(MpiCommunicatorBase):
 
     def multi_node_mean_grad(self, model, zero_fill=False):
         """Pack and unpack the gradients without communicating (they stay this rank's)."""
-        params = _grad_params(model, zero_fill)
+        params = _fill_grads(_grad_params(model, zero_fill))
         if params:
             self._sum_grads(params, None)
 
@@ -732,13 +941,13 @@ class PureNcclCommunicator(MpiCommunicatorBase):
 
     def multi_node_mean_grad(self, model, zero_fill=False):
         """Average the gradients with one NCCL all-reduce per packed buffer."""
-        params = _grad_params(model, zero_fill)
-        if not params:
-            return
-        xp = get_array_module(params[0].grad)
-        if xp is numpy:
+        named = _grad_params(model, zero_fill)
+        if not named or get_array_module(named[0][1].array) is numpy:
             super().multi_node_mean_grad(model, zero_fill)
             return
+        self._check_same_parameters("multi_node_mean_grad", model, _grad_arrays(named))
+        params = _fill_grads(named)
+        xp = get_array_module(params[0].grad)
         dtype = self.allreduce_grad_dtype
         packed = _pack(params, "grad", xp, dtype)
         comm = self._nccl_comm()

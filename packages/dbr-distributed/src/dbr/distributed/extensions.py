@@ -436,6 +436,7 @@ class _MultiNodeCheckpointer(Extension):
         self.path = path
         self.files = []
         self.stats = _CheckpointStats()
+        self._failed = False
         if path is not None:
             os.makedirs(path, exist_ok=True)
 
@@ -459,8 +460,14 @@ class _MultiNodeCheckpointer(Extension):
         if len(self.files) - self.cp_interval > self.gc_interval:
             self._sync_file_list(remove_remainder=True)
 
+    def on_error(self, trainer, exc, tb):
+        """Keep the checkpoints: the run raised, and a restarted job resumes from them."""
+        self._failed = True
+
     def finalize(self):
-        """Remove this rank's checkpoints (training ended without error)."""
+        """Remove this rank's checkpoints if training ended without error (else keep them)."""
+        if self._failed:
+            return
         for filename in self.files:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(self.path, filename))
@@ -503,6 +510,9 @@ class _MultiNodeCheckpointer(Extension):
         Afterwards ``trainer.updater.iteration`` is the checkpoint's (0 if
         none was found). With the multi-node ``optimizer``, a complete
         resume also skips its initial broadcast of rank 0's parameters.
+        Once loaded, this rank's checkpoints other than the newest
+        ``cp_interval`` that every rank has are removed (older ones, and
+        newer ones that another rank lacks), as during a run.
         """
         if self.path is None:
             self.path = path if path is not None else trainer.out
@@ -521,6 +531,11 @@ class _MultiNodeCheckpointer(Extension):
             return
         latest = max(self._parse(f)[1] for f in self.files)
         load_npz(os.path.join(self.path, self._filename(latest)), trainer)
+        # Loaded: this rank's checkpoints outside the kept ones are superseded,
+        # as they would have been removed in the run that wrote them.
+        for iteration in sorted(set(mine) - {self._parse(f)[1] for f in self.files}):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(self.path, self._filename(iteration)))
         if optimizer is not None:
             optimizer.needs_broadcast = False
 

@@ -108,9 +108,9 @@ class _DoubleBufferingOptimizer(_MultiNodeOptimizer):
             self.communicator.bcast_data(target)
             return
         previous = self.wait()
-        params = _grad_params(target, self.zero_fill)
-        if params:
-            self.__dict__["_pending"] = self.communicator._start_mean_grad(params)
+        self.__dict__["_pending"] = self.communicator._start_mean_grad(
+            target, _grad_params(target, self.zero_fill)
+        )
         if previous is None:
             return
         for _, members in previous.values():
