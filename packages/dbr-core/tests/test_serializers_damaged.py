@@ -318,3 +318,211 @@ def test_hdf5_self_referencing_link_names_file_and_key(tmp_path):
     error = refused_load(load_hdf5, path, target)
     message = str(error)
     assert "'last'" in message and "link" in message
+
+
+# -- HDF5 checksums: every dataset save_hdf5 writes is verified on load --------
+
+
+class Counter:
+    """A target holding what an update rule holds: a step count, a scalar, a 1-element array."""
+
+    def __init__(self, t=0, scale=0.0, one=None):
+        self.t = t
+        self.scale = scale
+        self.one = numpy.zeros(1) if one is None else one
+        self.name = "abc"
+
+    def serialize(self, serializer):
+        self.t = serializer("t", self.t)
+        self.scale = serializer("scale", self.scale)
+        self.one = serializer("one", self.one)
+        self.name = serializer("name", self.name)
+
+    def state(self):
+        return (self.t, self.scale, self.one.copy(), self.name)
+
+
+def dataset_data_offset(path, name):
+    """Where the (first chunk of) data of dataset ``name`` lies in the HDF5 file at ``path``."""
+    with h5py.File(path, "r") as f:
+        dsid = f[name].id
+        if f[name].chunks is not None:
+            return dsid.get_chunk_info(0).byte_offset
+        return dsid.get_offset()
+
+
+@needs_h5py
+def test_hdf5_datasets_carry_checksums(tmp_path):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, {"W": numpy.ones((3, 2)), "one": numpy.ones(1), "t": 3, "s": "abc"})
+    with h5py.File(path, "r") as f:
+        assert f["W"].fletcher32 and f["one"].fletcher32
+        assert f["one"].compression is None
+        # A scalar dataset cannot be chunked, so HDF5 cannot filter it: the digest covers it.
+        assert not f["t"].fletcher32 and not f["s"].fletcher32
+        for name in ("W", "one", "t", "s"):
+            assert set(f[name].attrs) == {"dbr_crc32"}
+
+
+@needs_h5py
+@pytest.mark.parametrize("name", ["t", "scale", "one"])
+def test_hdf5_flipped_byte_in_a_small_dataset_is_refused(tmp_path, name):
+    # One flipped byte once loaded Adam's t as 210 instead of 3, silently.
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Counter(t=3, scale=0.5, one=numpy.full(1, 2.0)))
+    flip_bytes(path, dataset_data_offset(path, name), count=1)
+    target = Counter()
+    before = target.state()
+    with pytest.raises(DeserializationError) as info:
+        load_hdf5(path, target)
+    message = str(info.value)
+    assert str(path) in message and f"'{name}'" in message
+    assert "checksum" in message or "digest" in message
+    assert [key for key, _ in info.value.unreadable] == [name]
+    assert target.state()[:2] == before[:2] and target.name == before[3]
+    numpy.testing.assert_array_equal(target.one, before[2])
+
+
+@needs_h5py
+def test_hdf5_damaged_dtype_of_a_chunked_dataset_is_refused(tmp_path):
+    # fletcher32 covers the chunks' bytes, not the datatype HDF5 reads them as: one
+    # flipped bit there turned Adam's float32 state into uint32 values, silently.
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Holder(1))
+    with h5py.File(path, "a") as f:
+        digest = f["last"].attrs["dbr_crc32"]
+        same_bytes = f["last"][()].view(numpy.int64)
+        del f["last"]
+        f.create_dataset("last", data=same_bytes, compression=4, fletcher32=True)
+        f["last"].attrs["dbr_crc32"] = digest
+    target = Holder(2)
+    error = refused_load(load_hdf5, path, target)
+    assert "'last'" in str(error) and "checksum" in str(error)
+    assert [key for key, _ in error.unreadable] == ["last"]
+
+
+@needs_h5py
+def test_hdf5_flipped_byte_in_a_stored_string_is_refused(tmp_path):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Counter(t=3, scale=0.5))
+    data = bytearray(path.read_bytes())
+    at = data.index(b"abc")
+    data[at] = ord("x")
+    path.write_bytes(bytes(data))
+    target = Counter()
+    with pytest.raises(DeserializationError, match="'name'"):
+        load_hdf5(path, target)
+    assert target.name == "abc" and target.t == 0
+
+
+@needs_h5py
+def test_hdf5_file_without_checksums_loads(tmp_path):
+    # Chainer's save_hdf5 writes neither fletcher32 nor digests.
+    path = tmp_path / "chainer.h5"
+    with h5py.File(path, "w") as f:
+        f["t"] = 3
+        f["scale"] = 0.5
+        f["one"] = numpy.full(1, 2.0)
+        f.create_dataset("name", data="xyz", dtype=h5py.string_dtype())
+    target = Counter()
+    load_hdf5(path, target)
+    assert (target.t, target.scale, target.one[0], target.name) == (3, 0.5, 2.0, "xyz")
+
+
+# -- damaged HDF5 structure: a DeserializationError, never a bare h5py error --
+
+
+@needs_h5py
+@pytest.mark.parametrize("signature", [b"SNOD", b"TREE", b"HEAP"])
+def test_hdf5_damaged_group_structure_names_the_file(tmp_path, signature):
+    path = tmp_path / "model.h5"
+    save_hdf5(path, Holder(1))
+    data = bytearray(path.read_bytes())
+    at = data.index(signature)
+    data[at : at + 4] = b"XXXX"
+    path.write_bytes(bytes(data))
+    target = Holder(2)
+    error = refused_load(load_hdf5, path, target)
+    assert "load_hdf5" in str(error)
+    assert error.unreadable
+
+
+# -- npz member names that are not what they seem; HDF5 links to other files ---
+
+
+def patch_member_name(path, placeholder, name):
+    """Replace the member name ``placeholder`` by ``name`` (same length) in both zip headers."""
+    assert len(placeholder) == len(name)
+    data = path.read_bytes()
+    assert data.count(placeholder) == 2
+    path.write_bytes(data.replace(placeholder, name))
+
+
+def duplicate_npz(path, names):
+    """A stored NPZ: member ``names[i]`` holds Holder's ``first`` filled with ``i``."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for i, name in enumerate(names):
+            with archive.open(name, "w") as member:
+                npy_format.write_array(member, numpy.full(N, float(i)))
+        for key, value in (("t", numpy.asarray(7)), ("last", numpy.zeros(N))):
+            with archive.open(key + ".npy", "w") as member:
+                npy_format.write_array(member, value)
+
+
+def test_npz_duplicate_member_names_are_refused(tmp_path):
+    path = tmp_path / "dup.npz"
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        duplicate_npz(path, ["first.npy", "first.npy"])
+    error = refused_load(load_npz, path, Holder(2))
+    message = str(error)
+    assert "'first.npy'" in message and "2 members" in message
+
+
+def test_npz_members_naming_one_key_two_ways_are_refused(tmp_path):
+    path = tmp_path / "dup.npz"
+    duplicate_npz(path, ["first.npy", "first"])
+    error = refused_load(load_npz, path, Holder(2))
+    message = str(error)
+    assert "'first.npy'" in message and "'first'" in message
+
+
+def test_npz_nul_making_a_duplicate_name_is_refused(tmp_path):
+    path = tmp_path / "nul.npz"
+    duplicate_npz(path, ["first.npy", "first.npyXevil"])
+    patch_member_name(path, b"first.npyXevil", b"first.npy\0evil")
+    error = refused_load(load_npz, path, Holder(2))
+    assert "'first.npy\\x00evil'" in str(error)
+
+
+def test_npz_nul_in_a_member_name_is_refused(tmp_path):
+    path = tmp_path / "nul.npz"
+    duplicate_npz(path, ["first.npyXevil"])
+    patch_member_name(path, b"first.npyXevil", b"first.npy\0evil")
+    error = refused_load(load_npz, path, Holder(2))
+    assert "'first.npy\\x00evil'" in str(error) and "NUL" in str(error)
+
+
+def external_link_file(path, other, link):
+    """An HDF5 file for Holder whose ``last`` is reached through ``link`` into file ``other``."""
+    with h5py.File(other, "w") as f:
+        f["last"] = numpy.full(N, 5.0)
+        f["group/last"] = numpy.full(N, 5.0)
+    source = Holder(1)
+    with h5py.File(path, "w") as f:
+        f["first"] = source.first
+        f["t"] = source.t
+        if link == "dataset":
+            f["last"] = h5py.ExternalLink(str(other), "/last")
+        else:
+            f["sub"] = h5py.ExternalLink(str(other), "/group")
+            f["last"] = h5py.SoftLink("/sub/last")
+
+
+@needs_h5py
+@pytest.mark.parametrize("link", ["dataset", "soft-link-through-group"])
+def test_hdf5_external_link_is_refused(tmp_path, link):
+    path, other = tmp_path / "model.h5", tmp_path / "other.h5"
+    external_link_file(path, other, link)
+    error = refused_load(load_hdf5, path, Holder(2))
+    message = str(error)
+    assert "'last'" in message and "external link" in message and str(other) in message

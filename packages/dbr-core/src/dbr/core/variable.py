@@ -851,12 +851,24 @@ class Parameter(Variable):
         if device is None:
             device = self._initial_device
         xp = numpy if device is None else backend.get_device(device).xp
-        data = initializers.generate_array(self.initializer, shape, xp, device=device)
+        self._initialize_with(
+            initializers.generate_array(self.initializer, shape, xp, device=device), device
+        )
+
+    def _initialize_with(self, data, device=None):
+        # initialize() after its initializer has filled ``data``: loading a lazy
+        # parameter fills and checks the array before it changes anything.
+        from dbr.core import initializers
+
+        if device is None:
+            device = self._initial_device
         ginit = self._grad_initializer
         grad = (
             None
             if ginit is None
-            else initializers.generate_array(ginit, shape, xp, dtype=data.dtype, device=device)
+            else initializers.generate_array(
+                ginit, data.shape, backend.get_array_module(data), dtype=data.dtype, device=device
+            )
         )
         self._data = data
         self._grad_var = None if grad is None else Variable.from_array(grad, False)

@@ -31,7 +31,8 @@ from collections import namedtuple
 
 import numpy
 
-from dbr.core import backend
+from dbr.core import backend, initializers
+from dbr.core.configuration import config
 
 
 class AbstractSerializer:
@@ -173,7 +174,72 @@ def _is_stored_none(value):
     )
 
 
+class _LazyParameter:
+    """What a load sees of an uninitialised parameter: the dtype it will have, and its maker.
+
+    dbr's deserializers get it in place of the parameter's None (see
+    :func:`_serialize_parameter`), so that they check the stored dtype as for
+    an initialised parameter of that dtype, and make the array with the
+    parameter's initializer (which may refuse the stored shape) before they
+    change anything.
+    """
+
+    __slots__ = ("param", "device", "dtype")
+
+    def __init__(self, param, device):
+        self.param = param
+        self.device = backend.get_device(device)
+        dtype = getattr(param.initializer, "dtype", None)
+        self.dtype = numpy.dtype(config.dtype if dtype is None else dtype)
+
+    def make(self, data):
+        """Return ``(array, None)``: the initializer's array of ``data``'s shape holding ``data``.
+
+        The initializer runs first, as ``Parameter.initialize`` runs it, so
+        that a load draws from the random generators what Chainer's does.
+        Return ``(None, reason)`` if the initializer cannot make that shape.
+        """
+        initializer = self.param.initializer
+        device = self.device
+        try:
+            array = initializers.generate_array(initializer, data.shape, device.xp, device=device)
+        except (ValueError, TypeError, IndexError, ArithmeticError) as e:
+            return None, (
+                f"the target holds {_describe_value(self)} whose initializer "
+                f"{type(initializer).__name__} cannot make the file's "
+                f"{_describe_array(data.dtype, tuple(data.shape))} ({_cause(e)})"
+            )
+        backend.copyto(array, data)
+        return array, None
+
+
+def _serialize_parameter(serializer, key, param, device):
+    """Save or load ``param`` under ``key`` with ``serializer``: ``Link.serialize``'s step.
+
+    An initialised parameter's array is passed (a deserializer loads it in
+    place). An uninitialised one reaches dbr's deserializers as a
+    :class:`_LazyParameter`, which they check and fill before the load
+    changes anything, and gets the array they return; any other serializer
+    gets None and, as in Chainer, an array it returns initialises the
+    parameter on ``device``.
+    """
+    if param.array is not None:
+        serializer(key, param.array)
+        return
+    if isinstance(serializer, (_StoreDeserializer, _KeyRecorder)):
+        data = serializer(key, _LazyParameter(param, device))
+        if data is not None and not isinstance(data, _LazyParameter):
+            param._initialize_with(data, device)
+        return
+    data = serializer(key, None)
+    if data is not None:
+        param.initialize(data.shape, device=device)
+        backend.copyto(param.array, data)
+
+
 def _describe_value(value):
+    if isinstance(value, _LazyParameter):
+        return f"an uninitialized {value.dtype} parameter"
     if value is None:
         return "None (uninitialized)"
     if isinstance(value, numpy.generic):
@@ -191,6 +257,10 @@ def _mismatch(entry, value):
     """Return why the stored ``entry`` cannot be loaded into ``value``, or None if it can."""
     if entry.kind in ("refused", "damaged"):
         return entry.reason
+    if isinstance(value, _LazyParameter):
+        if entry.kind == "none" or numpy.can_cast(entry.dtype, value.dtype, casting="same_kind"):
+            return None
+        return f"the target holds {_describe_value(value)}, the file {_describe_entry(entry)}"
     if entry.kind == "none" or value is None:
         if entry.kind == "none" and value is not None:
             return f"the file holds None, the target holds {_describe_value(value)}"
@@ -209,8 +279,11 @@ def _mismatch(entry, value):
 
 
 def _assign(value, data):
-    """Load the stored array ``data`` into ``value`` the way a deserializer returns it."""
-    if value is None:
+    """Load the stored array ``data`` into ``value`` the way a deserializer returns it.
+
+    For a :class:`_LazyParameter`, ``data`` is the array it made: the value to return.
+    """
+    if value is None or isinstance(value, _LazyParameter):
         return data
     if isinstance(value, numpy.generic):
         return value.dtype.type(data[()])
@@ -310,11 +383,7 @@ class _StoreDeserializer(Deserializer):
             raise self._unreadable_error([(key, entry.reason)])
         problem = _mismatch(entry, value)
         if problem is not None:
-            raise DeserializationError(
-                f"{self._who()}: cannot load {key!r} from {store.name}: {problem}",
-                file=store.name,
-                mismatched=[(key, problem)],
-            )
+            raise self._mismatch_error(key, problem)
         if entry.kind == "none":
             return None
         staged = self._staged
@@ -323,7 +392,19 @@ class _StoreDeserializer(Deserializer):
         data, reason = _read_verified(store, key, entry, self._who())
         if reason is not None:
             raise self._unreadable_error([(key, reason)])
+        if isinstance(value, _LazyParameter):
+            data, problem = value.make(data)
+            if problem is not None:
+                raise self._mismatch_error(key, problem)
         return _assign(value, data)
+
+    def _mismatch_error(self, key, problem):
+        store = self._store
+        return DeserializationError(
+            f"{self._who()}: cannot load {key!r} from {store.name}: {problem}",
+            file=store.name,
+            mismatched=[(key, problem)],
+        )
 
     def load(self, obj):
         """Check and read every value ``obj`` requests from the file, then load ``obj``.
@@ -350,8 +431,8 @@ class _StoreDeserializer(Deserializer):
             self._staged = None
 
     def _stage(self, requests):
-        store, staged, seen, unreadable = self._store, {}, set(), []
-        for key, _ in requests:
+        store, staged, seen, unreadable, mismatched = self._store, {}, set(), [], []
+        for key, value in requests:
             if key in seen:
                 continue
             seen.add(key)
@@ -362,10 +443,20 @@ class _StoreDeserializer(Deserializer):
             if reason is not None:
                 unreadable.append((key, reason))
                 staged.clear()
-            elif not unreadable:
+            elif isinstance(value, _LazyParameter) and not (unreadable or mismatched):
+                # The array is made now, so that an initializer refusing the shape changes nothing.
+                data, problem = value.make(data)
+                if problem is not None:
+                    mismatched.append((key, problem))
+                    staged.clear()
+                else:
+                    staged[key] = data
+            elif not (unreadable or mismatched):
                 staged[key] = data
         if unreadable:
             raise self._unreadable_error(unreadable)
+        if mismatched:
+            raise self._error(mismatched=mismatched)
         return staged
 
     def _unreadable_error(self, unreadable):
@@ -398,8 +489,12 @@ class _StoreDeserializer(Deserializer):
         unexpected = []
         if self.strict:
             unexpected = [k for k in under_path if k not in requested and not self._ignored(k)]
-        if not (missing or unexpected or mismatched or unreadable):
-            return
+        if missing or unexpected or mismatched or unreadable:
+            raise self._error(missing, unexpected, mismatched, unreadable, under_path)
+
+    def _error(self, missing=(), unexpected=(), mismatched=(), unreadable=(), under_path=()):
+        """The DeserializationError naming every key at fault, with hints where they help."""
+        store, path = self._store, self.path
         lines = [
             f"{self._who()}: {store.name} does not match the target "
             f"(path={path!r}); nothing was loaded."
@@ -432,7 +527,7 @@ class _StoreDeserializer(Deserializer):
                 "  (strict=False skips missing and unexpected keys; ignore_names "
                 "skips chosen ones)"
             )
-        raise DeserializationError(
+        return DeserializationError(
             "\n".join(lines),
             file=store.name,
             missing=missing,

@@ -6,9 +6,19 @@ gzip-compressed; None is an empty dataset (``h5py.Empty('f')``), as in
 Chainer. Strings, which Chainer could not store in HDF5, are stored as UTF-8
 string datasets. h5py is imported only when HDF5 is used; install it with
 ``pip install "dbr-core[hdf5]"``.
+
+Every dataset dbr writes carries checksums that loading verifies: HDF5's
+fletcher32 filter on each chunk where the dataset can be chunked (arrays of
+one element or more; scalars and strings cannot), and on every dataset a
+CRC-32 of its dtype, shape and data in the attribute ``dbr_crc32``, which
+also catches damage to what HDF5 does not checksum in the file layout Chainer
+reads (the dtype, the filters, the chunk index). Chainer's files have
+neither and load as before. Loading follows hard and soft links inside the
+file and refuses external links, which would read another file.
 """
 
 import math
+import zlib
 
 import numpy
 
@@ -63,6 +73,20 @@ class HDF5Serializer(Serializer):
         return value
 
 
+_DIGEST = "dbr_crc32"
+_MAX_SOFT_LINKS = 32
+
+
+def _digest(value):
+    """The CRC-32 stored for a str or an array (of its little-endian dtype, shape and data)."""
+    if isinstance(value, str):
+        return zlib.crc32(b"str:" + value.encode("utf-8", "surrogatepass"))
+    array = numpy.ascontiguousarray(value)
+    array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    header = zlib.crc32(f"{array.dtype.str}{array.shape}".encode())
+    return zlib.crc32(array.reshape(-1).view(numpy.uint8), header)
+
+
 def _write_dataset(h5py, group, key, value, compression, who):
     if base._is_stored_none(value):
         if h5py.version.version_tuple < (2, 7, 0):
@@ -74,7 +98,9 @@ def _write_dataset(h5py, group, key, value, compression, who):
         return
     array = value if isinstance(value, str) else numpy.asarray(backend.to_cpu(value))
     if isinstance(array, str) or (array.dtype.kind == "U" and array.shape == ()):
-        group.create_dataset(key, data=str(array), dtype=h5py.string_dtype())
+        text = str(array)
+        dataset = group.create_dataset(key, data=text, dtype=h5py.string_dtype())
+        dataset.attrs[_DIGEST] = numpy.uint32(_digest(text))
         return
     if array.dtype.hasobject or array.dtype.kind not in "biufc":
         raise TypeError(
@@ -82,7 +108,14 @@ def _write_dataset(h5py, group, key, value, compression, who):
             f"strings and None here, got {type(value).__name__} of dtype "
             f"{array.dtype}"
         )
-    group.create_dataset(key, data=array, compression=None if array.size <= 1 else compression)
+    chunkable = array.ndim > 0 and array.size > 0
+    dataset = group.create_dataset(
+        key,
+        data=array,
+        compression=None if array.size <= 1 else compression,
+        fletcher32=chunkable,
+    )
+    dataset.attrs[_DIGEST] = numpy.uint32(_digest(array))
 
 
 def save_hdf5(filename, obj, compression=4):
@@ -117,8 +150,24 @@ def save_hdf5(filename, obj, compression=4):
         write(filename)
 
 
+class _ExternalLink(Exception):
+    """A key leads through an external link (the message says which, and to what)."""
+
+
+# h5py raises TypeError for a datatype NumPy has no equivalent of (a damaged one,
+# say), and IndexError for a damaged filter description.
+_H5_ERRORS = base._READ_ERRORS + (TypeError, IndexError)
+
+
+def _text(name):
+    # h5py answers a name that is not UTF-8 (a damaged one) as bytes.
+    return name if isinstance(name, str) else name.decode("utf-8", "backslashreplace")
+
+
 class _Hdf5Store:
     """The key table of an HDF5 group: every dataset below it, by '/'-joined relative path."""
+
+    who = "HDF5Deserializer"
 
     def __init__(self, h5py, group, name):
         self._h5py = h5py
@@ -129,9 +178,25 @@ class _Hdf5Store:
     def names(self):
         if self._keys is None:
             keys = []
-            self.group.visititems(
-                lambda key, obj: keys.append(key) if isinstance(obj, self._h5py.Dataset) else None
-            )
+            try:
+                self.group.visititems(
+                    lambda key, obj: (
+                        keys.append(_text(key)) if isinstance(obj, self._h5py.Dataset) else None
+                    )
+                )
+            except _H5_ERRORS as e:
+                reason = (
+                    f"the datasets under group {self.group.name!r} cannot be listed "
+                    f"({base._cause(e)})"
+                )
+                if keys:
+                    reason += f"; the last one listed is {keys[-1]!r}"
+                raise DeserializationError(
+                    f"{self.who}: {self.name} is damaged (corrupt or truncated): {reason}; "
+                    f"nothing was loaded.",
+                    file=self.name,
+                    unreadable=[(None, reason)],
+                ) from e
             self._keys = keys
         return self._keys
 
@@ -139,17 +204,57 @@ class _Hdf5Store:
         return f"dataset {key!r} of group {self.group.name!r}"
 
     def _dataset(self, key):
-        obj = self.group.get(key)
-        return obj if isinstance(obj, self._h5py.Dataset) else None
+        """The dataset at ``key``, or None; links are followed only inside this file.
+
+        Each step is looked at as a link before it is taken, so that HDF5
+        never opens another file: an external link raises ``_ExternalLink``.
+        """
+        h5py = self._h5py
+        obj, parts, hops = self.group, key.split("/"), 0
+        while parts:
+            part = parts.pop(0)
+            if part in ("", "."):
+                continue
+            if not isinstance(obj, h5py.Group):
+                return None
+            link = obj.get(part, getlink=True)
+            if link is None:
+                return None
+            if isinstance(link, h5py.ExternalLink):
+                where = f"{obj.name.rstrip('/')}/{part}"
+                raise _ExternalLink(
+                    f"{where!r} is an external link to {link.path!r} in the file "
+                    f"{link.filename!r}; dbr does not follow links to other files"
+                )
+            if isinstance(link, h5py.SoftLink):
+                hops += 1
+                if hops > _MAX_SOFT_LINKS:
+                    raise RuntimeError(f"more than {_MAX_SOFT_LINKS} soft links in a row")
+                if not isinstance(link.path, str):
+                    raise RuntimeError(f"a soft link's target is not text: {link.path!r}")
+                if link.path.startswith("/"):
+                    obj = obj.file["/"]
+                parts[:0] = link.path.split("/")
+                continue
+            obj = obj.get(part)
+        return obj if isinstance(obj, h5py.Dataset) else None
 
     def entry(self, key):
         try:
             dataset = self._dataset(key)
-        except base._READ_ERRORS as e:
+        except _ExternalLink as e:
+            return base._refused_entry(str(e))
+        except _H5_ERRORS as e:
             # get() answers None for an absent name: an error is a link that cannot be followed.
             return base._damaged_entry(f"the link cannot be followed ({base._cause(e)})")
         if dataset is None:
             return None
+        try:
+            return self._inspect(dataset)
+        except _H5_ERRORS as e:
+            return base._damaged_entry(f"its header cannot be read ({base._cause(e)})")
+
+    def _inspect(self, dataset):
         if dataset.shape is None:
             return base._NONE_ENTRY
         if self._h5py.check_string_dtype(dataset.dtype) is not None:
@@ -189,10 +294,41 @@ class _Hdf5Store:
         return None
 
     def read(self, key):
+        try:
+            return self._read_verified(key)
+        except (TypeError, IndexError, _ExternalLink) as e:
+            # What _read_verified does not take for damage: h5py's answers to a broken type.
+            raise ValueError(base._cause(e)) from e
+
+    def _read_verified(self, key):
         dataset = self._dataset(key)
         if self._h5py.check_string_dtype(dataset.dtype) is not None:
-            return numpy.asarray(dataset.asstr()[()])
-        return numpy.asarray(dataset[()])
+            text = dataset.asstr()[()]
+            data, digest = numpy.asarray(text), _digest(text)
+        else:
+            data = self._read_array(dataset)
+            digest = _digest(data)
+        stored = dataset.attrs.get(_DIGEST)
+        if stored is not None:
+            stored = numpy.asarray(stored)
+            if stored.shape != () or stored.dtype.kind not in "iu":
+                raise ValueError(f"its checksum attribute {_DIGEST} is not an integer: {stored!r}")
+            if int(stored) != digest:
+                raise ValueError(
+                    f"the data fails its checksum: {_DIGEST} is {int(stored)}, "
+                    f"the data read gives {digest}"
+                )
+        return data
+
+    def _read_array(self, dataset):
+        try:
+            return numpy.asarray(dataset[()])
+        except OSError as e:
+            if not dataset.fletcher32:
+                raise
+            raise OSError(
+                f"{e}; a chunk fails its fletcher32 checksum or cannot be decompressed"
+            ) from e
 
 
 class HDF5Deserializer(base._StoreDeserializer):
@@ -267,6 +403,7 @@ def load_hdf5(filename, obj, path="", strict=True, ignore_names=None):
         deserializer = HDF5Deserializer(f, strict=strict, ignore_names=ignore_names, path=path)
         deserializer._caller = "load_hdf5"
         deserializer._store.name = name
+        deserializer._store.who = "load_hdf5"
         deserializer.load(obj)
 
 

@@ -39,6 +39,7 @@ from dbr.core.serializers.base import (
     _is_path,
     _is_stored_none,
     _normalize_path,
+    _quoted,
     _refused_entry,
     _StoreDeserializer,
     write_atomically,
@@ -272,12 +273,48 @@ class _NpzStore:
         self._entries = {}
         self._offsets = {}
         if self._archive is not None:
-            members = self._archive.namelist()
-            self._members = {m[:-4] if m.endswith(".npy") else m: m for m in members}
+            self._members = self._index_members()
         else:
             # A dict is read live, as Chainer does: it may be filled after the
             # deserializer is made (a DictionarySerializer/NpzDeserializer pair).
             self._members = npz
+
+    def _index_members(self):
+        """Map each key to its member's name; refuse keys whose member is ambiguous.
+
+        zipfile cuts a name at a NUL byte and answers a duplicated name with
+        its last member, so such an archive could show a reader other values
+        than it shows dbr: the keys it touches are refused, naming the members.
+        """
+        by_key = {}
+        for info in self._archive.infolist():
+            name = info.filename
+            by_key.setdefault(name[:-4] if name.endswith(".npy") else name, []).append(info)
+        members = {}
+        for key, infos in by_key.items():
+            members[key] = infos[-1].filename
+            raw = [info.orig_filename for info in infos]
+            cut = [name for name in raw if "\0" in name]
+            if cut:
+                shown = cut[0].partition("\0")[0]
+                reason = (
+                    f"the member name {cut[0]!r} holds a NUL byte, which zip readers "
+                    f"take as the end of the name {shown!r}"
+                )
+            elif len(infos) > 1 and len(set(raw)) == 1:
+                reason = (
+                    f"the archive holds {len(infos)} members named {raw[0]!r}, and dbr "
+                    f"does not guess which one is meant"
+                )
+            elif len(infos) > 1:
+                reason = (
+                    f"the members {_quoted(raw)} all hold this key, and dbr does not "
+                    f"guess which one is meant"
+                )
+            else:
+                continue
+            self._entries[key] = _refused_entry(reason)
+        return members
 
     def names(self):
         return self._members.keys()
