@@ -7,7 +7,7 @@ extracting it. A "python version" tarball (``cifar-10-python.tar.gz``,
 ``cifar-100-python.tar.gz``, the one Chainer downloads) that the user placed in the
 dataset cache is used instead, without the network. Its batches are pickles, and
 unpickling a file can run arbitrary code, so they are never unpickled: a reader that
-only interprets plain data and NumPy arrays (:mod:`dbr.datasets._pickled_batch`) parses
+only interprets plain data and NumPy arrays (:mod:`dbr.core.serializers.plain_pickle`) parses
 them.
 """
 
@@ -17,8 +17,8 @@ import tarfile
 
 import numpy
 
+from dbr.core.serializers.plain_pickle import read_plain_pickle
 from dbr.datasets import _loader_utils, download
-from dbr.datasets._pickled_batch import read_pickled_data
 from dbr.datasets.tuple_dataset import TupleDataset
 
 _DATASET = "cifar"
@@ -200,7 +200,7 @@ def _read_records(archive, path, member_name, spec):
 def _read_pickled_batch(archive, path, member_name, spec):
     """Images (N, 3072) and labels (N,) of one python-version batch, as uint8."""
     where = f"{os.path.basename(path)}: {member_name}"
-    batch = read_pickled_data(_member_bytes(archive, path, member_name), where)
+    batch = read_plain_pickle(_member_bytes(archive, path, member_name), where)
     if not isinstance(batch, dict):
         raise ValueError(f"{where}: expected a dict, got {type(batch).__name__}")
     batch = {k.decode("latin-1") if isinstance(k, bytes) else k: v for k, v in batch.items()}

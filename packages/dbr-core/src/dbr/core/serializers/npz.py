@@ -18,7 +18,6 @@ NumPy 1.x did, so that Chainer 7 with any NumPy 1.x reads it.
 import contextlib
 import math
 import pickle
-import pickletools
 import zipfile
 
 import numpy
@@ -44,6 +43,7 @@ from dbr.core.serializers.base import (
     _StoreDeserializer,
     write_atomically,
 )
+from dbr.core.serializers.plain_pickle import read_plain_pickle
 
 
 class DictionarySerializer(Serializer):
@@ -149,106 +149,25 @@ _PICKLED_NONE = pickle.dumps(numpy.asarray(None), protocol=3).replace(
     b"cnumpy._core.multiarray\n", b"cnumpy.core.multiarray\n"
 )
 
-# Stand-ins for the globals a NumPy pickle names: unique objects that data cannot forge.
-# Protocol 2 (NumPy < 1.17) spells the bytes b'b' as _codecs.encode('b', 'latin1').
-_RECONSTRUCT, _NDARRAY, _DTYPE, _ENCODE = object(), object(), object(), object()
-_KNOWN_GLOBALS = {
-    ("_codecs", "encode"): _ENCODE,
-    ("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
-    ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT,
-    ("numpy", "ndarray"): _NDARRAY,
-    ("numpy", "dtype"): _DTYPE,
-}
-_PUSH_ARG = {
-    "BININT",
-    "BININT1",
-    "BININT2",
-    "LONG1",
-    "BINUNICODE",
-    "SHORT_BINUNICODE",
-    "BINUNICODE8",
-    "SHORT_BINBYTES",
-    "BINBYTES",
-    "BINBYTES8",
-    "SHORT_BINSTRING",
-    "BINSTRING",
-}
-_PUSH_CONST = {"NONE": None, "NEWFALSE": False, "NEWTRUE": True, "EMPTY_TUPLE": ()}
-_TUPLE_N = {"TUPLE1": 1, "TUPLE2": 2, "TUPLE3": 3}
 _MAX_NONE_PICKLE = 1024
 
 
 def _is_pickled_none(payload):
     """Whether ``payload`` is NumPy's pickle of a 0-d object array holding None.
 
-    The opcodes are interpreted symbolically: a global is accepted only if it
-    names one of NumPy's reconstruction functions and is never imported, a
-    call is recorded, never made. Anything else makes the answer False.
+    :func:`~dbr.core.serializers.plain_pickle.read_plain_pickle` reads it
+    symbolically (nothing is imported or called), allowing object arrays only.
     """
-    stack, marks, memo = [], [], {}
     try:
-        for op, arg, _ in pickletools.genops(payload):
-            name = op.name
-            if name in ("PROTO", "FRAME"):
-                continue
-            if name in _PUSH_ARG:
-                stack.append(arg)
-            elif name in _PUSH_CONST:
-                stack.append(_PUSH_CONST[name])
-            elif name == "EMPTY_LIST":
-                stack.append([])
-            elif name == "MARK":
-                marks.append(len(stack))
-            elif name == "TUPLE":
-                start = marks.pop()
-                stack[start:] = [tuple(stack[start:])]
-            elif name in _TUPLE_N:
-                n = _TUPLE_N[name]
-                stack[-n:] = [tuple(stack[-n:])]
-            elif name == "APPEND":
-                item = stack.pop()
-                stack[-1].append(item)
-            elif name in ("BINPUT", "LONG_BINPUT"):
-                memo[arg] = stack[-1]
-            elif name == "MEMOIZE":
-                memo[len(memo)] = stack[-1]
-            elif name in ("BINGET", "LONG_BINGET"):
-                stack.append(memo[arg])
-            elif name == "GLOBAL":
-                stack.append(_KNOWN_GLOBALS[tuple(arg.split(" ", 1))])
-            elif name == "STACK_GLOBAL":
-                qualname = stack.pop()
-                stack.append(_KNOWN_GLOBALS[(stack.pop(), qualname)])
-            elif name == "REDUCE":
-                args = stack.pop()
-                stack.append(("call", stack.pop(), args))
-            elif name == "BUILD":
-                state = stack.pop()
-                stack.append(("build", stack.pop(), state))
-            elif name == "STOP":
-                return _matches_none_array(stack.pop()) and not stack
-            else:
-                return False
-    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        value = read_plain_pickle(payload, "npz member", array_kinds="O")
+    except ValueError:
         return False
-    return False
-
-
-def _matches_none_array(obj):
-    match obj:
-        case (
-            "build",
-            ("call", g_reconstruct, (g_ndarray, (0,), typecode)),
-            (_, (), ("build", ("call", g_dtype, (code, *_)), _), False, [None]),
-        ):
-            return (
-                g_reconstruct is _RECONSTRUCT
-                and g_ndarray is _NDARRAY
-                and g_dtype is _DTYPE
-                and code in ("O8", "O4")
-                and typecode in (b"b", ("call", _ENCODE, ("b", "latin1")))
-            )
-    return False
+    return (
+        isinstance(value, numpy.ndarray)
+        and value.dtype == object
+        and value.shape == ()
+        and value[()] is None
+    )
 
 
 # Deflate expands at most about 1032 times (RFC 1951: a 258-byte match costs

@@ -1,11 +1,14 @@
-"""Read the plain data of a pickle, such as a CIFAR "python version" batch, without unpickling it.
+"""Read the plain data of a pickle without unpickling it: the one pickle reader of dbr.
 
-Unpickling runs whatever the file asks for. This reader walks the pickle's opcodes
-(``pickletools.genops``) and interprets only those that build plain data: None, booleans,
-ints, floats, strings, bytes, tuples, lists and dicts, plus NumPy arrays of numbers in the
-form NumPy pickles them (``numpy.core.multiarray._reconstruct`` and ``numpy.dtype``, with
-``_codecs.encode`` for the bytes of a Python 3 pickle). Those four names are recognised,
-never imported or called; any other name, or any other opcode, makes the file rejected.
+Unpickling runs whatever the file asks for, so dbr never does. This reader walks the
+pickle's opcodes (``pickletools.genops``) and interprets only those that build plain
+data: None, booleans, ints, floats, strings, bytes, tuples, lists and dicts, plus NumPy
+arrays in the form NumPy pickles them (``numpy.core.multiarray._reconstruct`` and
+``numpy.dtype``, with ``_codecs.encode`` for the bytes of a Python 3 pickle). Those four
+names are recognised, never imported or called; any other name, or any other opcode,
+rejects the file. Each caller says which array dtype kinds it accepts: CIFAR's batches
+arrays of numbers (``"biuf"``), an npz member Chainer wrote for None a 0-d object array
+(``"O"``, whose elements must themselves be plain data).
 """
 
 import math
@@ -52,13 +55,15 @@ class _DTypeSpec:
         self.code = code
         self.byteorder = "|"
 
-    def resolve(self, where):
+    def resolve(self, where, kinds):
         try:
             dtype = numpy.dtype(self.code)
         except TypeError:
             raise ValueError(f"{where}: unknown array dtype {self.code!r}") from None
-        if dtype.kind not in "biuf":
-            raise ValueError(f"{where}: expected an array of numbers, got dtype {dtype}")
+        if dtype.kind not in kinds:
+            raise ValueError(
+                f"{where}: expected an array of dtype kind in {kinds!r}, got dtype {dtype}"
+            )
         return dtype if self.byteorder == "|" else dtype.newbyteorder(self.byteorder)
 
 
@@ -88,7 +93,7 @@ def _call(func, args, where):
     raise ValueError(f"{where}: the pickle calls {name} in a way that is not plain data")
 
 
-def _build(target, state, where):
+def _build(target, state, where, kinds):
     if isinstance(target, _DTypeSpec) and isinstance(state, tuple) and len(state) >= 2:
         if state[1] not in ("<", ">", "|", "="):
             raise ValueError(f"{where}: unknown byte order {state[1]!r} of an array dtype")
@@ -100,7 +105,9 @@ def _build(target, state, where):
             isinstance(shape, tuple) and all(isinstance(n, int) and n >= 0 for n in shape)
         ):
             raise ValueError(f"{where}: malformed array state in the pickle")
-        dtype = dtype_spec.resolve(where)
+        dtype = dtype_spec.resolve(where, kinds)
+        if dtype.kind == "O":
+            return _object_array(shape, data, where)
         data = _as_bytes(data, where)
         expected = math.prod(shape) * dtype.itemsize
         if len(data) != expected:
@@ -113,19 +120,29 @@ def _build(target, state, where):
     raise ValueError(f"{where}: the pickle sets the state of an object that is not an array")
 
 
-def read_pickled_data(payload, where):
+def _object_array(shape, items, where):
+    if not isinstance(items, list) or len(items) != math.prod(shape):
+        raise ValueError(f"{where}: an object array of shape {shape} needs a list of its items")
+    array = numpy.empty(len(items), dtype=object)
+    array[:] = items
+    return array.reshape(shape)
+
+
+def read_plain_pickle(payload, where, array_kinds="biuf"):
     """Return the object that the pickle ``payload`` (bytes) describes, built from plain data.
 
     Python 2 strings are decoded as latin-1, as ``pickle.load(f, encoding='latin-1')``
-    would; arrays are NumPy arrays of numbers (read-only views of their bytes).
+    would; arrays of numbers are read-only views of their bytes.
 
     Args:
         payload (bytes): the pickle.
         where (str): names the file in error messages.
+        array_kinds (str): the NumPy dtype kinds (``dtype.kind``) of the arrays the
+            caller accepts; ``"O"`` allows object arrays of plain data.
 
     Raises:
         ValueError: if the pickle is malformed or holds anything but plain data and
-            arrays of numbers (naming what it found); nothing in it is executed.
+            arrays of those kinds (naming what it found); nothing in it is executed.
     """
     stack, marks, memo = [], [], {}
 
@@ -197,7 +214,7 @@ def read_pickled_data(payload, where):
                 stack.append(_call(stack.pop(), args, where))
             elif name == "BUILD":
                 state = stack.pop()
-                stack.append(_build(stack.pop(), state, where))
+                stack.append(_build(stack.pop(), state, where, array_kinds))
             elif name == "STOP":
                 if len(stack) != 1 or marks:
                     raise ValueError(f"{where}: malformed pickle (stack left at STOP)")
