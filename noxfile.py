@@ -224,16 +224,11 @@ def package_index(session: nox.Session) -> None:
 def chainer_suite(session: nox.Session) -> None:
     """Chainer v7.8.1's own tests, migrated, against the wheels: tools/chainer_suite.py.
 
-    Runs Chainer's suite, then ChainerMN's (each file under the [mpich]
-    extra's ``mpiexec -n 2``), then onnx_chainer's, and compares every outcome
-    with real Chainer's, ChainerMN's and onnx_chainer's (../shared/chainer-v7.8.1,
-    or DBR_CHAINER_SUITE); fails
-    unless each test that passes there passes or is a listed deviation
-    (tests-integration/<suite>_suite_deviations.tsv); skips, saying where it
-    looked, when the suite is absent. About four minutes on two cores.
-    Arguments after ``--`` go to the script instead and run one suite
-    (``--suite chainer|chainermn|onnx_chainer``, default chainer; ``--files``,
-    ``--sample N``, ``--out``, ``--migration sed``).
+    Runs Chainer's, ChainerMN's (under ``mpiexec -n 2``) and onnx_chainer's suites
+    (../shared/chainer-v7.8.1 or DBR_CHAINER_SUITE; skipped if absent) and fails
+    unless each test passing on Chainer passes or is a listed deviation
+    (tests-integration/<suite>_suite_deviations.tsv). Arguments after ``--`` go to
+    the script and run one suite (``--suite``, ``--files``, ``--out``, ...).
     """
     suite = Path(os.environ.get("DBR_CHAINER_SUITE", ROOT.parent / "shared" / "chainer-v7.8.1"))
     if not (suite / "chainer-7.8.1-outcomes.tsv.gz").is_file():
@@ -350,11 +345,10 @@ def deps(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def gpu(session: nox.Session) -> None:
-    """tools/gpu-check's run (tools/gpu_check_run.py) against the installed wheels, with CuPy.
+    """tools/gpu_check_run.py against the installed wheels, with CuPy (DBR_CUDA=cuda12|cuda13).
 
-    DBR_CUDA=cuda12|cuda13 (default cuda12) picks CuPy's extra. The report goes
-    to .nox/gpu-report unless the arguments after ``--`` name a folder first;
-    the other arguments are gpu_check_run.py's (``--no-bench``, ``--suites``, ...).
+    The report goes to .nox/gpu-report unless the arguments after ``--`` name a
+    folder first; the others are gpu_check_run.py's (``--no-bench``, ...).
     """
     cuda = os.environ.get("DBR_CUDA", "cuda12")
     extras = {
@@ -375,6 +369,16 @@ def bench(session: nox.Session) -> None:
     install_everything(session)
     script = ROOT / "benchmarks" / "overhead.py"
     session.run("python", str(script), *session.posargs, env={"PYTHONPATH": None})
+
+
+@nox.session(name="onnx-torch", default=False)
+def onnx_torch(session: nox.Session) -> None:
+    """tools/onnx_torch_check.py: PyTorch's ONNX exports imported by dbr.onnx.load, fine-tuned."""
+    install_everything(session, "onnxscript>=0.5")
+    session.install(*os.environ.get("DBR_TORCH_INSTALL", "torch").split())  # pip arguments
+    session.run(
+        "python", str(TOOLS / "onnx_torch_check.py"), *session.posargs, env={"PYTHONPATH": None}
+    )
 
 
 @nox.session(default=False)
@@ -404,13 +408,10 @@ def build(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def release(session: nox.Session) -> None:
-    """Release packages to the index at DBR_INDEX_URL: ``-- DIST ...`` or ``-- --all``.
+    """Release packages to the index at DBR_INDEX_URL (``-- DIST ...`` or ``-- --all``).
 
-    tools/release.py checks each package (a new version on the index, a
-    CHANGELOG entry, sibling ranges the index can satisfy, a committed tree, a
-    README that renders), builds its sdist and wheel, uploads them with twine
-    (credentials from TWINE_USERNAME/TWINE_PASSWORD) and tags the commit
-    ``<dist>-v<version>``, siblings first. ``--dry-run`` checks and builds only.
+    tools/release.py checks, builds, uploads with twine and tags each package,
+    siblings first; ``--dry-run`` checks and builds only.
     """
     session.install(*RELEASE_TOOLS)
     session.run("python", str(TOOLS / "release.py"), "--root", str(ROOT), *session.posargs)
@@ -420,10 +421,8 @@ def release(session: nox.Session) -> None:
 def install_from_dist(session: nox.Session) -> None:
     """The README's install from this repository: wheels into dist/, then pip from there.
 
-    Builds every wheel into dist/ (as ``nox -s build``), runs ``pip install
-    --find-links dist dbr-chainer`` in a fresh virtualenv, and checks that it
-    brought every CPU package of this tree at this tree's version (not some
-    other index's) and that ``import dbr.chainer as chainer`` works.
+    ``pip install --find-links dist dbr-chainer`` in a fresh virtualenv must bring
+    every CPU package of this tree at its version: tools/check_install_from_dist.py.
     """
     out_dir = ROOT / "dist"
     for package in PACKAGES.values():

@@ -53,7 +53,7 @@ nitpick_ignore_regex = [
     ("py:class", r"[^.]+"),
     (
         "py:.*",
-        r"(numpy|cupy|os|io|time|typing|collections|pathlib|threading|multiprocessing"
+        r"(numpy|cupy|os|io|time|typing|collections|pathlib|pickle|threading|multiprocessing"
         r"|concurrent|mpi4py|onnx|onnxruntime|h5py|matplotlib|scipy|sklearn|tqdm|PIL)\..*",
     ),
     ("py:.*", r".*\._.*|_\w+"),

@@ -4,9 +4,11 @@
 graph, converts each FunctionNode to ONNX operators and returns the
 ``onnx.ModelProto``; :func:`export_testcase` also writes the inputs and
 outputs in ONNX's backend-test layout; :mod:`dbr.onnx.replace_func` turns a
-user function into one custom node. ``MINIMUM_OPSET_VERSION`` and
-``MAXIMUM_OPSET_VERSION`` bound the opsets an export may target (the latter is
-:func:`maximum_opset_version`, read when first asked for); :mod:`dbr.onnx.testing`
+user function into one custom node; :func:`load` imports an ONNX model as a
+trainable :class:`ImportedChain` whose forward runs dbr functions.
+``MINIMUM_OPSET_VERSION`` and ``MAXIMUM_OPSET_VERSION`` bound the opsets an export
+may target (the latter is :func:`maximum_opset_version`, read when first asked
+for); :mod:`dbr.onnx.testing`
 holds onnx_chainer's test helpers and :mod:`dbr.onnx.onnx_helper` its
 converter-writing helpers.
 """
@@ -21,6 +23,7 @@ from dbr.onnx.export import (
     export,
 )
 from dbr.onnx.export_testcase import export_testcase
+from dbr.onnx.load import ImportedChain, UnsupportedOperatorError, load
 
 __all__ = [
     "MAXIMUM_OPSET_VERSION",
@@ -28,10 +31,13 @@ __all__ = [
     "Context",
     "DataDependentConstantError",
     "FunctionConverterParams",
+    "ImportedChain",
     "RetainInputHook",
     "UnsupportedFunctionError",
+    "UnsupportedOperatorError",
     "export",
     "export_testcase",
+    "load",
     "maximum_opset_version",
     "onnx_helper",
     "replace_func",

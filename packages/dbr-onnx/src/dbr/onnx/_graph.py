@@ -64,7 +64,7 @@ class Context:
     operator needs); and :meth:`tmp` for the name of an intermediate value.
     Names follow onnx_chainer's: a function is ``<Label>_<n>`` (the n-th of
     its label), its constants ``<Label>_<n>_const_<name>`` and its parameters
-    ``<Label>_<n>_param_<name>``. :attr:`shared` holds what one converter leaves
+    ``<Label>_<n>_param_<name>``. ``shared`` holds what one converter leaves
     for a later one of the same export (a max pooling, for the upsampling that
     uses its indexes).
     """
