@@ -453,20 +453,18 @@ def _run(model, x):
 
 
 def test_the_loaded_chain_trains_and_its_snapshot_round_trips(tmp_path):
-    from dbr.training import optimizers
-
     model = _mlp()
     chain = dbr.onnx.load(model)
     x = _rand(32, 4)
     t = (x[:, 0] > 0).astype(numpy.int32) + (x[:, 1] > 0).astype(numpy.int32)
-    optimizer = optimizers.Adam(alpha=0.05).setup(chain)
     losses = []
     with using_config("train", True):
-        for _ in range(30):
+        for _ in range(60):  # plain gradient descent: dbr-onnx needs no optimizer package
             loss = F.softmax_cross_entropy(chain(x), t)
             chain.cleargrads()
             loss.backward()
-            optimizer.update()
+            for param in chain.params():
+                param.array -= 0.5 * param.grad
             losses.append(float(loss.array))
     assert losses[-1] < 0.5 * losses[0]
     path = tmp_path / "chain.npz"
