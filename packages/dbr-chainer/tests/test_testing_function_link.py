@@ -218,7 +218,8 @@ class TestExp(unittest.TestCase):
 def test_unary_math_function_unittest_checks_float16_within_its_epsilon(pytester):
     pytester.makeini("[pytest]\nmarkers =\n    gpu: chainer mark\n")
     pytester.makepyfile(test_unary=UNARY_SOURCE)
-    text = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "not gpu", "-v").stdout.str()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "not gpu", "-v")
+    text = result.stdout.str()
     for shape in ("(3, 2)", "()"):
         assert f"{{dtype=float16, shape={shape}}}::test_forward_cpu PASSED" in text
         assert f"{{dtype=float32, shape={shape}}}::test_forward_cpu FAILED" in text
