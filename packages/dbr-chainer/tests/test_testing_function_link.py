@@ -195,7 +195,6 @@ def test_unary_math_function_unittest_needs_a_numpy_function():
         testing.unary_math_function_unittest(no_such_numpy_function)
 
 
-
 UNARY_SOURCE = """
 import unittest
 
