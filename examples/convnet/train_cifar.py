@@ -21,6 +21,8 @@ as a smoke test.
 """
 
 import argparse
+import os
+import sys
 import tarfile
 
 import numpy
@@ -38,6 +40,10 @@ from dbr.datasets import (
     get_cifar100,
 )
 from dbr.training import StandardUpdater, Trainer, extensions, optimizer_hooks, optimizers
+
+# The examples' shared helpers are one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from _report import CLASSIFIER_ENTRIES, extend_report  # noqa: E402
 
 # The members of each binary tarball, and the label bytes before each 3x32x32 image
 # (CIFAR-100 records hold the coarse label, then the fine label used here).
@@ -256,20 +262,7 @@ def main(argv=None):
     trainer.extend(extensions.observe_lr())
     trainer.extend(extensions.snapshot(), trigger=(10, "epoch"))
     trainer.extend(extensions.snapshot_object(net, "model_final"), trigger=(epochs, "epoch"))
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "lr",
-                "main/loss",
-                "validation/main/loss",
-                "main/accuracy",
-                "validation/main/accuracy",
-                "elapsed_time",
-            ]
-        )
-    )
-    trainer.extend(extensions.ProgressBar(update_interval=10))
+    extend_report(trainer, ("epoch", "lr", *CLASSIFIER_ENTRIES[1:]))
     if args.resume:
         load_npz(args.resume, trainer)
     trainer.run()

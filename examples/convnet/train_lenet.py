@@ -19,6 +19,8 @@ Run: ``python examples/convnet/train_lenet.py [--epoch 1] [--batchsize 32] [--ou
 """
 
 import argparse
+import os
+import sys
 
 import numpy
 
@@ -28,6 +30,10 @@ from dbr.core import Chain, no_backprop_mode, using_config
 from dbr.core.serializers import load_npz
 from dbr.datasets import SerialIterator, TupleDataset, concat_examples, get_mnist
 from dbr.training import StandardUpdater, Trainer, extensions, optimizers
+
+# The examples' shared helpers are one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from _report import extend_report  # noqa: E402
 
 # Mean and standard deviation of MNIST's training pixels in [0, 1].
 PIXEL_MEAN, PIXEL_STD = 0.1307, 0.3081
@@ -108,19 +114,7 @@ def main(argv=None):
     trainer.extend(
         extensions.snapshot_object(model.predictor, "model_final"), trigger=(args.epoch, "epoch")
     )
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "main/loss",
-                "validation/main/loss",
-                "main/accuracy",
-                "validation/main/accuracy",
-                "elapsed_time",
-            ]
-        )
-    )
-    trainer.extend(extensions.ProgressBar(update_interval=10))
+    extend_report(trainer)
     if args.resume:
         load_npz(args.resume, trainer)
     trainer.run()

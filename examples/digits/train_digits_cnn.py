@@ -20,6 +20,7 @@ continue a run with ``--resume result/digits/snapshot_epoch_5``.
 
 import argparse
 import os
+import sys
 
 import numpy
 
@@ -37,6 +38,10 @@ from dbr.datasets import (
 )
 from dbr.training import StandardUpdater, Trainer, extensions, optimizers
 from dbr.training.extension import Extension
+
+# The examples' shared helpers are one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from _report import extend_classifier_plots, extend_report  # noqa: E402
 
 DEFAULT_EPOCHS = {"digits": 20, "mnist": 2, "fashion-mnist": 2}
 
@@ -154,29 +159,8 @@ def main(argv=None):
     trainer.extend(NumpyRandomState())
     trainer.extend(extensions.snapshot(filename="snapshot_epoch_{.updater.epoch}", n_retains=5))
     trainer.extend(extensions.snapshot_object(model.predictor, "model.npz"))
-    trainer.extend(
-        extensions.PlotReport(
-            ["main/loss", "validation/main/loss"], x_key="epoch", filename="loss.png"
-        )
-    )
-    trainer.extend(
-        extensions.PlotReport(
-            ["main/accuracy", "validation/main/accuracy"], x_key="epoch", filename="accuracy.png"
-        )
-    )
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "main/loss",
-                "validation/main/loss",
-                "main/accuracy",
-                "validation/main/accuracy",
-                "elapsed_time",
-            ]
-        )
-    )
-    trainer.extend(extensions.ProgressBar(update_interval=10))
+    extend_classifier_plots(trainer)
+    extend_report(trainer)
     if args.resume:
         load_npz(args.resume, trainer)
     trainer.run()

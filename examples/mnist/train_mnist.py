@@ -15,6 +15,8 @@ Run: ``python examples/mnist/train_mnist.py [--epoch 20] [--unit 1000] [--out re
 """
 
 import argparse
+import os
+import sys
 
 import numpy
 
@@ -24,6 +26,10 @@ from dbr.core import Chain
 from dbr.core.serializers import load_npz
 from dbr.datasets import SerialIterator, get_mnist
 from dbr.training import StandardUpdater, Trainer, extensions, optimizers
+
+# The examples' shared helpers are one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from _report import extend_classifier_plots, extend_report  # noqa: E402
 
 
 class MLP(Chain):
@@ -42,6 +48,25 @@ class MLP(Chain):
         h1 = F.relu(self.l1(x))
         h2 = F.relu(self.l2(h1))
         return self.l3(h2)
+
+
+def setup_model_and_data(args):
+    """The Classifier of an MLP on ``args.device`` with its Adam optimizer, and MNIST.
+
+    ``numpy.random`` is seeded with ``args.seed`` first; with ``args.test``,
+    only the first 500 training and 200 test images are kept.
+
+    Returns:
+        tuple: ``(model, optimizer, train, test)``.
+    """
+    numpy.random.seed(args.seed)
+    model = L.Classifier(MLP(args.unit, 10))
+    model.to_device(args.device)
+    optimizer = optimizers.Adam().setup(model)
+    train, test = get_mnist()
+    if args.test:
+        train, test = train[:500], test[:200]
+    return model, optimizer, train, test
 
 
 def main(argv=None):
@@ -79,14 +104,7 @@ def main(argv=None):
     print(f"# Minibatch-size: {args.batchsize}")
     print(f"# epoch: {args.epoch}")
 
-    numpy.random.seed(args.seed)
-    model = L.Classifier(MLP(args.unit, 10))
-    model.to_device(args.device)
-    optimizer = optimizers.Adam().setup(model)
-
-    train, test = get_mnist()
-    if args.test:
-        train, test = train[:500], test[:200]
+    model, optimizer, train, test = setup_model_and_data(args)
     train_iter = SerialIterator(train, args.batchsize)
     test_iter = SerialIterator(test, args.batchsize, repeat=False, shuffle=False)
 
@@ -101,31 +119,8 @@ def main(argv=None):
     log_report = extensions.LogReport()
     trainer.extend(log_report)
     if not args.noplot:
-        trainer.extend(
-            extensions.PlotReport(
-                ["main/loss", "validation/main/loss"], x_key="epoch", filename="loss.png"
-            )
-        )
-        trainer.extend(
-            extensions.PlotReport(
-                ["main/accuracy", "validation/main/accuracy"],
-                x_key="epoch",
-                filename="accuracy.png",
-            )
-        )
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "main/loss",
-                "validation/main/loss",
-                "main/accuracy",
-                "validation/main/accuracy",
-                "elapsed_time",
-            ]
-        )
-    )
-    trainer.extend(extensions.ProgressBar())
+        extend_classifier_plots(trainer)
+    extend_report(trainer, update_interval=100)
     if args.resume is not None:
         load_npz(args.resume, trainer)
     trainer.run()

@@ -4,7 +4,8 @@ Rank 0 reads MNIST and scatters it, so every process trains on its own
 share; the multi-node optimizer averages the gradients over the processes
 before each Adam update (global batch = ``--batchsize`` x processes), and
 the multi-node evaluator reports the test accuracy over every process's
-share of the test set. Only rank 0 logs and prints.
+share of the test set. Only rank 0 logs and prints. The model is the MLP of
+``train_mnist.py``, imported from it.
 
 Install: ``pip install dbr-links dbr-datasets dbr-training "dbr-distributed[mpich]"``
 (on a cluster, its own MPI instead of ``[mpich]``).
@@ -12,30 +13,18 @@ Run: ``mpiexec -n 2 python examples/mnist/train_mnist_multi_node.py [--epoch 20]
 """
 
 import argparse
+import pathlib
+import sys
 
 import numpy
 
 import dbr.distributed
-import dbr.functions as F
 import dbr.links as L
-from dbr.core import Chain
 from dbr.datasets import SerialIterator, get_mnist
 from dbr.training import StandardUpdater, Trainer, extensions, optimizers
 
-
-class MLP(Chain):
-    """Three fully connected layers: n_in - n_units - n_units - n_out, ReLU between them."""
-
-    def __init__(self, n_units, n_out):
-        super().__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(None, n_units)
-            self.l2 = L.Linear(None, n_units)
-            self.l3 = L.Linear(None, n_out)
-
-    def forward(self, x):
-        """Class scores of shape (batch, n_out) for inputs of shape (batch, n_in)."""
-        return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from train_mnist import MLP  # noqa: E402
 
 
 def main(argv=None):

@@ -34,6 +34,7 @@ from dbr.training import StandardUpdater, Trainer, extensions, optimizers
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 from _png import tile_images, write_png  # noqa: E402  (the examples' shared helper)
+from _report import extend_report  # noqa: E402
 
 
 class VAE(Chain):
@@ -165,19 +166,17 @@ def main(argv=None):
     trainer.extend(extensions.Evaluator(test_iter, loss_fn, device=args.device))
     trainer.extend(extensions.snapshot(), trigger=(args.epoch, "epoch"))
     trainer.extend(extensions.LogReport())
-    trainer.extend(
-        extensions.PrintReport(
-            [
-                "epoch",
-                "main/loss",
-                "validation/main/loss",
-                "main/reconstr",
-                "main/kl_penalty",
-                "elapsed_time",
-            ]
-        )
+    extend_report(
+        trainer,
+        (
+            "epoch",
+            "main/loss",
+            "validation/main/loss",
+            "main/reconstr",
+            "main/kl_penalty",
+            "elapsed_time",
+        ),
     )
-    trainer.extend(extensions.ProgressBar(update_interval=10))
     if args.resume:
         load_npz(args.resume, trainer)
     trainer.run()

@@ -34,32 +34,34 @@ from dbr.datasets import Iterator, converter, get_ptb_words, get_ptb_words_vocab
 from dbr.training import StandardUpdater, Trainer, extensions, optimizers
 
 
-class ContinuousBoW(Chain):
-    """CBoW: the mean of the context embeddings predicts the centre word."""
+class _WordEmbedding(Chain):
+    """The embedding of the vocabulary and the output layer ``loss_func`` both models train."""
 
     def __init__(self, n_vocab, n_units, loss_func):
         super().__init__()
         with self.init_scope():
             self.embed = L.EmbedID(n_vocab, n_units, initialW=initializers.Uniform(1.0 / n_units))
             self.loss_func = loss_func
+
+    def _mean_loss(self, h, t):
+        """``loss_func(h, t)`` per target word ``t``, reported as ``loss``."""
+        loss = self.loss_func(h, t) * (1.0 / len(t))
+        report({"loss": loss}, self)
+        return loss
+
+
+class ContinuousBoW(_WordEmbedding):
+    """CBoW: the mean of the context embeddings predicts the centre word."""
 
     def forward(self, center, contexts):
         """Loss per centre word; ``center`` is ``(B,)``, ``contexts`` ``(B, 2w)`` int32 ids."""
         e = self.embed(contexts)
         h = F.sum(e, axis=1) * (1.0 / contexts.shape[1])
-        loss = self.loss_func(h, center) * (1.0 / len(center))
-        report({"loss": loss}, self)
-        return loss
+        return self._mean_loss(h, center)
 
 
-class SkipGram(Chain):
+class SkipGram(_WordEmbedding):
     """Skip-gram: every context word's embedding predicts the centre word on its own."""
-
-    def __init__(self, n_vocab, n_units, loss_func):
-        super().__init__()
-        with self.init_scope():
-            self.embed = L.EmbedID(n_vocab, n_units, initialW=initializers.Uniform(1.0 / n_units))
-            self.loss_func = loss_func
 
     def forward(self, center, contexts):
         """Loss per (context, centre) pair; shapes as for :class:`ContinuousBoW`."""
@@ -68,9 +70,7 @@ class SkipGram(Chain):
         e = F.reshape(e, (batch_size * n_context, n_units))
         xp = self.embed.W.xp
         t = xp.broadcast_to(center[:, None], (batch_size, n_context)).reshape(-1)
-        loss = self.loss_func(e, t) * (1.0 / len(t))
-        report({"loss": loss}, self)
-        return loss
+        return self._mean_loss(e, t)
 
 
 class SoftmaxCrossEntropyLoss(Chain):

@@ -310,15 +310,28 @@ class AllToAll(FunctionNode):
         return AllToAll(self.comm).apply(gys)
 
 
-class Bcast(FunctionNode):
-    """Outputs ``root``'s input on every rank; root's gradient is the sum over the ranks.
-
-    Ranks other than ``root`` take an empty dummy input instead.
-    """
+class _RootedCollective(FunctionNode):
+    """A collective with a ``root`` rank (Bcast, Gather, Scatter)."""
 
     def __init__(self, comm, root):
         self.comm = comm
         self.root = root
+
+    def _gradients_on_root(self, grad_outputs):
+        """Every rank's output gradients, gathered on ``root``; None on the other ranks.
+
+        Every rank must call it: the gather is itself a collective.
+        """
+        gys = self._outputs.fill_variables(grad_outputs)
+        gathered = Gather(self.comm, self.root).apply(gys)
+        return gathered if self.comm.rank == self.root else None
+
+
+class Bcast(_RootedCollective):
+    """Outputs ``root``'s input on every rank; root's gradient is the sum over the ranks.
+
+    Ranks other than ``root`` take an empty dummy input instead.
+    """
 
     def forward(self, inputs):
         x = inputs[0] if self.comm.rank == self.root else None
@@ -327,19 +340,12 @@ class Bcast(FunctionNode):
         return (y,)
 
     def backward(self, indexes, grad_outputs):
-        gys = self._outputs.fill_variables(grad_outputs)
-        gathered = Gather(self.comm, self.root).apply(gys)
-        if self.comm.rank == self.root:
-            return (_sum(gathered),)
-        return (None,)
+        gathered = self._gradients_on_root(grad_outputs)
+        return (None,) if gathered is None else (_sum(gathered),)
 
 
-class Gather(FunctionNode):
+class Gather(_RootedCollective):
     """Outputs every rank's ``x`` on ``root`` (an empty delegate elsewhere); backward scatters."""
-
-    def __init__(self, comm, root):
-        self.comm = comm
-        self.root = root
 
     def forward(self, inputs):
         (x,) = inputs
@@ -357,15 +363,11 @@ class Gather(FunctionNode):
         return Scatter(self.comm, self.root).apply(gys)
 
 
-class Scatter(FunctionNode):
+class Scatter(_RootedCollective):
     """Outputs ``root``'s input i on rank i; root's input gradients are gathered back.
 
     Ranks other than ``root`` take an empty dummy input instead.
     """
-
-    def __init__(self, comm, root):
-        self.comm = comm
-        self.root = root
 
     def forward(self, inputs):
         xs = inputs if self.comm.rank == self.root else None
@@ -374,11 +376,8 @@ class Scatter(FunctionNode):
         return (y,)
 
     def backward(self, indexes, grad_outputs):
-        gys = self._outputs.fill_variables(grad_outputs)
-        gathered = Gather(self.comm, self.root).apply(gys)
-        if self.comm.rank == self.root:
-            return gathered
-        return (None,)
+        gathered = self._gradients_on_root(grad_outputs)
+        return (None,) if gathered is None else gathered
 
 
 def allgather(comm, x):

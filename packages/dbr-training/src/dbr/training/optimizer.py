@@ -749,7 +749,8 @@ class GradientMethod(Optimizer):
     """Base class of first-order optimizers, updating each parameter through its own rule.
 
     Subclasses implement :meth:`create_update_rule`; their hyperparameters
-    live in :attr:`hyperparam` (the parent of every rule's).
+    live in :attr:`hyperparam` (the parent of every rule's). :meth:`call_hooks`
+    reallocates cleared gradients after each hook.
 
     Attributes:
         hyperparam (Hyperparameter): the optimizer-wide hyperparameters.
@@ -783,14 +784,10 @@ class GradientMethod(Optimizer):
                 with param.device:
                     param.grad = param.xp.zeros_like(param.array)
 
-    def call_hooks(self, timing="pre"):
-        """Call the hooks for ``timing``, reallocating cleared gradients after each."""
-        _check_timing(f"{type(self).__name__}.call_hooks", timing, ("pre", "post"))
-        self._require_setup("call_hooks")
-        hooks = self._pre_update_hooks if timing == "pre" else self._post_update_hooks
-        for hook in list(hooks.values()):
-            self._call_hook(hook)
-            self.reallocate_cleared_grads()
+    def _call_hook(self, hook):
+        # As in Chainer, parameters left without a gradient get zeros after each hook.
+        super()._call_hook(hook)
+        self.reallocate_cleared_grads()
 
     def update(self, lossfun=None, *args, **kwds):
         """Update every parameter from its gradient.

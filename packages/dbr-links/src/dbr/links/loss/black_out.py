@@ -1,12 +1,13 @@
 """BlackOut: the BlackOut loss with its output embedding and sampler."""
 
 import dbr.functions as F
-from dbr.core import Link, Parameter, config, initializers
+from dbr.core import Parameter, config, initializers
 from dbr.links._checks import check_int_at_least
+from dbr.links.loss._sampled_output import SampledOutput
 from dbr.links.loss.walker_alias import WalkerAlias
 
 
-class BlackOut(Link):
+class BlackOut(SampledOutput):
     """BlackOut loss layer (Ji et al., 2016), holding the output word vectors ``W``.
 
     Each call draws ``sample_size`` negatives per example from the word
@@ -49,12 +50,6 @@ class BlackOut(Link):
                 (self.sampler.threshold.shape[0], int(in_size)),
             )
 
-    def to_device(self, device):
-        """Move ``W`` and the sampler's tables to ``device``; returns this link."""
-        super().to_device(device)
-        self.sampler.to_device(self.device)
-        return self
-
     def forward(self, x, t):
         """The mean BlackOut loss of ``x`` against the true words ``t``.
 
@@ -69,11 +64,3 @@ class BlackOut(Link):
         if samples is None:
             samples = self.sampler.sample((x.shape[0], self.sample_size))
         return F.black_out(x, t, self.W, samples)
-
-    @property
-    def printable_specs(self):
-        """``in_size``, ``vocab_size`` and ``sample_size``, shown by ``str(link)``."""
-        vocab_size, in_size = self.W.shape
-        yield "in_size", in_size
-        yield "vocab_size", vocab_size
-        yield "sample_size", self.sample_size

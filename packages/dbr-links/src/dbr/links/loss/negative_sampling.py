@@ -2,13 +2,14 @@
 
 import numpy
 
-from dbr.core import Link, Parameter, config, initializers
+from dbr.core import Parameter, config, initializers
 from dbr.functions.loss import negative_sampling as _function_module
 from dbr.links._checks import check_int_at_least
+from dbr.links.loss._sampled_output import SampledOutput
 from dbr.links.loss.walker_alias import WalkerAlias
 
 
-class NegativeSampling(Link):
+class NegativeSampling(SampledOutput):
     """Negative sampling loss layer, holding the output word vectors ``W``.
 
     Negatives are drawn from the unigram distribution raised to ``power``
@@ -47,12 +48,6 @@ class NegativeSampling(Link):
         with self.init_scope():
             self.W = Parameter(initializers.Zero(dtype), (len(counts), int(in_size)))
 
-    def to_device(self, device):
-        """Move ``W`` and the sampler's tables to ``device``; returns this link."""
-        super().to_device(device)
-        self.sampler.to_device(self.device)
-        return self
-
     def forward(self, x, t, reduce="sum", *, return_samples=False):
         """The negative sampling loss of ``x`` against the true words ``t``.
 
@@ -77,11 +72,3 @@ class NegativeSampling(Link):
             reduce=reduce,
             return_samples=return_samples,
         )
-
-    @property
-    def printable_specs(self):
-        """``in_size``, ``vocab_size`` and ``sample_size``, shown by ``str(link)``."""
-        vocab_size, in_size = self.W.shape
-        yield "in_size", in_size
-        yield "vocab_size", vocab_size
-        yield "sample_size", self.sample_size

@@ -67,11 +67,17 @@ class _Shift(Extension):
         attr (str): name of the optimizer attribute to shift.
         optimizer: the optimizer to adjust. If None, the updater's ``'main'``
             optimizer.
+        init (float): the initial value (None: the attribute's value when
+            the training starts).
+        target (float): the value at which a subclass's schedule stops
+            (None: no limit; see :func:`clamp`).
     """
 
-    def __init__(self, attr, optimizer):
+    def __init__(self, attr, optimizer, init=None, target=None):
         self._attr = attr
         self._optimizer = optimizer
+        self._init = init
+        self._target = target
         self._t = 0
         self._last_value = None
 

@@ -34,10 +34,8 @@ class ExponentialShift(_Shift):
         check_arguments("ExponentialShift", attr, {"rate": rate}, {"init": init, "target": target})
         if rate < 0:
             raise ValueError(f"ExponentialShift: expected rate >= 0, got {rate!r}")
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init, target)
         self._rate = rate
-        self._init = init
-        self._target = target
 
     def _value(self, t):
         return clamp(self._init * self._rate**t, self._target, grows=self._rate > 1)

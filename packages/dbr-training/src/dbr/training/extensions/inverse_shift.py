@@ -39,11 +39,9 @@ class InverseShift(_Shift):
         )
         if gamma < 0:
             raise ValueError(f"InverseShift: expected gamma >= 0, got {gamma!r}")
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init, target)
         self._gamma = gamma
         self._power = power
-        self._init = init
-        self._target = target
 
     def _value(self, t):
         value = self._init * (1 + self._gamma * t) ** (-self._power)

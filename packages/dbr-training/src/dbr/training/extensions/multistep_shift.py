@@ -45,10 +45,9 @@ class MultistepShift(_Shift):
             raise ValueError(
                 f"MultistepShift: expected step_value in increasing order, got {step_value!r}"
             )
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init)
         self._gamma = gamma
         self._step_value = tuple(int(s) for s in step_value)
-        self._init = init
         self._current_step = 0
 
     def serialize(self, serializer):

@@ -39,11 +39,9 @@ class PolynomialShift(_Shift):
     def __init__(self, attr, rate, max_count, init=None, target=None, optimizer=None):
         check_arguments("PolynomialShift", attr, {"rate": rate}, {"init": init, "target": target})
         check_int("PolynomialShift", "max_count", max_count, 1)
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init, target)
         self._rate = rate
         self._max_count = int(max_count)
-        self._init = init
-        self._target = target
 
     def _value(self, t):
         decay = max(1 - t / self._max_count, 0)

@@ -148,6 +148,13 @@ class Writer:
         _save_atomically(filename, outdir, target, savefun, append, kwds)
         self._post_save()
 
+    def _keep_save_arguments(self, savefun, append, kwds):
+        # The writers that own a save function check it and keep its arguments alike.
+        _check_savefun(type(self).__name__, savefun)
+        self._savefun = savefun
+        self._append = append
+        self._kwds = kwds
+
     def _add_cleanup_hook(self, hook):
         """Register ``hook()`` to run after each completed save (used for ``n_retains``)."""
         self._post_save_hooks.append(hook)
@@ -170,10 +177,7 @@ class SimpleWriter(Writer):
 
     def __init__(self, savefun=save_npz, append=False, **kwds):
         super().__init__()
-        _check_savefun(type(self).__name__, savefun)
-        self._savefun = savefun
-        self._append = append
-        self._kwds = kwds
+        self._keep_save_arguments(savefun, append, kwds)
 
     def __call__(self, filename, outdir, target):
         """Save ``target`` now; returns when the file is in place.
@@ -238,10 +242,7 @@ class StandardWriter(Writer):
 
     def __init__(self, savefun=save_npz, append=False, **kwds):
         super().__init__()
-        _check_savefun(type(self).__name__, savefun)
-        self._savefun = savefun
-        self._append = append
-        self._kwds = kwds
+        self._keep_save_arguments(savefun, append, kwds)
         self._worker = None
         self._worker_file = None
         self._started = False

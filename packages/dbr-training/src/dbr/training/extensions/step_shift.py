@@ -35,11 +35,9 @@ class StepShift(_Shift):
     def __init__(self, attr, gamma, step, init=None, target=None, optimizer=None):
         check_arguments("StepShift", attr, {"gamma": gamma}, {"init": init, "target": target})
         check_int("StepShift", "step", step, 1)
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init, target)
         self._gamma = gamma
         self._step = int(step)
-        self._init = init
-        self._target = target
 
     def _value(self, t):
         value = self._init * self._gamma ** (t // self._step)

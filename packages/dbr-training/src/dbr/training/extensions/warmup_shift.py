@@ -38,10 +38,9 @@ class WarmupShift(_Shift):
             "WarmupShift", attr, optional_reals={"warmup_start": warmup_start, "init": init}
         )
         check_int("WarmupShift", "warmup_iter", warmup_iter, 0)
-        super().__init__(attr, optimizer)
+        super().__init__(attr, optimizer, init)
         self._warmup_start = warmup_start
         self._warmup_iter = int(warmup_iter)
-        self._init = init
 
     # Unlike the other shifts, the warm-up keeps and saves no last value: once it is over,
     # the attribute belongs to whatever else adjusts it, even across a resume.

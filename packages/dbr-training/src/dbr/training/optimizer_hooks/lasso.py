@@ -2,8 +2,7 @@
 
 import numpy
 
-from dbr.training.optimizer import gpu_elementwise, grad_loss_scale, grad_or_none
-from dbr.training.optimizer_hooks._util import check_real
+from dbr.training.optimizer_hooks._penalty import PenaltyHook
 
 # sign(p) as NumPy's: 0 for zeros, NaN for NaN.
 _LASSO_ELEMENTWISE = {
@@ -14,7 +13,7 @@ _LASSO_ELEMENTWISE = {
 }
 
 
-class Lasso:
+class Lasso(PenaltyHook):
     """Optimizer/UpdateRule hook adding ``rate * sign(param)`` to each parameter's gradient.
 
     This is the (sub)gradient of the L1 penalty ``rate * ||param||_1``. The
@@ -34,23 +33,8 @@ class Lasso:
     """
 
     name = "Lasso"
-    call_for_each_param = True
-    timing = "pre"
+    _elementwise = _LASSO_ELEMENTWISE
 
-    def __init__(self, rate):
-        self.rate = check_real("Lasso", "rate", rate)
-
-    def __call__(self, rule, param):
-        """Add ``rate * sign(param.array)`` to ``param.grad`` in place."""
-        p, g = param.array, grad_or_none(param)
-        if p is None or g is None:
-            return
-        rate = self.rate
-        loss_scale = grad_loss_scale(rule, param)
-        if loss_scale is not None:
-            rate *= loss_scale
-        if type(p) is numpy.ndarray:
-            g += rate * numpy.sign(p)
-            return
-        with param.device:
-            gpu_elementwise(_LASSO_ELEMENTWISE)(p, rate, g)
+    @staticmethod
+    def _term(p):
+        return numpy.sign(p)

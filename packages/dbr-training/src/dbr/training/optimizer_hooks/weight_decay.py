@@ -1,9 +1,6 @@
 """WeightDecay: L2 regularization applied to the gradients."""
 
-import numpy
-
-from dbr.training.optimizer import gpu_elementwise, grad_loss_scale, grad_or_none
-from dbr.training.optimizer_hooks._util import check_real
+from dbr.training.optimizer_hooks._penalty import PenaltyHook
 
 _WEIGHT_DECAY_ELEMENTWISE = {
     "in_params": "T p, T rate",
@@ -13,7 +10,7 @@ _WEIGHT_DECAY_ELEMENTWISE = {
 }
 
 
-class WeightDecay:
+class WeightDecay(PenaltyHook):
     """Optimizer/UpdateRule hook adding ``rate * param`` to each parameter's gradient.
 
     This is the gradient of the L2 penalty ``rate / 2 * ||param||^2``. The
@@ -36,23 +33,8 @@ class WeightDecay:
     """
 
     name = "WeightDecay"
-    call_for_each_param = True
-    timing = "pre"
+    _elementwise = _WEIGHT_DECAY_ELEMENTWISE
 
-    def __init__(self, rate):
-        self.rate = check_real("WeightDecay", "rate", rate)
-
-    def __call__(self, rule, param):
-        """Add ``rate * param.array`` to ``param.grad`` in place."""
-        p, g = param.array, grad_or_none(param)
-        if p is None or g is None:
-            return
-        rate = self.rate
-        loss_scale = grad_loss_scale(rule, param)
-        if loss_scale is not None:
-            rate *= loss_scale
-        if type(p) is numpy.ndarray:
-            g += rate * p
-            return
-        with param.device:
-            gpu_elementwise(_WEIGHT_DECAY_ELEMENTWISE)(p, rate, g)
+    @staticmethod
+    def _term(p):
+        return p

@@ -12,8 +12,11 @@ class HyperparameterMethod(optimizer.GradientMethod):
     passes them on as keywords, which are set on :attr:`hyperparam`; each
     parameter of that ``__init__`` also becomes a
     :class:`~dbr.training.optimizer.HyperparameterProxy` attribute of the class
-    (``optimizer.lr`` reads and writes ``optimizer.hyperparam.lr``).
+    (``optimizer.lr`` reads and writes ``optimizer.hyperparam.lr``). Its
+    update rules are instances of the subclass's ``_rule_class``.
     """
+
+    _rule_class = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -28,18 +31,6 @@ class HyperparameterMethod(optimizer.GradientMethod):
         for name, value in hyperparameters.items():
             setattr(self.hyperparam, name, value)
 
-
-def update_moments(xp, grad, m, v, beta1, beta2):
-    """Update Adam's moment estimates in place; return a scratch array like ``grad``.
-
-    ``m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad**2 - v)``, with no
-    temporary beyond the returned one (the CPU path of Adam and M-SVAG).
-    """
-    tmp = grad - m
-    tmp *= 1 - beta1
-    m += tmp
-    xp.multiply(grad, grad, out=tmp)
-    tmp -= v
-    tmp *= 1 - beta2
-    v += tmp
-    return tmp
+    def create_update_rule(self):
+        """Return an update rule (of ``_rule_class``) reading this optimizer's hyperparameters."""
+        return self._rule_class(self.hyperparam)

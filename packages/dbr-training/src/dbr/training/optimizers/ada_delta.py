@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule, decay_mean_square
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.rho = 0.95
@@ -20,7 +21,7 @@ _ADA_DELTA_ELEMENTWISE = {
 }
 
 
-class AdaDeltaRule(optimizer.UpdateRule):
+class AdaDeltaRule(FusedRule):
     """Update rule of Zeiler's AdaDelta.
 
     ``msg = rho * msg + (1 - rho) * grad**2;
@@ -36,31 +37,18 @@ class AdaDeltaRule(optimizer.UpdateRule):
             the parent's).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"msg": 0, "msdx": 0}
+    _elementwise = _ADA_DELTA_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(self, parent_hyperparam=None, rho=None, eps=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(rho=rho, eps=eps)
+        super().__init__(parent_hyperparam, rho=rho, eps=eps)
 
-    def init_state(self, param):
-        """Create the mean squares of gradients ``msg`` and of steps ``msdx`` (zeros)."""
-        xp = param.xp
-        self.state["msg"] = xp.zeros_like(param.array)
-        self.state["msdx"] = xp.zeros_like(param.array)
-
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, msg, msdx):
         hp = self.hyperparam
         rho, eps = hp.rho, hp.eps
-        xp = param.xp
-        state = self.state
-        msg, msdx = state["msg"], state["msdx"]
-        tmp = grad * (1 - rho)
-        tmp *= grad
-        msg *= rho
-        msg += tmp
+        tmp = decay_mean_square(grad, msg, rho)
         dx = msdx + eps
         xp.add(msg, eps, out=tmp)
         dx /= tmp
@@ -70,19 +58,11 @@ class AdaDeltaRule(optimizer.UpdateRule):
         xp.multiply(dx, 1 - rho, out=tmp)
         tmp *= dx
         msdx += tmp
-        param.array -= dx
+        data -= dx
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
         hp = self.hyperparam
-        rho = hp.rho
-        state = self.state
-        optimizer.gpu_elementwise(_ADA_DELTA_ELEMENTWISE)(
-            grad, rho, 1 - rho, hp.eps, param.array, state["msg"], state["msdx"]
-        )
+        return hp.rho, 1 - hp.rho, hp.eps
 
 
 class AdaDelta(HyperparameterMethod):
@@ -93,9 +73,7 @@ class AdaDelta(HyperparameterMethod):
         eps (float): small value for numerical stability (default 1e-6).
     """
 
+    _rule_class = AdaDeltaRule
+
     def __init__(self, rho=_default_hyperparam.rho, eps=_default_hyperparam.eps):
         super().__init__(rho=rho, eps=eps)
-
-    def create_update_rule(self):
-        """Return an :class:`AdaDeltaRule` reading this optimizer's hyperparameters."""
-        return AdaDeltaRule(self.hyperparam)

@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
@@ -15,7 +16,7 @@ _ADA_GRAD_ELEMENTWISE = {
 }
 
 
-class AdaGradRule(optimizer.UpdateRule):
+class AdaGradRule(FusedRule):
     """Update rule of AdaGrad: ``h += grad**2; param -= lr * grad / (sqrt(h) + eps)``.
 
     Args:
@@ -26,40 +27,24 @@ class AdaGradRule(optimizer.UpdateRule):
             the parent's).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"h": 0}
+    _kernel_hyperparams = ("lr", "eps")
+    _elementwise = _ADA_GRAD_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(self, parent_hyperparam=None, lr=None, eps=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr, eps=eps)
+        super().__init__(parent_hyperparam, lr=lr, eps=eps)
 
-    def init_state(self, param):
-        """Create the sum of squared gradients ``h`` (zeros like the parameter)."""
-        self.state["h"] = param.xp.zeros_like(param.array)
-
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, h):
         hp = self.hyperparam
-        xp = param.xp
-        h = self.state["h"]
         denom = grad * grad
         h += denom
         xp.sqrt(h, out=denom)
         denom += hp.eps
         step = grad * hp.lr
         step /= denom
-        param.array -= step
-
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
-        hp = self.hyperparam
-        optimizer.gpu_elementwise(_ADA_GRAD_ELEMENTWISE)(
-            grad, hp.lr, hp.eps, param.array, self.state["h"]
-        )
+        data -= step
 
 
 class AdaGrad(HyperparameterMethod):
@@ -70,9 +55,7 @@ class AdaGrad(HyperparameterMethod):
         eps (float): small value for numerical stability (default 1e-8).
     """
 
+    _rule_class = AdaGradRule
+
     def __init__(self, lr=_default_hyperparam.lr, eps=_default_hyperparam.eps):
         super().__init__(lr=lr, eps=eps)
-
-    def create_update_rule(self):
-        """Return an :class:`AdaGradRule` reading this optimizer's hyperparameters."""
-        return AdaGradRule(self.hyperparam)

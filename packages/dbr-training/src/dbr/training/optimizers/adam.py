@@ -5,7 +5,8 @@ import math
 import numpy
 
 from dbr.training import optimizer
-from dbr.training.optimizers._method import HyperparameterMethod, update_moments
+from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule, update_moments
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.alpha = 0.001
@@ -63,6 +64,8 @@ _ADAM_DEFINITIONS = {
     (False, True): _ADABOUND_ELEMENTWISE,
     (True, True): _AMSBOUND_ELEMENTWISE,
 }
+_ADAM_STATE = {"m": 0, "v": 0}
+_AMSGRAD_STATE = {"m": 0, "v": 0, "vhat": 0}
 
 
 def _step_size(alpha, beta1, beta2, t):
@@ -78,7 +81,7 @@ def _learning_rate(who, hp, t):
     return _step_size(hp.alpha, hp.beta1, hp.beta2, t)
 
 
-class AdamRule(optimizer.UpdateRule):
+class AdamRule(FusedRule):
     """Update rule of Adam, with decoupled weight decay, AMSGrad and AdaBound options.
 
     With ``alpha_t = alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``:
@@ -88,7 +91,8 @@ class AdamRule(optimizer.UpdateRule):
     ``adabound``; then ``param = (1 - eta * weight_decay_rate) * param - eta * step * m``
     (Chainer's ``param -= eta * (step * m + weight_decay_rate * param)``: the
     decoupled weight decay follows the schedule multiplier ``eta`` as the step
-    does). float16 parameters are computed in float32 intermediates.
+    does). float16 parameters are computed in float32 intermediates. An update
+    raises ValueError when ``eps`` is nonzero but rounds to 0 in that dtype.
 
     Args:
         parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
@@ -96,6 +100,9 @@ class AdamRule(optimizer.UpdateRule):
         alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound, final_lr, gamma: as
             for :class:`Adam` (default None: the parent's).
     """
+
+    _defaults = _default_hyperparam
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
 
     def __init__(
         self,
@@ -111,8 +118,8 @@ class AdamRule(optimizer.UpdateRule):
         final_lr=None,
         gamma=None,
     ):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(
+        super().__init__(
+            parent_hyperparam,
             alpha=alpha,
             beta1=beta1,
             beta2=beta2,
@@ -124,17 +131,17 @@ class AdamRule(optimizer.UpdateRule):
             final_lr=final_lr,
             gamma=gamma,
         )
-        hp = self.hyperparam
         # AdaBound's final_lr follows later changes of alpha (e.g. by a shift extension).
-        self.initial_alpha = hp.alpha
+        self.initial_alpha = self.hyperparam.alpha
 
-    def init_state(self, param):
-        """Create ``m`` and ``v`` (and ``vhat`` with amsgrad), zeros like the parameter."""
-        xp = param.xp
-        self.state["m"] = xp.zeros_like(param.array)
-        self.state["v"] = xp.zeros_like(param.array)
-        if self.hyperparam.amsgrad:
-            self.state["vhat"] = xp.zeros_like(param.array)
+    @property
+    def _initial_state(self):
+        return _AMSGRAD_STATE if self.hyperparam.amsgrad else _ADAM_STATE
+
+    @property
+    def _elementwise(self):
+        hp = self.hyperparam
+        return _ADAM_DEFINITIONS[bool(hp.amsgrad), bool(hp.adabound)]
 
     @property
     def alpha_t(self):
@@ -156,30 +163,15 @@ class AdamRule(optimizer.UpdateRule):
         upper = final_lr * (1.0 + 1.0 / (hp.gamma * self.t))
         return lower, upper
 
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays).
-
-        Raises:
-            ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
-        """
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, m, v, vhat=None):
         hp = self.hyperparam
         beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
-        t = self.t
-        data = param.array
         if data.dtype == numpy.float16:
             grad = grad.astype(numpy.float32)
         optimizer.check_eps(self, eps, grad.dtype)
-        alpha_t = _step_size(hp.alpha, beta1, beta2, t)
-        xp = param.xp
-        state = self.state
-        m, v = state["m"], state["v"]
+        alpha_t = _step_size(hp.alpha, beta1, beta2, self.t)
         tmp = update_moments(xp, grad, m, v, beta1, beta2)
         if hp.amsgrad:
-            vhat = state["vhat"]
             xp.maximum(vhat, v, out=vhat)
         else:
             vhat = v
@@ -198,28 +190,15 @@ class AdamRule(optimizer.UpdateRule):
             data *= 1 - decay
         data += tmp
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays).
-
-        The running maximum of AMSGrad and the clipping of AdaBound happen in
-        the kernel; the step size and the bounds are computed on the host.
-
-        Raises:
-            ValueError: ``eps`` is nonzero but rounds to 0 in the computation dtype.
-        """
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
+        # The running maximum of AMSGrad and the clipping of AdaBound happen in the
+        # kernel; the step size and the bounds are computed here, on the host.
         hp = self.hyperparam
         beta1, beta2, eps = hp.beta1, hp.beta2, hp.eps
-        data = param.array
         optimizer.check_eps(
             self, eps, numpy.float32 if data.dtype == numpy.float16 else grad.dtype
         )
-        amsgrad, adabound = bool(hp.amsgrad), bool(hp.adabound)
-        state = self.state
-        args = [
-            grad,
+        scalars = [
             _step_size(hp.alpha, beta1, beta2, self.t),
             1 - beta1,
             1 - beta2,
@@ -227,12 +206,9 @@ class AdamRule(optimizer.UpdateRule):
             hp.eta,
             1 - hp.eta * hp.weight_decay_rate,
         ]
-        if adabound:
-            args.extend(self.bounds)
-        args += [data, state["m"], state["v"]]
-        if amsgrad:
-            args.append(state["vhat"])
-        optimizer.gpu_elementwise(_ADAM_DEFINITIONS[amsgrad, adabound])(*args)
+        if hp.adabound:
+            scalars.extend(self.bounds)
+        return scalars
 
 
 class Adam(HyperparameterMethod):
@@ -251,6 +227,8 @@ class Adam(HyperparameterMethod):
         final_lr (float): AdaBound's final (SGD) learning rate (default 0.1).
         gamma (float): AdaBound's convergence speed of the bounds (default 1e-3).
     """
+
+    _rule_class = AdamRule
 
     def __init__(
         self,
@@ -277,10 +255,6 @@ class Adam(HyperparameterMethod):
         hp.adabound = adabound
         hp.final_lr = final_lr
         hp.gamma = gamma
-
-    def create_update_rule(self):
-        """Return an :class:`AdamRule` reading this optimizer's hyperparameters."""
-        return AdamRule(self.hyperparam)
 
     @property
     def alpha_t(self):

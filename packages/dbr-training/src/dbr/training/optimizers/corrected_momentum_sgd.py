@@ -32,16 +32,11 @@ class CorrectedMomentumSGDRule(_VelocityRule):
     _defaults = _default_hyperparam
     _elementwise = _CORRECTED_MOMENTUM_SGD_ELEMENTWISE
 
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, v):
         hp = self.hyperparam
-        v = self.state["v"]
         v *= hp.momentum
         v -= grad
-        param.array += v * hp.lr
+        data += v * hp.lr
 
 
 class CorrectedMomentumSGD(_VelocityMethod):
@@ -52,6 +47,4 @@ class CorrectedMomentumSGD(_VelocityMethod):
         momentum (float): momentum coefficient (default 0.9).
     """
 
-    def create_update_rule(self):
-        """Return a :class:`CorrectedMomentumSGDRule` reading this optimizer's hyperparameters."""
-        return CorrectedMomentumSGDRule(self.hyperparam)
+    _rule_class = CorrectedMomentumSGDRule

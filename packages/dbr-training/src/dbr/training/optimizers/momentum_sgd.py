@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -15,30 +16,15 @@ _MOMENTUM_SGD_ELEMENTWISE = {
 }
 
 
-class _VelocityRule(optimizer.UpdateRule):
+class _VelocityRule(FusedRule):
     """Base of the momentum rules: ``lr`` and ``momentum`` hyperparameters and a velocity ``v``."""
 
     _defaults = _default_hyperparam
-    # The fused GPU update of a rule whose kernel takes (grad, lr, momentum, param, v).
-    _elementwise = None
+    _initial_state = {"v": 0}
+    _kernel_hyperparams = ("lr", "momentum")
 
     def __init__(self, parent_hyperparam=None, lr=None, momentum=None):
-        super().__init__(parent_hyperparam or self._defaults)
-        self._set_hyperparams(lr=lr, momentum=momentum)
-
-    def init_state(self, param):
-        """Create the velocity ``v`` (zeros like the parameter)."""
-        self.state["v"] = param.xp.zeros_like(param.array)
-
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
-        hp = self.hyperparam
-        optimizer.gpu_elementwise(self._elementwise)(
-            grad, hp.lr, hp.momentum, param.array, self.state["v"]
-        )
+        super().__init__(parent_hyperparam, lr=lr, momentum=momentum)
 
 
 class _VelocityMethod(HyperparameterMethod):
@@ -60,16 +46,11 @@ class MomentumSGDRule(_VelocityRule):
 
     _elementwise = _MOMENTUM_SGD_ELEMENTWISE
 
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, v):
         hp = self.hyperparam
-        v = self.state["v"]
         v *= hp.momentum
         v -= grad * hp.lr
-        param.array += v
+        data += v
 
 
 class MomentumSGD(_VelocityMethod):
@@ -80,6 +61,4 @@ class MomentumSGD(_VelocityMethod):
         momentum (float): momentum coefficient (default 0.9).
     """
 
-    def create_update_rule(self):
-        """Return a :class:`MomentumSGDRule` reading this optimizer's hyperparameters."""
-        return MomentumSGDRule(self.hyperparam)
+    _rule_class = MomentumSGDRule

@@ -4,7 +4,8 @@ import numpy
 
 from dbr.core.serializers import Deserializer
 from dbr.training import optimizer
-from dbr.training.optimizers._method import HyperparameterMethod, update_moments
+from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule, update_moments
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.1
@@ -33,7 +34,7 @@ _MSVAG_ELEMENTWISE = {
 }
 
 
-class MSVAGRule(optimizer.UpdateRule):
+class MSVAGRule(FusedRule):
     """Update rule of M-SVAG (Balles and Hennig, "Dissecting Adam"), with decoupled weight decay.
 
     With ``b = beta**t`` (kept as the running product ``beta_power``):
@@ -50,18 +51,18 @@ class MSVAGRule(optimizer.UpdateRule):
             None: the parent's).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"m": 0, "v": 0}
+    _elementwise = _MSVAG_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(
         self, parent_hyperparam=None, lr=None, beta=None, eta=None, weight_decay_rate=None
     ):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
+        super().__init__(
+            parent_hyperparam, lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate
+        )
         self.beta_power = self.hyperparam.beta
-
-    def init_state(self, param):
-        """Create ``m`` and ``v`` (zeros like the parameter)."""
-        xp = param.xp
-        self.state["m"] = xp.zeros_like(param.array)
-        self.state["v"] = xp.zeros_like(param.array)
 
     def serialize(self, serializer):
         """Save or load ``t`` and the state; on load ``beta_power`` is rebuilt from ``t``."""
@@ -73,20 +74,11 @@ class MSVAGRule(optimizer.UpdateRule):
                 power *= beta
             self.beta_power = power
 
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, m, v):
         hp = self.hyperparam
         beta, lr, eta = hp.beta, hp.lr, hp.eta
         bp = self.beta_power
         rho = self._rho(beta, bp)
-        xp = param.xp
-        data = param.array
-        state = self.state
-        m, v = state["m"], state["v"]
         tmp = update_moments(xp, grad, m, v, beta, beta)
         mt = m / (1 - bp)
         xp.divide(v, 1 - bp, out=tmp)
@@ -105,37 +97,21 @@ class MSVAGRule(optimizer.UpdateRule):
         mt += tmp
         mt *= eta
         data -= mt
-        self.beta_power = bp * beta
 
     @staticmethod
     def _rho(beta, bp):
         rho = ((1.0 - beta) ** 2) * (1.0 - bp**2) / (((1.0 - bp) ** 2) * (1.0 - beta**2))
         return min(rho, 0.9999)
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
         hp = self.hyperparam
         beta = hp.beta
         bp = self.beta_power
         rho = self._rho(beta, bp)
-        state = self.state
-        optimizer.gpu_elementwise(_MSVAG_ELEMENTWISE)(
-            grad,
-            hp.lr,
-            1 - beta,
-            1 - bp,
-            rho,
-            1 - rho,
-            hp.eta,
-            hp.weight_decay_rate,
-            param.array,
-            state["m"],
-            state["v"],
-        )
-        self.beta_power = bp * beta
+        return hp.lr, 1 - beta, 1 - bp, rho, 1 - rho, hp.eta, hp.weight_decay_rate
+
+    def _advance(self):
+        self.beta_power *= self.hyperparam.beta
 
 
 class MSVAG(HyperparameterMethod):
@@ -148,6 +124,8 @@ class MSVAG(HyperparameterMethod):
         weight_decay_rate (float): decoupled weight decay (default 0).
     """
 
+    _rule_class = MSVAGRule
+
     def __init__(
         self,
         lr=_default_hyperparam.lr,
@@ -156,7 +134,3 @@ class MSVAG(HyperparameterMethod):
         weight_decay_rate=_default_hyperparam.weight_decay_rate,
     ):
         super().__init__(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
-
-    def create_update_rule(self):
-        """Return an :class:`MSVAGRule` reading this optimizer's hyperparameters."""
-        return MSVAGRule(self.hyperparam)

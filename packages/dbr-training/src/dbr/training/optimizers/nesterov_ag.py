@@ -30,18 +30,12 @@ class NesterovAGRule(_VelocityRule):
     """
 
     _defaults = _default_hyperparam
+    _elementwise = _NESTEROV_AG_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(_VelocityRule.update_core_cpu)
 
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, v):
         hp = self.hyperparam
         lr, momentum = hp.lr, hp.momentum
-        data = param.array
-        v = self.state["v"]
-        xp = param.xp
         tmp = grad * lr
         v *= momentum
         v -= tmp
@@ -50,22 +44,10 @@ class NesterovAGRule(_VelocityRule):
         xp.multiply(grad, (1 + momentum) * lr, out=tmp)
         data -= tmp
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
         hp = self.hyperparam
         lr, momentum = hp.lr, hp.momentum
-        optimizer.gpu_elementwise(_NESTEROV_AG_ELEMENTWISE)(
-            grad,
-            lr,
-            momentum,
-            momentum * momentum,
-            (1 + momentum) * lr,
-            param.array,
-            self.state["v"],
-        )
+        return lr, momentum, momentum * momentum, (1 + momentum) * lr
 
 
 class NesterovAG(_VelocityMethod):
@@ -76,6 +58,4 @@ class NesterovAG(_VelocityMethod):
         momentum (float): momentum coefficient (default 0.9).
     """
 
-    def create_update_rule(self):
-        """Return a :class:`NesterovAGRule` reading this optimizer's hyperparameters."""
-        return NesterovAGRule(self.hyperparam)
+    _rule_class = NesterovAGRule

@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule, decay_mean_square
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -27,11 +28,13 @@ _RMSPROP_EPS_INSIDE_SQRT_ELEMENTWISE = _rmsprop_definition(
 )
 
 
-class RMSpropRule(optimizer.UpdateRule):
+class RMSpropRule(FusedRule):
     """Update rule of RMSprop.
 
     ``ms = alpha * ms + (1 - alpha) * grad**2; param -= lr * grad / denom`` with
-    ``denom = sqrt(ms) + eps``, or ``sqrt(ms + eps)`` when ``eps_inside_sqrt``.
+    ``denom = sqrt(ms) + eps``, or ``sqrt(ms + eps)`` when ``eps_inside_sqrt``. An
+    update raises ValueError when ``eps`` is nonzero but rounds to 0 in the
+    gradient's dtype.
 
     Args:
         parent_hyperparam (~dbr.training.optimizer.Hyperparameter): the
@@ -44,36 +47,28 @@ class RMSpropRule(optimizer.UpdateRule):
             None: the parent's).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"ms": 0}
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(
         self, parent_hyperparam=None, lr=None, alpha=None, eps=None, eps_inside_sqrt=None
     ):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
+        super().__init__(
+            parent_hyperparam, lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt
+        )
 
-    def init_state(self, param):
-        """Create the mean square of gradients ``ms`` (zeros like the parameter)."""
-        self.state["ms"] = param.xp.zeros_like(param.array)
+    @property
+    def _elementwise(self):
+        if self.hyperparam.eps_inside_sqrt:
+            return _RMSPROP_EPS_INSIDE_SQRT_ELEMENTWISE
+        return _RMSPROP_ELEMENTWISE
 
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays).
-
-        Raises:
-            ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
-        """
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, ms):
         hp = self.hyperparam
         eps = hp.eps
         optimizer.check_eps(self, eps, grad.dtype)
-        alpha = hp.alpha
-        xp = param.xp
-        ms = self.state["ms"]
-        denom = grad * (1 - alpha)
-        denom *= grad
-        ms *= alpha
-        ms += denom
+        denom = decay_mean_square(grad, ms, hp.alpha)
         if hp.eps_inside_sqrt:
             xp.add(ms, eps, out=denom)
             xp.sqrt(denom, out=denom)
@@ -82,26 +77,12 @@ class RMSpropRule(optimizer.UpdateRule):
             denom += eps
         step = grad * hp.lr
         step /= denom
-        param.array -= step
+        data -= step
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays).
-
-        Raises:
-            ValueError: ``eps`` is nonzero but rounds to 0 in the gradient's dtype.
-        """
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
         hp = self.hyperparam
-        eps, alpha = hp.eps, hp.alpha
-        optimizer.check_eps(self, eps, grad.dtype)
-        definition = (
-            _RMSPROP_EPS_INSIDE_SQRT_ELEMENTWISE if hp.eps_inside_sqrt else _RMSPROP_ELEMENTWISE
-        )
-        optimizer.gpu_elementwise(definition)(
-            grad, hp.lr, alpha, 1 - alpha, eps, param.array, self.state["ms"]
-        )
+        optimizer.check_eps(self, hp.eps, grad.dtype)
+        return hp.lr, hp.alpha, 1 - hp.alpha, hp.eps
 
 
 class RMSprop(HyperparameterMethod):
@@ -115,6 +96,8 @@ class RMSprop(HyperparameterMethod):
             ``sqrt(ms) + eps`` (default False).
     """
 
+    _rule_class = RMSpropRule
+
     def __init__(
         self,
         lr=_default_hyperparam.lr,
@@ -123,7 +106,3 @@ class RMSprop(HyperparameterMethod):
         eps_inside_sqrt=_default_hyperparam.eps_inside_sqrt,
     ):
         super().__init__(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
-
-    def create_update_rule(self):
-        """Return an :class:`RMSpropRule` reading this optimizer's hyperparameters."""
-        return RMSpropRule(self.hyperparam)

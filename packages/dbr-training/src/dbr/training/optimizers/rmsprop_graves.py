@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule, decay_mean_square
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 1e-4
@@ -22,7 +23,7 @@ _RMSPROP_GRAVES_ELEMENTWISE = {
 }
 
 
-class RMSpropGravesRule(optimizer.UpdateRule):
+class RMSpropGravesRule(FusedRule):
     """Update rule of Alex Graves's RMSprop.
 
     ``n = alpha * n + (1 - alpha) * grad**2; g = alpha * g + (1 - alpha) * grad;
@@ -37,32 +38,18 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         eps (float): small value for numerical stability (default None).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"n": 0, "g": 0, "delta": 0}
+    _elementwise = _RMSPROP_GRAVES_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(self, parent_hyperparam=None, lr=None, alpha=None, momentum=None, eps=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
+        super().__init__(parent_hyperparam, lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
-    def init_state(self, param):
-        """Create ``n``, ``g`` and ``delta`` (zeros like the parameter)."""
-        xp = param.xp
-        self.state["n"] = xp.zeros_like(param.array)
-        self.state["g"] = xp.zeros_like(param.array)
-        self.state["delta"] = xp.zeros_like(param.array)
-
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, n, g, delta):
         hp = self.hyperparam
         alpha = hp.alpha
-        xp = param.xp
-        state = self.state
-        n, g, delta = state["n"], state["g"], state["delta"]
-        tmp = grad * (1 - alpha)
-        tmp *= grad
-        n *= alpha
-        n += tmp
+        tmp = decay_mean_square(grad, n, alpha)
         xp.multiply(grad, 1 - alpha, out=tmp)
         g *= alpha
         g += tmp
@@ -74,28 +61,11 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         step /= tmp
         delta *= hp.momentum
         delta -= step
-        param.array += delta
+        data += delta
 
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _kernel_scalars(self, grad, data):
         hp = self.hyperparam
-        alpha = hp.alpha
-        state = self.state
-        optimizer.gpu_elementwise(_RMSPROP_GRAVES_ELEMENTWISE)(
-            grad,
-            hp.lr,
-            alpha,
-            1 - alpha,
-            hp.momentum,
-            hp.eps,
-            param.array,
-            state["n"],
-            state["g"],
-            state["delta"],
-        )
+        return hp.lr, hp.alpha, 1 - hp.alpha, hp.momentum, hp.eps
 
 
 class RMSpropGraves(HyperparameterMethod):
@@ -108,6 +78,8 @@ class RMSpropGraves(HyperparameterMethod):
         eps (float): small value for numerical stability (default 1e-4).
     """
 
+    _rule_class = RMSpropGravesRule
+
     def __init__(
         self,
         lr=_default_hyperparam.lr,
@@ -116,7 +88,3 @@ class RMSpropGraves(HyperparameterMethod):
         eps=_default_hyperparam.eps,
     ):
         super().__init__(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
-
-    def create_update_rule(self):
-        """Return an :class:`RMSpropGravesRule` reading this optimizer's hyperparameters."""
-        return RMSpropGravesRule(self.hyperparam)

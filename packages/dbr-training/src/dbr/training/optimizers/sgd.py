@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
@@ -14,7 +15,7 @@ _SGD_ELEMENTWISE = {
 }
 
 
-class SGDRule(optimizer.UpdateRule):
+class SGDRule(FusedRule):
     """Update rule of vanilla SGD: ``param -= lr * grad``.
 
     Args:
@@ -23,23 +24,15 @@ class SGDRule(optimizer.UpdateRule):
         lr (float): learning rate (default None: the parent's).
     """
 
+    _defaults = _default_hyperparam
+    _kernel_hyperparams = ("lr",)
+    _elementwise = _SGD_ELEMENTWISE
+
     def __init__(self, parent_hyperparam=None, lr=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr)
+        super().__init__(parent_hyperparam, lr=lr)
 
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
-        param.array -= grad * self.hyperparam.lr
-
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
-        optimizer.gpu_elementwise(_SGD_ELEMENTWISE)(grad, self.hyperparam.lr, param.array)
+    def _update_cpu(self, xp, grad, data):
+        data -= grad * self.hyperparam.lr
 
 
 class SGD(HyperparameterMethod):
@@ -49,9 +42,7 @@ class SGD(HyperparameterMethod):
         lr (float): learning rate (default 0.01).
     """
 
+    _rule_class = SGDRule
+
     def __init__(self, lr=_default_hyperparam.lr):
         super().__init__(lr=lr)
-
-    def create_update_rule(self):
-        """Return an :class:`SGDRule` reading this optimizer's hyperparameters."""
-        return SGDRule(self.hyperparam)

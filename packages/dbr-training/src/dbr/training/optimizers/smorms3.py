@@ -2,6 +2,7 @@
 
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
+from dbr.training.optimizers._rule import FusedRule
 
 _default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
@@ -23,7 +24,7 @@ _SMORMS3_ELEMENTWISE = {
 }
 
 
-class SMORMS3Rule(optimizer.UpdateRule):
+class SMORMS3Rule(FusedRule):
     """Update rule of Simon Funk's SMORMS3.
 
     ``r = 1 / (mem + 1); g = (1 - r) * g + r * grad;
@@ -37,28 +38,18 @@ class SMORMS3Rule(optimizer.UpdateRule):
         eps (float): small value for numerical stability (default None).
     """
 
+    _defaults = _default_hyperparam
+    _initial_state = {"mem": 1, "g": 0, "g2": 0}
+    _kernel_hyperparams = ("lr", "eps")
+    _elementwise = _SMORMS3_ELEMENTWISE
+    update_core_cpu = optimizer.cpu_update_handles_0dim(FusedRule.update_core_cpu)
+
     def __init__(self, parent_hyperparam=None, lr=None, eps=None):
-        super().__init__(parent_hyperparam or _default_hyperparam)
-        self._set_hyperparams(lr=lr, eps=eps)
+        super().__init__(parent_hyperparam, lr=lr, eps=eps)
 
-    def init_state(self, param):
-        """Create ``mem`` (ones), ``g`` and ``g2`` (zeros), shaped like the parameter."""
-        xp = param.xp
-        self.state["mem"] = xp.ones_like(param.array)
-        self.state["g"] = xp.zeros_like(param.array)
-        self.state["g2"] = xp.zeros_like(param.array)
-
-    @optimizer.cpu_update_handles_0dim
-    def update_core_cpu(self, param):
-        """Apply the update in place (NumPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
+    def _update_cpu(self, xp, grad, data, mem, g, g2):
         hp = self.hyperparam
         lr, eps = hp.lr, hp.eps
-        xp = param.xp
-        state = self.state
-        mem, g, g2 = state["mem"], state["g"], state["g2"]
         r = mem + 1
         xp.divide(1, r, out=r)
         x = xp.subtract(1, r)
@@ -76,21 +67,10 @@ class SMORMS3Rule(optimizer.UpdateRule):
         xp.sqrt(g2, out=r)
         r += eps
         tmp /= r
-        param.array -= tmp
+        data -= tmp
         xp.subtract(1, x, out=x)
         mem *= x
         mem += 1
-
-    def update_core_gpu(self, param):
-        """Apply the update in place with one fused kernel (CuPy arrays)."""
-        grad = optimizer.grad_or_none(param)
-        if grad is None:
-            return
-        hp = self.hyperparam
-        state = self.state
-        optimizer.gpu_elementwise(_SMORMS3_ELEMENTWISE)(
-            grad, hp.lr, hp.eps, param.array, state["mem"], state["g"], state["g2"]
-        )
 
 
 class SMORMS3(HyperparameterMethod):
@@ -101,9 +81,7 @@ class SMORMS3(HyperparameterMethod):
         eps (float): small value for numerical stability (default 1e-16).
     """
 
+    _rule_class = SMORMS3Rule
+
     def __init__(self, lr=_default_hyperparam.lr, eps=_default_hyperparam.eps):
         super().__init__(lr=lr, eps=eps)
-
-    def create_update_rule(self):
-        """Return an :class:`SMORMS3Rule` reading this optimizer's hyperparameters."""
-        return SMORMS3Rule(self.hyperparam)
