@@ -9,26 +9,35 @@ of the training arrays, runs forward, softmax cross entropy, backward and the Ad
 update; both start from the same initial weights. Iterations are timed after a few
 warm-up ones. ``--iterations N`` times N iterations per case and extrapolates to the
 epoch (60,000 images), as the table says; by default the whole epoch is timed.
-Each case runs with one thread and with PyTorch's default thread count (the cores):
-``torch.set_num_threads`` for PyTorch, threadpoolctl's limit on NumPy's BLAS for dbr
-(without threadpoolctl, dbr keeps NumPy's default; the threads column says
-``dbr/torch``).
+Each case runs with one thread and with as many as the machine has cores, the
+thread counts of OpenMP and the BLAS set before NumPy and PyTorch load
+(``torch.set_num_threads`` as well). Each side runs in its own ``--runs`` fresh
+processes (see ``_timing.py``); the table gives the median and the spread of the
+ratio.
 
 MNIST is read with dbr-datasets: from ``DBR_DATASET_MIRROR`` / ``DBR_DATASET_ROOT``
 when set, else from ``../shared/datasets`` beside the checkout (into a temporary
 dataset root); without the files the benchmark says so and exits.
 
-Run: ``python benchmarks/end_to_end.py [--iterations 200] [--cases mlp lenet5]``.
+Run: ``python benchmarks/end_to_end.py [--iterations 200] [--runs 1] [--cases mlp lenet5]``.
 """
 
 import argparse
-import contextlib
+import json
 import os
 import pathlib
+import statistics
 import tempfile
 import time
 
 import numpy
+from _timing import (
+    add_side_arguments,
+    keep_freed_memory_as_a_trainer_does,
+    results_per_side,
+    spread,
+    thread_environment,
+)
 
 import dbr.functions as F
 import dbr.links as L
@@ -162,14 +171,20 @@ def load_mnist():
 CASES = {"mlp": (MLP, 100, (-1, 784)), "lenet5": (LeNet5, 64, (-1, 1, 28, 28))}
 
 
-def thread_limits():
-    """``limit(n)`` limiting NumPy's BLAS to ``n`` threads (a context manager), or None
-    when threadpoolctl is not installed."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return lambda n: threadpool_limits(n, user_api="blas")
+def side_seconds(side, name, images, labels, iterations):
+    """Seconds per epoch of case ``name`` on ``side`` in this process, its threads set."""
+    make_model, batchsize, shape = CASES[name]
+    numpy.random.seed(0)
+    model = make_model()
+    if side == "dbr":
+        keep_freed_memory_as_a_trainer_does()
+        step = dbr_step(model)
+    else:
+        import torch
+
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+        step = torch_step(torch, torch_twin(torch, name, model))
+    return seconds_per_epoch(step, images.reshape(shape), labels, batchsize, iterations)
 
 
 def main():
@@ -178,47 +193,40 @@ def main():
         "--iterations", type=int, help="iterations timed per case (default: a whole epoch)"
     )
     parser.add_argument("--cases", nargs="+", choices=tuple(CASES), default=list(CASES))
+    parser.add_argument("--worker", choices=tuple(CASES), help=argparse.SUPPRESS)
+    add_side_arguments(parser)
     args = parser.parse_args()
     data = load_mnist()
     if data is None:
         return
     images, labels = data
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("torch not installed (pip install torch==2.13.0 to compare)")
-    limit = thread_limits()
-    default_threads = os.cpu_count()
-    if torch is not None:
-        default_threads = torch.get_num_threads()
-        print(f"torch {torch.__version__}, default {default_threads} thread(s)")
-    if limit is None:
-        print("threadpoolctl not installed: dbr runs with NumPy's default BLAS threads")
-    thread_counts = sorted({1, default_threads})
+    if args.side:
+        per_epoch = len(images) // CASES[args.worker][1]
+        iterations = min(args.iterations or per_epoch, per_epoch)
+        print(json.dumps(side_seconds(args.side, args.worker, images, labels, iterations)))
+        return
+    thread_counts = sorted({1, os.cpu_count()})
 
-    print("seconds per epoch of 60,000 images (ratio: dbr / torch at the same thread count)")
+    print(
+        f"seconds per epoch of 60,000 images (ratio: dbr / torch at the same thread count); "
+        f"each side in its own processes, median of {args.runs}"
+    )
     header = f"{'case':<8}{'batch':>6}{'timed':>7}{'threads':>8}{'dbr':>9}{'torch':>9}{'ratio':>8}"
-    print(header)
+    print(header + "  spread")
     for name in args.cases:
-        make_model, batchsize, shape = CASES[name]
+        batchsize = CASES[name][1]
         per_epoch = len(images) // batchsize
         iterations = min(args.iterations or per_epoch, per_epoch)
         timed = f"{iterations}" + ("" if iterations == per_epoch else "*")
-        x = images.reshape(shape)
         for n in thread_counts:
-            numpy.random.seed(0)
-            model = make_model()
-            twin = torch_twin(torch, name, model) if torch is not None else None
-            with limit(n) if limit is not None else contextlib.nullcontext():
-                ours = seconds_per_epoch(dbr_step(model), x, labels, batchsize, iterations)
-            dbr_threads = n if limit is not None else "blas"
-            line = f"{name:<8}{batchsize:>6}{timed:>7}{f'{dbr_threads}/{n}':>8}{ours:9.2f}"
-            if twin is not None:
-                torch.set_num_threads(n)
-                step = torch_step(torch, twin)
-                theirs = seconds_per_epoch(step, x, labels, batchsize, iterations)
-                line += f"{theirs:9.2f}{ours / theirs:7.2f}x"
+            env = thread_environment(n)
+            results = results_per_side(args.runs, ["--worker", name], env)
+            ours = statistics.median(results["dbr"])
+            line = f"{name:<8}{batchsize:>6}{timed:>7}{n:>8}{ours:9.2f}"
+            if "torch" in results:
+                theirs = statistics.median(results["torch"])
+                ratios = [a / b for a, b in zip(results["dbr"], results["torch"])]
+                line += f"{theirs:9.2f}{ours / theirs:7.2f}x  {spread(ratios)}"
             print(line)
     if args.iterations:
         print("* iterations timed, extrapolated to the whole epoch")

@@ -4,9 +4,10 @@ For each of relu, sigmoid, tanh, softmax_cross_entropy, logsumexp and sum,
 times ``y = f(x); sum(y).backward()`` (the loss functions are already
 scalars) in dbr and, when installed, in PyTorch on the CPU, and prints a
 table with the ratio. Both sides get the same arrays; the best of
-``--repeat`` runs is reported.
+``--repeat`` runs in a process is reported, each side in its own ``--runs``
+fresh processes (see ``_timing.py``).
 
-Run: ``python benchmarks/functions.py [--repeat 50] [--torch-threads N]``.
+Run: ``python benchmarks/functions.py [--repeat 50] [--runs 1] [--torch-threads N]``.
 """
 
 import numpy
@@ -96,7 +97,7 @@ def main():
     x = rng.standard_normal(SHAPE).astype(numpy.float32)
     t = rng.integers(0, SHAPE[1], SHAPE[0]).astype(numpy.int32)
     title = f"forward + backward on {SHAPE} float32, best of {args.repeat} (ms)"
-    compare_with_torch(args, title, "function", dbr_cases(), torch_cases, call_args=(x, t))
+    compare_with_torch(args, title, "function", dbr_cases, torch_cases, call_args=(x, t))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 """Array work against PyTorch on the CPU at the same thread count (issue 21's targets).
 
-Groups (each one fresh process per run, dbr and PyTorch interleaved in it, or
-each in its own with ``--isolate``):
+Groups (each run times dbr and PyTorch in two separate fresh processes):
 
 - ``small``: forward + backward of relu, sigmoid, tanh, sum and softmax_cross_entropy
   on (256, 1024) float32 at 1 thread (target: at most 1.3x PyTorch), and
@@ -15,20 +14,19 @@ each in its own with ``--isolate``):
 The thread count is set before NumPy and PyTorch load: ``OMP_NUM_THREADS`` (which
 sizes dbr's CPU thread pool), ``OPENBLAS_NUM_THREADS``/``MKL_NUM_THREADS`` for the
 BLAS, ``torch.set_num_threads`` for PyTorch. Inside a process, each case runs
-``--repeat`` times after a warm-up, alternating dbr and PyTorch, and keeps the
-median of each; the table shows the median over ``--runs`` processes and the
-spread (lowest-highest) of the ratio.
+``--repeat`` times after a warm-up and keeps the median; the table shows the
+median over ``--runs`` processes per side and the spread (lowest-highest) of the
+ratio.
 
-With ``--isolate``, each run times dbr and PyTorch in two separate fresh processes
-(each case alone in its process) instead of interleaving them in one. They share
-the C heap when interleaved: glibc returns the memory freed at the end of one
-library's iteration to the system and the other's next allocations fault it in
-again, so each side's time depends on the other's memory use (n_step_lstm:
-dbr using 6 MiB less at its peak made PyTorch's iterations 7 ms faster in the
-same process). Isolated, each side pays for its own page faults only, as when it
-trains alone. Every worker imports dbr, whose import sets glibc's malloc to keep
-freed memory (dbr.core.memory), so PyTorch runs with the same allocator settings
-as dbr in both layouts; ``DBR_KEEP_FREED_MEMORY=0`` compares both without them.
+Each side has its processes to itself, as when it trains alone (see
+``_timing.py``): the dbr side keeps the memory of freed arrays
+(dbr.core.memory, what a Trainer run gets), PyTorch runs with glibc's defaults
+and without dbr's code loaded. In one process they would share the C heap: glibc
+returns the memory freed at the end of one library's iteration to the system and
+the other's next allocations fault it in again, so each side's time would depend
+on the other's memory use (n_step_lstm: dbr using 6 MiB less at its peak made
+PyTorch's iterations 7 ms faster in the same process), and PyTorch would run
+under dbr's allocator setting. ``DBR_KEEP_FREED_MEMORY=0`` times dbr without it.
 
 To compare two trees of dbr, run it twice with ``PYTHONPATH`` naming each one's
 ``packages/*/src``. On a machine shared with other work, ``--clock thread`` times
@@ -37,16 +35,22 @@ other processes take the core away, but also any work of other threads, so it is
 meaningful for the 1-thread groups only.
 
 Run: ``python benchmarks/kernels.py [--runs 3] [--repeat 20] [--groups small large lenet1 lenet2]
-[--clock wall|thread] [--isolate]``.
+[--clock wall|thread]``.
 """
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import time
+
+from _timing import (
+    add_side_arguments,
+    keep_freed_memory_as_a_trainer_does,
+    results_per_side,
+    spread,
+    thread_environment,
+    torch_installed,
+)
 
 SMALL = (256, 1024)
 LARGE = (2048, 2048)
@@ -56,59 +60,69 @@ LENET_BATCH = 64
 
 
 def elementwise_cases(torch, shape):
-    """name -> (dbr_run, torch_run) for the elementwise functions on ``shape``."""
+    """name -> run: forward + backward of the elementwise functions on ``shape``, in
+    PyTorch when ``torch`` is given, else in dbr."""
     import numpy
-
-    import dbr.functions as F
-    from dbr.core import Variable
 
     rng = numpy.random.default_rng(0)
     x = rng.standard_normal(shape).astype(numpy.float32)
     t = rng.integers(0, shape[1], shape[0]).astype(numpy.int32)
-    tx, tt = torch.from_numpy(x), torch.from_numpy(t).long()
+    if torch is not None:
+        return _torch_elementwise_cases(torch, x, t)
 
-    def unary(f, g):
-        def ours():
-            v = Variable(x)
-            F.sum(f(v)).backward()
+    import dbr.functions as F
+    from dbr.core import Variable
 
-        def theirs():
-            v = tx.detach().requires_grad_()
-            g(v).sum().backward()
+    def unary(f):
+        def run():
+            F.sum(f(Variable(x))).backward()
 
-        return ours, theirs
+        return run
 
     def total():
-        v = Variable(x)
-        F.sum(v).backward()
-
-    def total_torch():
-        v = tx.detach().requires_grad_()
-        v.sum().backward()
+        F.sum(Variable(x)).backward()
 
     def sce():
-        v = Variable(x)
-        F.softmax_cross_entropy(v, t).backward()
-
-    def sce_torch():
-        v = tx.detach().requires_grad_()
-        torch.nn.functional.cross_entropy(v, tt).backward()
+        F.softmax_cross_entropy(Variable(x), t).backward()
 
     return {
-        "relu": unary(F.relu, torch.relu),
-        "sigmoid": unary(F.sigmoid, torch.sigmoid),
-        "tanh": unary(F.tanh, torch.tanh),
-        "sum": (total, total_torch),
-        "softmax_cross_entropy": (sce, sce_torch),
+        "relu": unary(F.relu),
+        "sigmoid": unary(F.sigmoid),
+        "tanh": unary(F.tanh),
+        "sum": total,
+        "softmax_cross_entropy": sce,
+    }
+
+
+def _torch_elementwise_cases(torch, x, t):
+    """elementwise_cases' PyTorch side on the array ``x`` and the labels ``t``."""
+    tx, tt = torch.from_numpy(x), torch.from_numpy(t).long()
+
+    def unary(g):
+        def run():
+            g(tx.detach().requires_grad_()).sum().backward()
+
+        return run
+
+    def total():
+        tx.detach().requires_grad_().sum().backward()
+
+    def sce():
+        torch.nn.functional.cross_entropy(tx.detach().requires_grad_(), tt).backward()
+
+    return {
+        "relu": unary(torch.relu),
+        "sigmoid": unary(torch.sigmoid),
+        "tanh": unary(torch.tanh),
+        "sum": total,
+        "softmax_cross_entropy": sce,
     }
 
 
 def lstm_case(torch):
-    """(dbr_run, torch_run) of n_step_lstm forward + backward, summed outputs."""
+    """n_step_lstm forward + backward, summed outputs: in PyTorch (``torch.nn.LSTM``)
+    when ``torch`` is given, else in dbr."""
     import numpy
-
-    import dbr.functions as F
-    from dbr.core import Variable
 
     rng = numpy.random.default_rng(0)
     n, h = LSTM_LAYERS, LSTM_UNITS
@@ -117,6 +131,19 @@ def lstm_case(torch):
         return (rng.standard_normal(shape) * scale).astype(numpy.float32)
 
     steps = [f32(LSTM_BATCH, h) for _ in range(LSTM_STEPS)]
+    if torch is not None:
+        module = torch.nn.LSTM(h, h, n)
+        packed = torch.from_numpy(numpy.stack(steps))
+
+        def theirs():
+            y, _ = module(packed.detach().requires_grad_())
+            y.sum().backward()
+
+        return theirs
+
+    import dbr.functions as F
+    from dbr.core import Variable
+
     ws = [[f32(h, h, scale=0.05) for _ in range(8)] for _ in range(n)]
     bs = [[numpy.zeros(h, numpy.float32) for _ in range(8)] for _ in range(n)]
     zeros = numpy.zeros((n, LSTM_BATCH, h), numpy.float32)
@@ -128,18 +155,12 @@ def lstm_case(torch):
         _, _, ys = F.n_step_lstm(n, 0.0, Variable(zeros), Variable(zeros), vws, vbs, xs)
         F.sum(F.stack(ys)).backward()
 
-    module = torch.nn.LSTM(h, h, n)
-    packed = torch.from_numpy(numpy.stack(steps))
-
-    def theirs():
-        y, _ = module(packed.detach().requires_grad_())
-        y.sum().backward()
-
-    return ours, theirs
+    return ours
 
 
 def lenet_case(torch):
-    """(dbr_step, torch_step): a MomentumSGD training step of LeNet-5, same weights."""
+    """A MomentumSGD training step of LeNet-5: in PyTorch when ``torch`` is given (with
+    the initial weights of dbr's network), else in dbr."""
     import numpy
 
     import dbr.functions as F
@@ -175,6 +196,8 @@ def lenet_case(torch):
         loss.backward()
         optimizer.update()
 
+    if torch is None:
+        return ours
     nn = torch.nn
     net = nn.Sequential(
         nn.Conv2d(1, 20, 5),
@@ -200,20 +223,20 @@ def lenet_case(torch):
         loss_fn(net(tx), tt).backward()
         sgd.step()
 
-    return ours, theirs
+    return theirs
 
 
-def worker(group, repeat, clock, side=None):
-    """Time one group in this process; print {case: [dbr_ms, torch_ms]} as JSON.
-
-    With ``side`` (0 for dbr, 1 for PyTorch) only that side runs; the other's
-    time is printed as None.
-    """
-    import torch
-
+def worker(group, side, repeat, clock):
+    """Time ``side``'s cases of one group in this process; print {case: median_ms} as JSON."""
     threads, shape = GROUPS[group]
     clock = time.thread_time if clock == "thread" else time.perf_counter
-    torch.set_num_threads(threads)
+    torch = None
+    if side == "dbr":
+        keep_freed_memory_as_a_trainer_does()
+    else:
+        import torch
+
+        torch.set_num_threads(threads)
     if group == "small":
         cases = elementwise_cases(torch, shape)
         cases["n_step_lstm"] = lstm_case(torch)
@@ -222,29 +245,20 @@ def worker(group, repeat, clock, side=None):
     else:
         cases = {f"lenet5 step, {threads} thread(s)": lenet_case(torch)}
     result = {}
-    for name, pair in cases.items():
-        sides = (0, 1) if side is None else (side,)
-        runs = [pair[k] for k in sides]
-        times = {k: [] for k in sides}
-        for fn in runs + runs:
-            fn()
+    for name, run in cases.items():
+        run()
+        run()
+        times = []
         for _ in range(repeat):
-            for k, fn in zip(sides, runs):
-                start = clock()
-                fn()
-                times[k].append(clock() - start)
-        result[name] = [statistics.median(times[k]) * 1e3 if k in times else None for k in (0, 1)]
+            start = clock()
+            run()
+            times.append(clock() - start)
+        result[name] = statistics.median(times) * 1e3
     print(json.dumps(result))
-
-
-def _run_worker(command, env):
-    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="fresh processes per group")
     parser.add_argument("--repeat", type=int, default=20, help="timings per case and process")
     parser.add_argument("--groups", nargs="+", choices=tuple(GROUPS), default=list(GROUPS))
     parser.add_argument(
@@ -253,50 +267,33 @@ def main():
         default="wall",
         help="wall clock, or CPU time of the calling thread (1-thread groups only)",
     )
-    parser.add_argument(
-        "--isolate",
-        action="store_true",
-        help="time dbr and PyTorch in separate processes (see the module docstring)",
-    )
     parser.add_argument("--worker", choices=tuple(GROUPS), help=argparse.SUPPRESS)
-    parser.add_argument("--side", type=int, choices=(0, 1), help=argparse.SUPPRESS)
+    add_side_arguments(parser, runs=3)
     args = parser.parse_args()
-    if args.worker:
-        worker(args.worker, args.repeat, args.clock, args.side)
+    if args.side:
+        worker(args.worker, args.side, args.repeat, args.clock)
         return
-    try:
-        import torch
-    except ImportError:
-        print("torch not installed (pip install torch==2.13.0 to compare)")
+    if not torch_installed():
         return
-    layout = "dbr and PyTorch in separate processes" if args.isolate else "interleaved"
+    import torch
+
     print(
         f"torch {torch.__version__}; median ms ({args.clock} clock) of {args.repeat} "
-        f"per process, {args.runs} runs, {layout}"
+        f"per process, {args.runs} runs, dbr and PyTorch in separate processes"
     )
     print(f"{'case':<28}{'thr':>4}{'shape':>12}{'dbr':>10}{'torch':>10}{'ratio':>8}  spread")
     for group in args.groups:
         threads, shape = GROUPS[group]
-        env = dict(os.environ)
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[name] = str(threads)
-        runs = []
-        for _ in range(args.runs):
-            command = [sys.executable, __file__, "--worker", group, "--repeat", str(args.repeat)]
-            command += ["--clock", args.clock]
-            if not args.isolate:
-                runs.append(_run_worker(command, env))
-                continue
-            ours, theirs = (_run_worker(command + ["--side", str(k)], env) for k in (0, 1))
-            runs.append({name: [ours[name][0], theirs[name][1]] for name in ours})
-        for name in runs[0]:
-            ours = statistics.median(r[name][0] for r in runs)
-            theirs = statistics.median(r[name][1] for r in runs)
-            ratios = [r[name][0] / r[name][1] for r in runs]
+        env = thread_environment(threads)
+        runs = results_per_side(args.runs, extra_args=["--worker", group], env=env)
+        for name in runs["dbr"][0]:
+            ours = statistics.median(r[name] for r in runs["dbr"])
+            theirs = statistics.median(r[name] for r in runs["torch"])
+            ratios = [a[name] / b[name] for a, b in zip(runs["dbr"], runs["torch"])]
             label = "x".join(map(str, shape)) if shape and name != "n_step_lstm" else "-"
             print(
                 f"{name:<28}{threads:>4}{label:>12}{ours:10.3f}{theirs:10.3f}"
-                f"{ours / theirs:7.2f}x  {min(ratios):.2f}-{max(ratios):.2f}"
+                f"{ours / theirs:7.2f}x  {spread(ratios)}"
             )
 
 

@@ -6,9 +6,10 @@
 - n_step_lstm: 2 layers, 256 units, 20 sequences of length 35, input size 256
 
 Each case runs ``forward``, sums the output and backpropagates; the best of
-``--repeat`` runs is printed with PyTorch's time and the ratio.
+``--repeat`` runs is printed with PyTorch's time and the ratio, each side in its
+own ``--runs`` fresh processes (see ``_timing.py``).
 
-Run: ``python benchmarks/layers.py [--repeat 10] [--torch-threads N]``.
+Run: ``python benchmarks/layers.py [--repeat 10] [--runs 1] [--torch-threads N]``.
 """
 
 import numpy
@@ -109,7 +110,7 @@ def torch_cases(torch):
 def main():
     args = timing_parser(__doc__, 10).parse_args()
     title = f"forward + backward, float32, best of {args.repeat} (ms)"
-    compare_with_torch(args, title, "function", dbr_cases(), torch_cases, width=10, digits=2)
+    compare_with_torch(args, title, "function", dbr_cases, torch_cases, width=10, digits=2)
 
 
 if __name__ == "__main__":

@@ -15,19 +15,25 @@ sides, each in its own fresh processes:
 
 ``numpy`` is what dbr would take with no framework at all, so ``numpy /
 torch`` bounds what any change inside dbr can reach while each NumPy ufunc is
-one pass over memory (issue 21 decided against other array libraries). Every
-process imports dbr, so all sides run with its allocator setting.
+one pass over memory (issue 21 decided against other array libraries). The
+``numpy`` and ``dbr`` sides keep the memory of freed arrays (dbr.core.memory, what
+a Trainer run gets); PyTorch runs with glibc's defaults (see ``_timing.py``).
 
 Run: ``python benchmarks/numpy_floor.py [--runs 3] [--repeat 40]``.
 """
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
+
+from _timing import (
+    json_of_process,
+    keep_freed_memory_as_a_trainer_does,
+    thread_environment,
+    torch_installed,
+)
 
 CASES = {"small": (1, (256, 1024)), "large": (2, (2048, 2048))}
 SIDES = ("numpy", "dbr", "torch")
@@ -40,8 +46,7 @@ def numpy_side(x, threads):
 
     import numpy
 
-    import dbr.core  # noqa: F401 - its allocator setting, as the other sides have
-
+    keep_freed_memory_as_a_trainer_does()  # dbr's array work, with the setting dbr runs with
     shape, dtype = x.shape, x.dtype
     half, one = dtype.type(0.5), dtype.type(1)
     ones = numpy.ones(shape[1], dtype)
@@ -98,6 +103,8 @@ def dbr_side(x, threads):
     import dbr.functions as F
     from dbr.core import Variable
 
+    keep_freed_memory_as_a_trainer_does()
+
     def case(f):
         def run():
             F.sum(f(Variable(x))).backward()
@@ -110,8 +117,6 @@ def dbr_side(x, threads):
 def torch_side(x, threads):
     """name -> callable: PyTorch's relu and sigmoid, forward and backward."""
     import torch
-
-    import dbr.core  # noqa: F401 - its allocator setting, as the other sides have
 
     torch.set_num_threads(threads)
     tx = torch.from_numpy(x)
@@ -154,30 +159,20 @@ def main():
     if args.worker:
         worker(*args.worker, args.repeat)
         return
-    try:
-        import torch
-    except ImportError:
-        print("torch not installed (pip install torch==2.13.0 to compare)")
+    if not torch_installed():
         return
+    import torch
+
     print(f"torch {torch.__version__}; median µs of {args.repeat} per process, {args.runs} runs")
     print(f"{'case':<9}{'thr':>4}{'shape':>11}" + "".join(f"{s:>10}" for s in SIDES) + "  ratios")
     for case, (threads, shape) in CASES.items():
-        env = dict(os.environ)
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[name] = str(threads)
+        env = thread_environment(threads)
         medians = {}
         for side in SIDES:
             runs = []
             for _ in range(args.runs):
                 command = [sys.executable, __file__, "--worker", case, side]
-                out = subprocess.run(
-                    command + ["--repeat", str(args.repeat)],
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+                runs.append(json_of_process(command + ["--repeat", str(args.repeat)], env))
             medians[side] = {name: statistics.median(r[name] for r in runs) for name in runs[0]}
         for name in medians["dbr"]:
             row = [medians[s][name] for s in SIDES]

@@ -14,25 +14,44 @@
    backward. Backward needs none of the intermediates, so the peak stays at a
    few arrays (4 MB each).
 
-Times are the median of ``--repeat`` runs in this process (the best in brackets).
-PyTorch runs with one thread (``torch.set_num_threads(1)``); run with
-``OMP_NUM_THREADS=1`` so that NumPy's BLAS uses one thread as well.
+Each side runs in its own ``--runs`` fresh processes (see ``_timing.py``); a
+figure is the median over them of each process's median of ``--repeat`` runs,
+with their spread (lowest-highest) in brackets. PyTorch runs with one thread
+(``torch.set_num_threads(1)``); run with ``OMP_NUM_THREADS=1`` so that NumPy's
+BLAS uses one thread as well.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/overhead.py [--steps 100] [--repeat 20]
-[--cpu-time]``.
+[--runs 1] [--cpu-time]``.
 """
 
 import argparse
+import functools
 import gc
+import json
+import statistics
 import time
 import tracemalloc
 
 import numpy
-from _timing import median_and_best_us
+from _timing import (
+    add_side_arguments,
+    keep_freed_memory_as_a_trainer_does,
+    median_and_best_us,
+    results_per_side,
+    spread,
+)
 
 import dbr.functions as F
 from dbr.core import Parameter, Variable
 from dbr.core.ops import sum as sum_
+
+# The ranges of x0, a, b and c, drawn uniformly as (1, 16) float32 arrays.
+BOUNDS = ((0.5, 1.0), (0.4, 0.5), (0.4, 0.5), (1.0, 1.5))
+FIGURES = {
+    "chain": "chain h * a + b, ** 2 or / c: median us per op (forward + backward)",
+    "recurrent": "recurrent h = tanh(h * a + b) on shared Parameters: median us per op "
+    "and direction",
+}
 
 
 def chain_dbr(steps, x0, a, b, c):
@@ -107,6 +126,32 @@ def peak_memory_mb(n_adds=1000, size=1000):
     return forward_peak / 2**20, peak / 2**20
 
 
+def side_figures(side, steps, repeat, clock):
+    """{"header", "chain", "recurrent"[, "peak_mb"]}: the median µs per op of ``side``'s
+    chains in this process (per op and direction for the recurrent one); dbr's peak memory."""
+    rng = numpy.random.default_rng(0)
+    x0, a, b, c = (rng.uniform(*bounds, (1, 16)).astype(numpy.float32) for bounds in BOUNDS)
+    figures = {"header": None}
+    if side == "dbr":
+        keep_freed_memory_as_a_trainer_does()
+        pa, pb = Parameter(a.copy()), Parameter(b.copy())
+        chain = functools.partial(chain_dbr, steps, x0, a, b, c)
+        recurrent = functools.partial(recurrent_dbr, steps, x0, pa, pb)
+        figures["peak_mb"] = peak_memory_mb()
+    else:
+        import torch
+
+        torch.set_num_threads(1)
+        figures["header"] = f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
+        ta = torch.nn.Parameter(torch.from_numpy(a.copy()))
+        tb = torch.nn.Parameter(torch.from_numpy(b.copy()))
+        chain = functools.partial(chain_torch, torch, steps, x0, a, b, c)
+        recurrent = functools.partial(recurrent_torch, torch, steps, torch.from_numpy(x0), ta, tb)
+    figures["chain"] = median_and_best_us(chain, repeat, clock)[0]
+    figures["recurrent"] = median_and_best_us(recurrent, repeat, clock)[0] / 2
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -120,56 +165,29 @@ def main():
         "--cpu-time",
         action="store_true",
         help="time with the thread's CPU clock (time.thread_time) instead of the wall "
-        "clock: steadier on a shared machine; both sides run in this thread at 1 thread",
+        "clock: steadier on a shared machine; both sides run in one thread",
     )
+    add_side_arguments(parser)
     args = parser.parse_args()
-    clock = time.thread_time if args.cpu_time else time.perf_counter
-
-    rng = numpy.random.default_rng(0)
-    x0 = rng.uniform(0.5, 1.0, (1, 16)).astype(numpy.float32)
-    a = rng.uniform(0.4, 0.5, (1, 16)).astype(numpy.float32)
-    b = rng.uniform(0.4, 0.5, (1, 16)).astype(numpy.float32)
-    c = rng.uniform(1.0, 1.5, (1, 16)).astype(numpy.float32)
-
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        print("torch not installed (pip install torch==2.13.0 to compare)")
-    else:
-        torch.set_num_threads(1)
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
-
-    def show(title, run_dbr, run_torch, divisor):
+    if args.side:
+        clock = time.thread_time if args.cpu_time else time.perf_counter
+        print(json.dumps(side_figures(args.side, args.steps, args.repeat, clock)))
+        return
+    results = results_per_side(args.runs)
+    if "torch" in results:
+        print(results["torch"][0]["header"])
+    print(f"each side in its own processes, medians of {args.runs}")
+    for figure, title in FIGURES.items():
         print(title)
-        ours, ours_best = (t / divisor for t in median_and_best_us(run_dbr, args.repeat, clock))
-        print(f"  dbr   {ours:7.2f} us  (best {ours_best:.2f})")
-        if torch is not None:
-            theirs, theirs_best = (
-                t / divisor for t in median_and_best_us(run_torch, args.repeat, clock)
-            )
-            print(f"  torch {theirs:7.2f} us  (best {theirs_best:.2f})")
-            print(f"  ratio dbr / torch: {ours / theirs:.2f}x")
-
-    show(
-        "chain h * a + b, ** 2 or / c: median us per op (forward + backward)",
-        lambda: chain_dbr(args.steps, x0, a, b, c),
-        lambda: chain_torch(torch, args.steps, x0, a, b, c),
-        1,
-    )
-    pa, pb = Parameter(a.copy()), Parameter(b.copy())
-    if torch is not None:
-        ta = torch.nn.Parameter(torch.from_numpy(a.copy()))
-        tb = torch.nn.Parameter(torch.from_numpy(b.copy()))
-        tx = torch.from_numpy(x0)
-    show(
-        "recurrent h = tanh(h * a + b) on shared Parameters: median us per op and direction",
-        lambda: recurrent_dbr(args.steps, x0, pa, pb),
-        lambda: recurrent_torch(torch, args.steps, tx, ta, tb),
-        2,
-    )
-
-    forward_mb, total_mb = peak_memory_mb()
+        ours = [run[figure] for run in results["dbr"]]
+        print(f"  dbr   {statistics.median(ours):7.2f} us  ({spread(ours)})")
+        if "torch" in results:
+            theirs = [run[figure] for run in results["torch"]]
+            ratios = [a / b for a, b in zip(ours, theirs)]
+            print(f"  torch {statistics.median(theirs):7.2f} us  ({spread(theirs)})")
+            ratio = statistics.median(ours) / statistics.median(theirs)
+            print(f"  ratio dbr / torch: {ratio:.2f}x  ({spread(ratios)})")
+    forward_mb, total_mb = results["dbr"][0]["peak_mb"]
     print(
         f"peak memory, 1000 additions on a (1000, 1000) float32 Variable: "
         f"forward {forward_mb:.1f} MB, forward + backward {total_mb:.1f} MB"

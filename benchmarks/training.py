@@ -8,9 +8,11 @@
   parameters (100 weights of (16, 16) and 100 biases of (16,)), gradients set.
 
 PyTorch uses ``torch.optim`` with ``foreach=True``. Both sides start from the
-same arrays; the best of ``--repeat`` runs is printed with the ratio.
+same arrays; the best of ``--repeat`` runs is printed with the ratio, each side
+in its own ``--runs`` fresh processes (see ``_timing.py``).
 
-Run: ``python benchmarks/training.py [--repeat 50] [--torch-threads N] [--cases ...]``;
+Run: ``python benchmarks/training.py [--repeat 50] [--runs 1] [--torch-threads N]
+[--cases ...]``;
 for one thread on both sides, ``OMP_NUM_THREADS=1 python benchmarks/training.py
 --torch-threads 1`` (NumPy's BLAS reads ``OMP_NUM_THREADS`` when it loads).
 """
@@ -140,9 +142,19 @@ def main():
     parser = timing_parser(__doc__, 50)
     parser.add_argument("--cases", nargs="+", default=None, help="the cases to run (default: all)")
     args = parser.parse_args()
-    cases = {n: run for n, run in dbr_cases().items() if not args.cases or n in args.cases}
+
+    def chosen(cases):
+        return {n: run for n, run in cases.items() if not args.cases or n in args.cases}
+
     title = f"best of {args.repeat} (ms)"
-    compare_with_torch(args, title, "case", cases, torch_cases, name_width=20)
+    compare_with_torch(
+        args,
+        title,
+        "case",
+        lambda: chosen(dbr_cases()),
+        lambda torch: chosen(torch_cases(torch)),
+        name_width=20,
+    )
 
 
 if __name__ == "__main__":

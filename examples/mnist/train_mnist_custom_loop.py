@@ -22,17 +22,15 @@ import os
 import pathlib
 import sys
 
-import numpy
 from tqdm import tqdm
 
 import dbr.links as L
-from dbr.core import no_backprop_mode, using_config
+from dbr.core import memory, no_backprop_mode, using_config
 from dbr.core.serializers import load_npz, save_npz
-from dbr.datasets import SerialIterator, concat_examples, get_mnist
-from dbr.training import optimizers
+from dbr.datasets import SerialIterator, concat_examples
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from train_mnist import MLP  # noqa: E402
+from train_mnist import MLP, setup_model_and_data  # noqa: E402
 
 
 def evaluate(model, test, batchsize, device):
@@ -64,15 +62,10 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
 
-    numpy.random.seed(args.seed)
-    model = L.Classifier(MLP(args.unit, 10))
-    model.to_device(args.device)
-    optimizer = optimizers.Adam().setup(model)
-
-    train, test = get_mnist()
-    if args.test:
-        train, test = train[:500], test[:200]
+    model, optimizer, train, test = setup_model_and_data(args)
     train_iter = SerialIterator(train, args.batchsize)
+    # Each iteration frees arrays the next needs again: keep their memory, as a Trainer run does.
+    memory.keep_freed_memory()
 
     loss_sum = accuracy_sum = 0.0
     seen = 0

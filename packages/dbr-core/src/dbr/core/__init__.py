@@ -67,7 +67,7 @@ from dbr.core.type_check import InvalidType
 from dbr.core.utils import missing_attribute as _missing_attribute
 from dbr.core.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
-# Freed array memory stays in the process (glibc): see dbr.core.memory.
+# Only on request (DBR_KEEP_FREED_MEMORY=1): importing dbr changes no process-wide setting.
 if memory.keeps_freed_memory_by_default():
     memory.keep_freed_memory()
 

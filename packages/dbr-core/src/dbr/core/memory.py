@@ -1,4 +1,4 @@
-"""How the process's C heap treats the memory of freed arrays (glibc only).
+"""Keeping the memory of freed arrays in the process (glibc only), on request.
 
 NumPy takes every array's memory from ``malloc``. A training iteration makes
 and frees the same large temporaries each time (im2col buffers, gates, their
@@ -7,16 +7,26 @@ iteration back to the system once more than about twice the largest freed
 block lies free at the top of the heap; the next iteration then faults every
 page of it in again, zeroed by the kernel. A LeNet-5 step of batch 64 took
 8,100 page faults and 42.6 ms that way on one thread, against 23.1 ms with
-the memory kept.
+the memory kept (27.4 against 17.3 ms of CPU time in a later measurement,
+``benchmarks/kernels.py --groups lenet1 --clock thread``).
 
 :func:`keep_freed_memory` keeps it: blocks below :data:`MMAP_THRESHOLD`
 come from the heap (glibc's own limit for the threshold it raises by itself)
 and up to :data:`TRIM_THRESHOLD` of free memory stays at the top of the heap
-for the next allocations. ``import dbr.core`` calls it unless the environment
-variable ``DBR_KEEP_FREED_MEMORY`` is ``0``. The settings are the process's:
-they apply to every library in it. The process's resident size then stays
-near its peak between iterations instead of dropping and growing again.
-Where ``malloc`` is not glibc's (macOS, Windows, musl), nothing changes.
+for the next allocations. What it costs: the process holds up to 128 MiB of
+freed heap that other processes could use, its resident size stays near its
+peak between iterations, and the settings are the process's, so they apply
+to every library in it (in an inference server that imports dbr they would
+keep buffers that nothing allocates again).
+
+So it is a choice, never a side effect of ``import dbr.core``. The
+:class:`~dbr.training.Trainer` makes it when a run starts, a training process
+being the case it is for; a hand-written training loop calls
+:func:`keep_freed_memory` itself. The environment variable
+``DBR_KEEP_FREED_MEMORY`` overrides both: ``1`` applies it when ``dbr.core``
+is imported, ``0`` forbids it everywhere (:func:`keep_freed_memory` then
+changes nothing). Where ``malloc`` is not glibc's (macOS, Windows, musl),
+nothing changes.
 """
 
 import ctypes
@@ -32,17 +42,33 @@ MMAP_THRESHOLD = 32 << 20
 #: Free memory (bytes) kept at the top of the heap before any is returned.
 TRIM_THRESHOLD = 128 << 20
 
-#: The environment variable that turns the setting off at import when ``0``.
+#: The environment variable: ``1`` applies the setting at import, ``0`` forbids it.
 ENVIRONMENT_VARIABLE = "DBR_KEEP_FREED_MEMORY"
+
+
+def _environment_setting():
+    """``"0"``, ``"1"`` or ``""`` (unset or blank) from ``DBR_KEEP_FREED_MEMORY``."""
+    value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{ENVIRONMENT_VARIABLE}: expected 0 or 1, got {value!r}")
+    return value
 
 
 def keep_freed_memory():
     """Set glibc's ``mallopt`` thresholds so that freed array memory stays in the process.
 
+    Does nothing when ``DBR_KEEP_FREED_MEMORY`` is ``0``. Calling it again is harmless.
+
     Returns:
-        bool: True when both thresholds were set; False where the C library
-        has no ``mallopt`` or refused a value.
+        bool: True when both thresholds were set; False where the environment
+        forbids it, the C library has no ``mallopt`` or it refused a value.
+
+    Raises:
+        ValueError: ``DBR_KEEP_FREED_MEMORY`` is set to something other than ``0``,
+            ``1`` or nothing.
     """
+    if _environment_setting() == "0":
+        return False
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):
@@ -56,13 +82,11 @@ def keep_freed_memory():
 
 
 def keeps_freed_memory_by_default():
-    """Whether ``import dbr.core`` applies :func:`keep_freed_memory`.
+    """Whether ``import dbr.core`` applies :func:`keep_freed_memory`: only when
+    ``DBR_KEEP_FREED_MEMORY`` is ``1``.
 
     Raises:
         ValueError: ``DBR_KEEP_FREED_MEMORY`` is set to something other than ``0``,
             ``1`` or nothing.
     """
-    value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip() or "1"
-    if value not in ("0", "1"):
-        raise ValueError(f"{ENVIRONMENT_VARIABLE}: expected 0 or 1, got {value!r}")
-    return value == "1"
+    return _environment_setting() == "1"

@@ -7,7 +7,7 @@ import time
 import traceback
 import warnings
 
-from dbr.core import Reporter
+from dbr.core import Reporter, memory
 from dbr.core.serializers import Deserializer, stored_keys
 from dbr.training.extension import PRIORITY_READER
 from dbr.training.triggers._trigger_util import get_trigger
@@ -233,6 +233,10 @@ class Trainer:
         (exceptions from these are printed and ignored) and the exception is
         re-raised.
 
+        The run keeps the memory of freed arrays in the process for the next
+        iterations (:func:`dbr.core.memory.keep_freed_memory`, a setting of the
+        whole process) unless ``DBR_KEEP_FREED_MEMORY`` is ``0``.
+
         Args:
             show_loop_exception_msg (bool): print the exception and its
                 traceback to stderr before finalizing, so that a finalizer
@@ -248,6 +252,7 @@ class Trainer:
                 "snapshot into one)"
             )
         os.makedirs(self.out, exist_ok=True)
+        memory.keep_freed_memory()
 
         entries = sorted(self._extensions.values(), key=lambda entry: -entry.priority)
         self._start_at = _get_time()
