@@ -328,6 +328,122 @@ CASES = [
     ),
 ]
 
+# The remaining functions with an exact ONNX expression (issue 35, second pass).
+SUMMARY_LABELS = numpy.array([0, 2, 1, 1, -1, 2], numpy.int32)
+ROIS_WIDE = numpy.array(
+    [[0, 0, 10, 12], [2.5, 3, 14, 9.5], [4, 1, 7, 17], [20, 20, 30, 40], [-5, -3, 1, 2]],
+    numpy.float32,
+)  # the fourth lies outside the image: empty bins
+ROI_INDICES_WIDE = numpy.array([0, 1, 1, 0, 1], numpy.int32)
+# On the corner pixels' centres, past them and just inside them.
+EDGE_POINTS = numpy.array([-1, 1, -1.5, 2, 0, 0.5, 1.0001, -0.9999], numpy.float32).reshape(
+    1, 2, 2, 2
+)
+ROIS_FAR = numpy.array(
+    [[-20, -20, 20, 20], [-30, 3, 14, 90.5], [4, -101, 7, 17], [-3.3, 2.2, 30, 4],
+     [-5, -3, 1, 2]],
+    numpy.float32,
+)  # fmt: skip
+CASES += [
+    ("r2_score", lambda m, a, b: F.r2_score(a, b), [rand(5, 3), rand(5, 3)], {}),
+    (
+        "r2_score_raw_values",
+        lambda m, a, b: F.r2_score(
+            a, b * numpy.array([1, 0, 1], numpy.float32) + 1, multioutput="raw_values"
+        ),
+        [rand(5, 3), rand(5, 3)],
+        {},
+    ),  # fmt: skip
+    (
+        "classification_summary",
+        lambda m, y: F.classification_summary(y, SUMMARY_LABELS),
+        [rand(6, 3)],
+        {},
+    ),
+    (
+        "classification_summary_label_num",
+        lambda m, y: F.classification_summary(
+            y, SUMMARY_LABELS.reshape(2, 3), label_num=4, beta=2.0
+        ),
+        [rand(2, 3, 3)],
+        {},
+    ),
+    (
+        "slstm",
+        lambda m, c1, c2, x1, x2: F.slstm(c1, c2, x1, x2),
+        [rand(2, 3, 2), rand(2, 3, 2), rand(2, 12, 2), rand(2, 12, 2)],
+        {},
+    ),
+    ("slstm_gates", lambda m, x1, x2: _slstm_gates(x1, x2), [rand(2, 8), rand(2, 8)], {}),
+    ("tree_lstm", lambda m, c, x: F.tree_lstm(c, x), [rand(2, 3), rand(2, 12)], {}),
+    (
+        "tree_lstm_3",
+        lambda m, c1, c2, c3, x: F.tree_lstm(c1, c2, c3, x),
+        [rand(2, 3, 2), rand(2, 3, 2), rand(2, 3, 2), rand(2, 18, 2)],
+        {},
+    ),
+    (
+        "fixed_decorrelated_batch_normalization",
+        lambda m, x: F.fixed_decorrelated_batch_normalization(x, m.mean, m.projection, groups=2),
+        [rand(3, 4, 2, 3)],
+        {"mean": rand(2, 2), "projection": rand(2, 2, 2)},
+    ),
+    ("im2col", lambda m, x: F.im2col(x, (2, 3)), [rand(1, 2, 4, 5)], {}),
+    (
+        "im2col_cover_all",
+        lambda m, x: F.im2col(x, 3, stride=2, pad=1, cover_all=True, dilate=(1, 2)),
+        [rand(2, 3, 7, 8)],
+        {},
+    ),
+    ("fft", lambda m, re, im: F.fft((re, im)), [rand(2, 3, 8), rand(2, 3, 8)], {}),
+    ("ifft", lambda m, re, im: F.ifft((re, im)), [rand(3, 5), rand(3, 5)], {}),
+    ("fft_1d", lambda m, re, im: F.fft((re, im)), [rand(7), rand(7)], {}),
+    (
+        "spatial_transformer_sampler_edges",
+        lambda m, x, g: F.spatial_transformer_sampler(x, g),
+        [rand(1, 2, 3, 4), EDGE_POINTS],
+        {},
+    ),
+    (
+        "deformable_convolution_2d_sampler",
+        lambda m, x, offset: F.deformable_convolution_2d_sampler(
+            x, offset, m.W, m.b, stride=(2, 1), pad=1
+        ),
+        [rand(2, 3, 5, 6), rand(2, 12, 3, 6, low=-3, high=3)],
+        {"W": rand(4, 3, 2, 3), "b": rand(4)},
+    ),
+    (
+        "deformable_convolution_2d_sampler_whole_pixels",
+        lambda m, x, offset: F.deformable_convolution_2d_sampler(x, offset, m.W),
+        [rand(1, 2, 4, 4), numpy.round(rand(1, 8, 3, 3, low=-3, high=3))],
+        {"W": rand(3, 2, 2, 2)},
+    ),
+    (
+        "roi_max_pooling_2d",
+        lambda m, x, rois: F.roi_max_pooling_2d(x, rois, ROI_INDICES_WIDE, (3, 2), 0.7),
+        [rand(2, 3, 8, 9), ROIS_WIDE],
+        {},
+    ),
+    (
+        "roi_average_pooling_2d",
+        lambda m, x, rois: F.roi_average_pooling_2d(x, rois, ROI_INDICES_WIDE, (3, 2), 0.7),
+        [rand(2, 3, 8, 9), ROIS_WIDE],
+        {},
+    ),
+    (
+        "roi_max_align_2d",
+        lambda m, x, rois: F.roi_max_align_2d(x, rois, ROI_INDICES_WIDE, (3, 2), 0.7, (1, 3)),
+        [rand(2, 3, 8, 9), ROIS_WIDE],
+        {},
+    ),
+    (
+        "roi_max_align_2d_adaptive",
+        lambda m, x, rois: F.roi_max_align_2d(x, rois, ROI_INDICES_WIDE, (2, 3), 1.0),
+        [rand(2, 3, 5, 6), ROIS_FAR],
+        {},
+    ),
+]
+
 MASK = numpy.array([[1, 0, 1, 1, 0, 1]] * 4, bool)
 BATCH_MASK = numpy.stack([MASK, ~MASK])
 ROIS = numpy.array([[0, 0, 10, 12], [2.5, 3, 14, 9.5], [4, 1, 7, 17]], numpy.float32)
@@ -338,6 +454,12 @@ def _xlogx(x):
     from dbr.functions.distributions._utils import XLogX
 
     return XLogX().apply((x,))[0]
+
+
+def _slstm_gates(x1, x2):
+    from dbr.functions.rnn.slstm import SLSTMGates
+
+    return SLSTMGates().apply((x1, x2))[0]
 
 
 def _concat_rows(a, b):
@@ -420,6 +542,15 @@ def test_upsampling_2d_before_and_after_scatter_with_reduction(tools, opset, sca
     assert (reductions == [b"add"]) == (scatter == "add"), reductions
 
 
+SECOND_PASS = (
+    "r2_score", "r2_score_raw_values", "classification_summary", "slstm", "slstm_gates",
+    "tree_lstm_3", "fixed_decorrelated_batch_normalization", "im2col_cover_all", "fft", "ifft",
+    "fft_1d", "spatial_transformer_sampler", "spatial_transformer_sampler_edges",
+    "deformable_convolution_2d_sampler", "roi_max_pooling_2d", "roi_average_pooling_2d",
+    "roi_max_align_2d", "roi_max_align_2d_adaptive",
+)  # fmt: skip
+
+
 # float64 and float16 where ONNX Runtime's CPU provider has every kernel the export uses (it
 # has no float64 Atan, so arctan2 is checked in float32 only).
 @pytest.mark.parametrize(
@@ -431,12 +562,14 @@ def test_upsampling_2d_before_and_after_scatter_with_reduction(tools, opset, sca
                 "mean_squared_error", "huber_loss", "sigmoid_cross_entropy", "gaussian_nll",
                 "tensordot", "einsum", "cumsum", "cumprod", "layer_normalization",
                 "local_convolution_2d", "diagonal", "fliplr_flipud", "spatial_transformer_grid",
+                *SECOND_PASS,
             )
         ],
         *[
             (n, numpy.float16)
             for n in (
                 "mean_squared_error", "squared_error", "absolute_error", "layer_normalization",
+                *SECOND_PASS,
             )
         ],
     ],
@@ -449,6 +582,46 @@ def test_converter_dtypes(check, function_model, name, dtype):
     inputs = [x.astype(dtype) if x.dtype.kind == "f" else x for x in inputs]
     tol = 2e-2 if dtype == numpy.float16 else 1e-7
     check(model, inputs, opsets=(13, dbr.onnx.maximum_opset_version()), atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize(
+    ("name", "opset", "operator"),
+    [("spatial_transformer_sampler", 12, "Gather"), ("spatial_transformer_sampler", 15, "Gather"),
+     ("spatial_transformer_sampler", 16, "GridSample"), ("fft", 16, "MatMul"),
+     ("fft", 17, "DFT"), ("ifft", 20, "DFT")],
+)  # fmt: skip
+def test_direct_operator_from_its_opset_and_a_decomposition_before(tools, name, opset, operator):
+    _, forward, inputs, params = next(case for case in CASES if case[0] == name)
+    model = tools.FunctionModel(forward, **params)
+    proto = tools.check_export(model, inputs, opsets=(opset,), atol=1e-5, rtol=1e-4)
+    ops = {n.op_type for n in proto.graph.node}
+    assert operator in ops and not ops & ({"GridSample", "DFT"} - {operator}), ops
+
+
+@pytest.mark.parametrize(
+    ("name", "opset", "first"),
+    [("spatial_transformer_sampler", 11, 12), ("r2_score", 10, 11), ("roi_max_align_2d", 10, 11),
+     ("roi_max_pooling_2d", 10, 11), ("classification_summary", 8, 9)],
+)  # fmt: skip
+def test_too_old_an_opset_is_refused_naming_the_first(tools, name, opset, first):
+    import dbr.onnx
+    from dbr.onnx.converters._legacy import OpsetError
+
+    _, forward, inputs, params = next(case for case in CASES if case[0] == name)
+    model = tools.FunctionModel(forward, **params)
+    with pytest.raises(OpsetError, match=rf"from opset {first} on.*\(got opset {opset}\)"):
+        dbr.onnx.export(model, inputs, opset_version=opset)
+
+
+def test_classification_summary_of_computed_labels_needs_label_num(tools):
+    import dbr.onnx
+
+    model = tools.FunctionModel(lambda m, y, t: F.classification_summary(y, t))
+    with pytest.raises(ValueError, match=r"ClassificationSummary.*label_num given.*got "
+                                         r"label_num=None for t of shape \(6,\)"):  # fmt: skip
+        dbr.onnx.export(model, [rand(6, 3), SUMMARY_LABELS], opset_version=13)
+    model = tools.FunctionModel(lambda m, y, t: F.classification_summary(y, t, label_num=3))
+    tools.check_export(model, [rand(6, 3), SUMMARY_LABELS], opsets=(13,))
 
 
 def test_rrelu_in_train_mode_is_refused(tools):

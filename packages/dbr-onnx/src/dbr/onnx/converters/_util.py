@@ -82,3 +82,13 @@ def pick_per_row(chain, x, index, shape, output=None):
     flat = chain.op("Reshape", [x, chain.const([-1])])
     offsets = chain.const(numpy.arange(rows) * columns)
     return chain.op("Gather", [flat, chain.op("Add", [index, offsets])], outputs, axis=0)
+
+
+def require_opset(p, opset, reason):
+    """Raise :class:`~dbr.onnx.converters._legacy.OpsetError` when the opset exported is older
+    than ``opset``; ``reason`` says what the converter needs from it."""
+    if p.opset_version < opset:
+        raise _legacy.OpsetError(
+            f"{p.context.node_name}: {p.func.label} exports from opset {opset} on ({reason}); "
+            f"export this model at opset {opset} or later (got opset {p.opset_version})"
+        )

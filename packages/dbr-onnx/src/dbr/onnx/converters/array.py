@@ -2,8 +2,10 @@
 
 import numpy
 
+import onnx
 from dbr.onnx.converters._legacy import OpsetError
-from dbr.onnx.converters._util import Chain, pick_per_row
+from dbr.onnx.converters._util import Chain, pick_per_row, require_opset
+from onnx import helper
 
 _INT64_MIN = numpy.iinfo(numpy.int64).min
 
@@ -571,15 +573,80 @@ def _spatial_transformer_grid(p):
 
 
 def _spatial_transformer_sampler(p):
-    """GridSample (opset 16 on): bilinear, zeros outside, -1 and 1 the corner pixels' centres."""
+    """GridSample from opset 16 (bilinear, zeros outside, -1 and 1 the corner pixels' centres);
+    before it, the four corners of each point gathered and weighed as dbr's forward does."""
     c = Chain(p)
     x, grid = p.input_names
+    if p.opset_version < 16:
+        return _sample_corners(c, p)
     points = c.op("Transpose", [grid], perm=[0, 2, 3, 1])
     mode = "linear" if p.opset_version >= 20 else "bilinear"
     c.op(
         "GridSample", [x, points], p.output_names, mode=mode, padding_mode="zeros",
         align_corners=1,
     )  # fmt: skip
+    return c.nodes
+
+
+def _corner_axis(c, coordinate, size, dtype):
+    """Along one axis: the low pixel (int64), the fraction past it and the two pixels' validity.
+
+    The point ``(coordinate + 1) (size - 1) / 2`` is clipped to ``[-1, size]``, as dbr does.
+    """
+    scale = c.const(numpy.asarray((size - 1) / 2, dtype), dtype, "scale")
+    position = c.op("Mul", [c.op("Add", [coordinate, c.const(1, dtype, "one")]), scale])
+    position = c.op("Clip", [position, c.const(-1, dtype, "low"), c.const(size, dtype, "high")])
+    low = c.op("Floor", [position])
+    low = c.op("Clip", [low, c.const(-1, dtype, "low"), c.const(size - 1, dtype, "high")])
+    fraction = c.op("Sub", [position, low])
+    low_ok = c.op("Not", [c.op("Less", [low, c.const(0, dtype)])])
+    high_ok = c.op("Less", [low, c.const(size - 1, dtype)])
+    return c.op("Cast", [low], to=onnx.TensorProto.INT64), fraction, (low_ok, high_ok)
+
+
+def _sample_corners(c, p):
+    """spatial_transformer_sampler by Gather (opset 12 on, for Clip of int64 indexes)."""
+    require_opset(p, 12, "Clip of int64 corner indexes")
+    x, grid = p.input_names
+    n, channels, height, width = p.input_arrays[0].shape
+    x_dtype = p.input_arrays[0].dtype
+    dtype = numpy.dtype(numpy.float32) if x_dtype == numpy.float16 else x_dtype
+    n_points = int(numpy.prod(p.input_arrays[1].shape[2:]))
+    points = c.op("Reshape", [grid, c.const([n, 2, n_points])])
+    if dtype != x_dtype:
+        points = c.op("Cast", [points], to=helper.np_dtype_to_tensor_dtype(dtype))
+    cols, a, (left_ok, right_ok) = _corner_axis(
+        c, c.op("Gather", [points, c.const(0)], axis=1), width, dtype
+    )
+    rows, b, (top_ok, bottom_ok) = _corner_axis(
+        c, c.op("Gather", [points, c.const(1)], axis=1), height, dtype
+    )
+    w_const = c.const(width)
+    top = c.op("Add", [c.op("Mul", [rows, w_const]), cols])
+    bottom = c.op("Add", [top, w_const])
+    corners = [top, c.op("Add", [top, c.const(1)]), bottom, c.op("Add", [bottom, c.const(1)])]
+    masks = [c.op("And", [v, h]) for v in (top_ok, bottom_ok) for h in (left_ok, right_ok)]
+    # Image m's pixels follow the m * H * W before them in the (C, N * H * W) columns.
+    first = c.const(numpy.arange(n)[:, None] * (height * width))
+    columns = c.op("Reshape", [c.op("Transpose", [x], perm=[1, 0, 2, 3]), c.const([channels, -1])])
+    last = c.const(height * width - 1)
+    one_minus_b = c.op("Sub", [c.const(1, dtype, "one"), b])
+    w1 = c.op("Mul", [a, one_minus_b])
+    w3 = c.op("Mul", [a, b])
+    weights = [c.op("Sub", [one_minus_b, w1]), w1, c.op("Sub", [b, w3]), w3]
+    y = None
+    for index, mask, weight in zip(corners, masks, weights):
+        index = c.op("Add", [c.op("Clip", [index, c.const(0), last]), first])
+        value = c.op("Transpose", [c.op("Gather", [columns, index], axis=1)], perm=[1, 0, 2])
+        mask = c.op("Cast", [mask], to=helper.np_dtype_to_tensor_dtype(x_dtype))
+        value = c.op("Mul", [value, c.op("Unsqueeze", [mask, c.const([1])])])
+        if dtype != x_dtype:
+            value = c.op("Cast", [value], to=helper.np_dtype_to_tensor_dtype(dtype))
+        term = c.op("Mul", [value, c.op("Unsqueeze", [weight, c.const([1])])])
+        y = term if y is None else c.op("Add", [y, term])
+    if dtype != x_dtype:
+        y = c.op("Cast", [y], to=helper.np_dtype_to_tensor_dtype(x_dtype))
+    c.op("Reshape", [y, c.const(p.output_shapes[0])], p.output_names)
     return c.nodes
 
 

@@ -455,6 +455,43 @@ def _batch_l2_norm_squared(p):
     return c.nodes
 
 
+def _fft(p):
+    """The DFT over the last axis: DFT from opset 17, a MatMul with the DFT matrix before.
+
+    DFT reads the real and imaginary parts stacked on a last axis of 2; the matrices hold
+    ``cos`` and ``sin`` of ``2 pi j k / n``, computed in float64 with ``j k`` taken modulo
+    ``n``.
+    """
+    c = Chain(p)
+    real, imag = p.input_names
+    shape = p.input_arrays[0].shape
+    dtype = p.input_arrays[0].dtype
+    inverse = p.func.label == "IFFT"
+    if p.opset_version >= 17:
+        if len(shape) == 1:  # DFT transforms an axis after the batch axis
+            real, imag = (c.op("Unsqueeze", [v, c.const([0])]) for v in (real, imag))
+        z = c.op("Concat", [c.op("Unsqueeze", [v, c.const([-1])]) for v in (real, imag)], axis=-1)
+        axis = max(len(shape), 2) - 1
+        if p.opset_version >= 20:
+            y = c.op("DFT", [z, "", c.const(axis)], inverse=int(inverse))
+        else:
+            y = c.op("DFT", [z], axis=axis, inverse=int(inverse))
+        if len(shape) == 1:
+            y = c.op("Squeeze", [y, c.const([0])])
+        for part, output in enumerate(p.output_names):
+            c.op("Gather", [y, c.const(part)], [output], axis=-1)
+        return c.nodes
+    n = shape[-1]
+    angle = 2 * numpy.pi * (numpy.outer(numpy.arange(n), numpy.arange(n)) % n) / n
+    scale = 1.0 / n if inverse else 1.0
+    cos = c.const(numpy.cos(angle) * scale, dtype, "cos")
+    sin = c.const(numpy.sin(angle) * (scale if inverse else -scale), dtype, "sin")
+    # (real + i imag) (cos + i sin) with sin's sign that of the transform's exponent
+    c.op("Sub", [c.op("MatMul", [real, cos]), c.op("MatMul", [imag, sin])], [p.output_names[0]])
+    c.op("Add", [c.op("MatMul", [imag, cos]), c.op("MatMul", [real, sin])], [p.output_names[1]])
+    return c.nodes
+
+
 CONVERTERS = {
     "Add": _same("Add"),
     "Sub": _same("Sub"),
@@ -532,4 +569,6 @@ CONVERTERS = {
     "Arctan2": _arctan2,
     "WeightedAverage": _weighted_average,
     "BatchL2NormSquared": _batch_l2_norm_squared,
+    "FFT": _fft,
+    "IFFT": _fft,
 }

@@ -1,6 +1,10 @@
-"""Converters of batch (fixed and batch-statistics), group, local-response and L2 normalization."""
+"""Converters of batch (fixed and batch-statistics), fixed decorrelated, group, local-response,
+layer and L2 normalization."""
+
+import numpy
 
 from dbr.onnx.converters._util import Chain, reduce
+from onnx import helper
 
 
 def _param_shape(x_ndim, gamma_shape, axis):
@@ -138,11 +142,41 @@ def _layer_normalization(p):
     return c.nodes
 
 
+def _fixed_decorrelated_batch_normalization(p):
+    """``projection[g] @ (x_g - mean[g])`` for each channel group ``g`` (one batched MatMul).
+
+    ``x`` (``(N, G * C, ...)``) is viewed as ``(G, C, m)`` with ``m`` the samples of a
+    channel, as dbr's forward does, in float32 at least.
+    """
+    c = Chain(p)
+    x, mean, projection = p.input_names
+    x_arr = p.input_arrays[0]
+    shape = x_arr.shape
+    groups = p.func.groups
+    dtype = numpy.result_type(numpy.float32, x_arr.dtype)
+    if dtype != x_arr.dtype:
+        to = helper.np_dtype_to_tensor_dtype(dtype)
+        x, mean, projection = (c.op("Cast", [n], to=to) for n in (x, mean, projection))
+    swap = [1, 0, *range(2, len(shape))]
+    grouped = c.op("Transpose", [x], perm=swap)
+    grouped = c.op("Reshape", [grouped, c.const([groups, shape[1] // groups, -1])])
+    centred = c.op("Sub", [grouped, c.op("Unsqueeze", [mean, c.const([2])])])
+    y = c.op("MatMul", [projection, centred])
+    y = c.op("Reshape", [y, c.const([shape[1], shape[0], *shape[2:]])])
+    if dtype == x_arr.dtype:
+        c.op("Transpose", [y], p.output_names, perm=swap)
+    else:
+        y = c.op("Transpose", [y], perm=swap)
+        c.op("Cast", [y], p.output_names, to=helper.np_dtype_to_tensor_dtype(x_arr.dtype))
+    return c.nodes
+
+
 CONVERTERS = {
     "FixedBatchNormalization": _fixed_batch_normalization,
     "BatchNormalization": _batch_normalization,
     "LocalResponseNormalization": _local_response_normalization,
     "NormalizeL2": _normalize_l2,
     "GroupNormalization": _group_normalization,
+    "FixedDecorrelatedBatchNormalization": _fixed_decorrelated_batch_normalization,
     "LayerNormalization": _layer_normalization,
 }

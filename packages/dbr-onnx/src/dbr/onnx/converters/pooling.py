@@ -4,7 +4,7 @@ import numpy
 
 import onnx
 from dbr.onnx._graph import to_numpy
-from dbr.onnx.converters._util import Chain
+from dbr.onnx.converters._util import Chain, reduce, require_opset
 from onnx import helper
 
 
@@ -168,6 +168,193 @@ def _roi_pooling(p):
     return c.nodes
 
 
+def _roi_images(c, p):
+    """``(rois, x)``: the regions in float64 and each region's image ``(R, C, H, W)`` in the
+    dtype dbr computes in (float32 for float16)."""
+    x, rois, roi_indices = p.input_names
+    x_dtype = p.input_arrays[0].dtype
+    rois = c.op("Cast", [rois], to=onnx.TensorProto.DOUBLE)
+    images = c.op("Gather", [x, c.op("Cast", [roi_indices], to=onnx.TensorProto.INT64)], axis=0)
+    if x_dtype == numpy.float16:
+        images = c.op("Cast", [images], to=onnx.TensorProto.FLOAT)
+    return rois, images
+
+
+def _roi_column(c, rois, column):
+    """Column ``column`` of the ``(R, 4)`` regions, as ``(R, 1)``."""
+    return c.op("Gather", [rois, c.const([column])], axis=1)
+
+
+def _pixel_bins(c, rois, axis, n_out, length, spatial_scale):
+    """Along one axis (0: rows, 1: columns), which pixels each whole-pixel bin covers.
+
+    dbr's bins, computed with the same float64 operations: the corners scaled and rounded
+    (halves to even), a region ``max(end - start, 1)`` pixels long split at
+    ``start + floor(p s)`` and ``start + ceil((p + 1) s)``, ``s = length / n_out``.
+
+    Returns:
+        ``(R, n_out, length)`` booleans.
+    """
+    double = numpy.float64
+    corners = c.op("Round", [c.op("Mul", [rois, c.const(spatial_scale, double, "scale")])])
+    start = _roi_column(c, corners, axis)
+    span = c.op("Sub", [_roi_column(c, corners, axis + 2), start])
+    span = c.op("Max", [span, c.const(1, double, "one")])
+    stride = c.op("Div", [span, c.const(n_out, double, "n_out")])
+    bins = numpy.arange(n_out, dtype=double)
+    lo = c.op("Add", [start, c.op("Floor", [c.op("Mul", [c.const(bins, double, "p"), stride])])])
+    hi = c.op("Mul", [c.const(bins + 1, double, "p_1"), stride])
+    hi = c.op("Add", [start, c.op("Ceil", [hi])])
+    pixels = c.const(numpy.arange(length, dtype=double), double, "pixels")
+    lo, hi = (c.op("Unsqueeze", [v, c.const([2])]) for v in (lo, hi))
+    return c.op("And", [c.op("Not", [c.op("Less", [pixels, lo])]), c.op("Less", [pixels, hi])])
+
+
+def _roi_max_pooling(p):
+    """The maximum of each bin: the pixels outside it masked to -inf, columns then rows.
+
+    ONNX's MaxRoiPool is not used: its regions span one pixel more and its empty bins give 0.
+    """
+    c = Chain(p)
+    f = p.func
+    rois, images = _roi_images(c, p)
+    height, width = p.input_arrays[0].shape[2:]
+    (out_h, out_w), dtype = f.outsize, p.input_arrays[0].dtype
+    rows = _pixel_bins(c, rois, 0, out_h, height, f.spatial_scale)
+    cols = _pixel_bins(c, rois, 1, out_w, width, f.spatial_scale)
+    compute = numpy.float32 if dtype == numpy.float16 else dtype
+    lowest = c.const(-numpy.inf, compute, "lowest")
+    # The image (R, C, H, 1, W) where the columns (R, 1, 1, out_w, W) are in a bin: its
+    # maxima over W (R, C, 1, H, out_w) where the rows (R, 1, out_h, H, 1) are: over H.
+    in_cols = c.op("Unsqueeze", [cols, c.const([1, 2])])
+    masked = c.op("Where", [in_cols, c.op("Unsqueeze", [images, c.const([3])]), lowest])
+    by_cols = c.op("Unsqueeze", [reduce(c, "ReduceMax", masked, [4], False), c.const([2])])
+    masked = c.op("Where", [c.op("Unsqueeze", [rows, c.const([1, 4])]), by_cols, lowest])
+    y = reduce(c, "ReduceMax", masked, [3], False)
+    c.op("Cast", [y], p.output_names, to=helper.np_dtype_to_tensor_dtype(dtype))
+    return c.nodes
+
+
+def _roi_average_pooling(p):
+    """The mean of each bin: ``rows @ x @ cols^T`` with each bin's pixels weighed ``1 / count``.
+
+    ONNX's MaxRoiPool takes maxima, and of bins one pixel wider; this is dbr's average.
+    """
+    c = Chain(p)
+    f = p.func
+    rois, images = _roi_images(c, p)
+    dtype = p.input_arrays[0].dtype
+    compute = numpy.float32 if dtype == numpy.float16 else dtype
+    weights = []
+    for axis, n_out, length in zip((0, 1), f.outsize, p.input_arrays[0].shape[2:]):
+        inside = _pixel_bins(c, rois, axis, n_out, length, f.spatial_scale)
+        inside = c.op("Cast", [inside], to=onnx.TensorProto.DOUBLE)
+        count = reduce(c, "ReduceSum", inside, [2], True)
+        count = c.op("Max", [count, c.const(1, numpy.float64, "one")])
+        weight = c.op("Div", [inside, count])
+        weight = c.op("Cast", [weight], to=helper.np_dtype_to_tensor_dtype(numpy.dtype(compute)))
+        weights.append(c.op("Unsqueeze", [weight, c.const([1])]))  # (R, 1, n_out, length)
+    rows, cols = weights
+    cols = c.op("Transpose", [cols], perm=[0, 1, 3, 2])
+    y = c.op("MatMul", [c.op("MatMul", [rows, images]), cols])
+    c.op("Cast", [y], p.output_names, to=helper.np_dtype_to_tensor_dtype(dtype))
+    return c.nodes
+
+
+def _align_axis(c, rois, axis, n_out, length, spatial_scale, ratio):
+    """Along one axis, the bilinear sample points of ROI align as a weight matrix.
+
+    dbr's points, with the same float64 operations: bin ``p`` of a region ``[start, end)``
+    (at least 1 long) has ``g`` points ``start + p b + (i + 0.5) b / g``, ``b`` the bin's
+    size and ``g = ratio`` or ``ceil(b)``; a point outside ``[-1, length]`` is invalid, and
+    one is clamped into ``[0, length - 1]``. When ``g`` adapts to the region, ``K = 2 length +
+    6`` consecutive ``i`` from just before the first valid point are taken: those points are at
+    least half a pixel apart, so no more than ``2 length + 2`` of them fit in ``[-1, length]``.
+
+    Returns:
+        ``(weights, valid, K)``: ``(R, n_out K, length)`` float64 interpolation weights of
+        the pixels, ``(R, n_out K)`` booleans, and ``K``, the points taken per bin.
+    """
+    double = numpy.float64
+    scaled = c.op("Mul", [rois, c.const(spatial_scale, double, "scale")])
+    start = _roi_column(c, scaled, axis)  # (R, 1)
+    size = c.op("Sub", [_roi_column(c, scaled, axis + 2), start])
+    size = c.op("Max", [size, c.const(1, double, "one")])
+    size = c.op("Div", [size, c.const(n_out, double, "n_out")])
+    start, size = (c.op("Unsqueeze", [v, c.const([2])]) for v in (start, size))  # (R, 1, 1)
+    count = c.op("Ceil", [size]) if ratio is None else c.const(ratio, double, "ratio")
+    window = 2 * length + 6
+    bins = c.const(numpy.arange(n_out, dtype=double)[:, None], double, "p")
+    corner = c.op("Add", [start, c.op("Mul", [bins, size])])  # (R, n_out, 1)
+    if ratio is not None:
+        i = c.const(numpy.arange(ratio, dtype=double), double, "i")  # (K,)
+    else:
+        # The first i whose point is at -1 or after, less one for rounding, and not below 0.
+        spacing = c.op("Div", [size, count])
+        first = c.op("Div", [c.op("Sub", [c.const(-1, double, "minus_one"), corner]), spacing])
+        first = c.op("Floor", [c.op("Sub", [first, c.const(1.5, double, "margin")])])
+        first = c.op("Max", [first, c.const(0, double, "zero")])  # (R, n_out, 1)
+        i = c.op("Add", [first, c.const(numpy.arange(window, dtype=double), double, "i")])
+    along = c.op("Mul", [c.op("Add", [i, c.const(0.5, double, "half")]), size])
+    t = c.op("Add", [corner, c.op("Div", [along, count])])
+    after_start = c.op("Not", [c.op("Less", [t, c.const(-1, double, "minus_one")])])
+    before_end = c.op("Not", [c.op("Greater", [t, c.const(length, double, "length")])])
+    valid = c.op("And", [c.op("And", [after_start, before_end]), c.op("Less", [i, count])])
+    t = c.op("Max", [t, c.const(0, double, "zero")])
+    low = c.op("Min", [c.op("Floor", [t]), c.const(length - 1, double, "last")])
+    edge = c.op("Not", [c.op("Less", [low, c.const(length - 1, double, "last")])])
+    fraction = c.op("Where", [edge, c.const(0, double, "zero"), c.op("Sub", [t, low])])
+    on = c.op("Cast", [valid], to=onnx.TensorProto.DOUBLE)
+    fraction = c.op("Mul", [fraction, on])
+    pixels = c.const(numpy.arange(length, dtype=double), double, "pixels")
+    high = c.op("Add", [low, c.const(1, double, "one")])
+    weight = None
+    for at, share in ((low, c.op("Sub", [on, fraction])), (high, fraction)):
+        at = c.op("Equal", [pixels, c.op("Unsqueeze", [at, c.const([3])])])
+        term = c.op("Mul", [c.op("Cast", [at], to=onnx.TensorProto.DOUBLE),
+                            c.op("Unsqueeze", [share, c.const([3])])])  # fmt: skip
+        weight = term if weight is None else c.op("Add", [weight, term])
+    n_rois = c.p.input_arrays[1].shape[0]
+    k = window if ratio is None else ratio
+    weight = c.op("Reshape", [weight, c.const([n_rois, n_out * k, length])])
+    return weight, c.op("Reshape", [valid, c.const([n_rois, n_out * k])]), k
+
+
+def _roi_max_align(p):
+    """The largest bilinear sample of each bin: every sample point interpolated (a row and a
+    column weight matrix around each region's image), invalid points masked to -inf.
+
+    ONNX Runtime's RoiAlign max mode takes the maximum of the corners' weighted values, not
+    of the interpolated ones, so it is not used.
+    """
+    require_opset(p, 11, "Equal of floating-point values")
+    c = Chain(p)
+    f = p.func
+    rois, images = _roi_images(c, p)
+    dtype = p.input_arrays[0].dtype
+    compute = numpy.float32 if dtype == numpy.float16 else dtype
+    to = helper.np_dtype_to_tensor_dtype(numpy.dtype(compute))
+    (out_h, out_w), (height, width) = f.outsize, p.input_arrays[0].shape[2:]
+    rows, row_valid, k_h = _align_axis(
+        c, rois, 0, out_h, height, f.spatial_scale, f.sampling_ratio[0]
+    )
+    cols, col_valid, k_w = _align_axis(
+        c, rois, 1, out_w, width, f.spatial_scale, f.sampling_ratio[1]
+    )
+    rows = c.op("Unsqueeze", [c.op("Cast", [rows], to=to), c.const([1])])
+    cols = c.op("Unsqueeze", [c.op("Cast", [cols], to=to), c.const([1])])
+    cols = c.op("Transpose", [cols], perm=[0, 1, 3, 2])
+    samples = c.op("MatMul", [c.op("MatMul", [rows, images]), cols])
+    row_valid = c.op("Unsqueeze", [row_valid, c.const([1, 3])])
+    valid = c.op("And", [row_valid, c.op("Unsqueeze", [col_valid, c.const([1, 2])])])
+    samples = c.op("Where", [valid, samples, c.const(-numpy.inf, compute, "lowest")])
+    n_rois, channels = p.output_shapes[0][:2]
+    samples = c.op("Reshape", [samples, c.const([n_rois, channels, out_h, k_h, out_w, k_w])])
+    y = reduce(c, "ReduceMax", samples, [3, 5], False)
+    c.op("Cast", [y], p.output_names, to=helper.np_dtype_to_tensor_dtype(dtype))
+    return c.nodes
+
+
 CONVERTERS = {
     "MaxPoolingND": _max_pooling,
     "AveragePoolingND": _average_pooling,
@@ -178,4 +365,7 @@ CONVERTERS = {
     "ROIPooling2D": _roi_pooling,
     "Upsampling2D": _upsampling_2d,
     "ROIAverageAlign2D": _roi_average_align,
+    "ROIMaxPooling2D": _roi_max_pooling,
+    "ROIAveragePooling2D": _roi_average_pooling,
+    "ROIMaxAlign2D": _roi_max_align,
 }

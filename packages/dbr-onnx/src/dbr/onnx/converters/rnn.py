@@ -1,4 +1,5 @@
-"""Converters of the recurrent cells and of the layers of the n-step RNNs."""
+"""Converters of the recurrent cells (lstm, slstm, tree_lstm) and of the layers of the n-step
+RNNs."""
 
 from dbr.onnx.converters._util import Chain
 
@@ -123,8 +124,76 @@ def _rnn_step(c, p_t, h, cell, params):
     return c.op(activation, [pre]), None
 
 
+def _split_gates(c, x, shape, n_gates, interleaved):
+    """The ``n_gates`` gates of ``x`` of ``shape`` ``(B, n_gates * N, ...)``, each ``(B, N, ...)``.
+
+    Interleaved (lstm's layout), unit ``j`` of gate ``k`` is column ``j * n_gates + k``;
+    blocked, it is column ``k * N + j``.
+    """
+    units = shape[1] // n_gates
+    if not interleaved:
+        return c.op("Split", [x, c.const([units] * n_gates)], n_outputs=n_gates, axis=1)
+    grouped = c.op("Reshape", [x, c.const([shape[0], units, n_gates, *shape[2:]])])
+    gates = c.op("Split", [grouped, c.const([1] * n_gates)], n_outputs=n_gates, axis=2)
+    return [c.op("Squeeze", [g, c.const([2])]) for g in gates]
+
+
+def _cell(c, pairs, forgets, o, outputs):
+    """``c = sum tanh(a) sigmoid(i) + sum c_k sigmoid(f_k)`` and ``h = sigmoid(o) tanh(c)``.
+
+    ``pairs`` are the ``(a, i)`` gates and ``forgets`` the ``(c_k, f_k)``, added in dbr's
+    order; ``outputs`` the names of ``c`` and ``h``.
+    """
+    terms = [c.op("Mul", [c.op("Tanh", [a]), c.op("Sigmoid", [i])]) for a, i in pairs]
+    terms += [c.op("Mul", [c.op("Sigmoid", [f]), c_k]) for c_k, f in forgets]
+    total = terms[0]
+    for term in terms[1:-1]:
+        total = c.op("Add", [total, term])
+    if len(terms) > 1:
+        total = c.op("Add", [total, terms[-1]], [outputs[0]])
+    else:
+        total = c.op("Identity", [total], [outputs[0]])
+    c.op("Mul", [c.op("Sigmoid", [o]), c.op("Tanh", [total])], [outputs[1]])
+    return c.nodes
+
+
+def _slstm_gates(c, p):
+    """The gates ``(a, i, f, o)`` of ``x1`` and of ``x2``, the last two inputs (lstm's layout)."""
+    shape = p.input_arrays[-1].shape
+    return [_split_gates(c, x, shape, 4, True) for x in p.input_names[-2:]]
+
+
+def _slstm(p):
+    c = Chain(p)
+    c1, c2 = p.input_names[:2]
+    (a1, i1, f1, o1), (a2, i2, f2, o2) = _slstm_gates(c, p)
+    o = c.op("Add", [o1, o2])
+    return _cell(c, [(a1, i1), (a2, i2)], [(c1, f1), (c2, f2)], o, p.output_names)
+
+
+def _slstm_pre_activations(p):
+    """slstm's pre-activations ``[a1, i1, a2, i2, o1 + o2, f1, f2]``, blocked along axis 1."""
+    c = Chain(p)
+    (a1, i1, f1, o1), (a2, i2, f2, o2) = _slstm_gates(c, p)
+    blocks = [a1, i1, a2, i2, c.op("Add", [o1, o2]), f1, f2]
+    c.op("Concat", blocks, p.output_names, axis=1)
+    return c.nodes
+
+
+def _tree_lstm(p):
+    """The TreeLSTM cell: ``x`` holds the blocks ``a, i, o, f_1 .. f_n`` along axis 1."""
+    c = Chain(p)
+    n = p.func.n_cells
+    x_shape = p.input_arrays[n].shape
+    a, i, o, *fs = _split_gates(c, p.input_names[n], x_shape, 3 + n, False)
+    return _cell(c, [(a, i)], list(zip(p.input_names[:n], fs)), o, p.output_names)
+
+
 CONVERTERS = {
     "LSTM": _lstm,
+    "SLSTM": _slstm,
+    "SLSTMGates": _slstm_pre_activations,
+    "TreeLSTM": _tree_lstm,
     "LSTMLayer": _recurrent_layer(_lstm_step),
     "GRULayer": _recurrent_layer(_gru_step),
     "RNNLayer": _recurrent_layer(_rnn_step),

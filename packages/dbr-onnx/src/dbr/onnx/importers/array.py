@@ -1,6 +1,6 @@
 """Importers of shape and indexing operators: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
 Expand, Tile, Concat, Split, Slice, Gather, GatherElements, ScatterElements, Pad,
-DepthToSpace, SpaceToDepth and Resize."""
+DepthToSpace, SpaceToDepth, Resize and GridSample."""
 
 import functools
 import math
@@ -229,3 +229,31 @@ def _resize(params, x, roi=None, scales=None, sizes=None):
             matrix = y.device.send(matrix)
         y = F.moveaxis(F.matmul(moved, matrix), -1, axis)
     return y
+
+
+@importer(IMPORTERS, "GridSample")
+def _grid_sample(params, x, grid):
+    """Bilinear sampling with zeros outside, as spatial_transformer_sampler samples.
+
+    With ``align_corners=0`` (-1 and 1 the image's edges), a coordinate ``g`` is the
+    sampler's ``g size / (size - 1)``, so such an image must be wider and taller than 1.
+    """
+    mode = params.get("mode", "bilinear" if params.opset_version < 20 else "linear")
+    if mode not in ("bilinear", "linear") or params.get("padding_mode", "zeros") != "zeros":
+        raise params.error(
+            f"mode={mode!r}, padding_mode={params.get('padding_mode', 'zeros')!r}: only "
+            "bilinear sampling with zeros outside is supported"
+        )
+    if x.ndim != 4:
+        raise params.error(f"a {x.ndim}-d input: only 4-d (N, C, H, W) is supported")
+    points = F.transpose(grid, (0, 3, 1, 2))
+    if not params.get("align_corners", 0):
+        height, width = x.shape[2:]
+        if min(height, width) < 2:
+            raise params.error(
+                f"align_corners=0 on an image of {height} x {width} pixels: supported for "
+                "images at least 2 x 2"
+            )
+        scale = numpy.array([width / (width - 1), height / (height - 1)], array_of(grid).dtype)
+        points = points * scale.reshape(1, 2, 1, 1)
+    return F.spatial_transformer_sampler(x, points)

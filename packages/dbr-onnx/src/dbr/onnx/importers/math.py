@@ -1,5 +1,5 @@
 """Importers of elementwise arithmetic and math (broadcasting as ONNX does), Clip, Where,
-Cast, CumSum and the reductions."""
+Cast, CumSum, DFT and the reductions."""
 
 import functools
 
@@ -7,7 +7,8 @@ import numpy
 
 import dbr.functions as F
 from dbr.core import Variable, ops
-from dbr.onnx.importers._util import array_of, axes_of, importer, shape_of
+from dbr.core.backend import get_array_module
+from dbr.onnx.importers._util import array_of, axes_of, importer, ints, shape_of
 from onnx import helper
 
 IMPORTERS = {}
@@ -137,6 +138,31 @@ def _cumsum(params, x, axis):
     if params.get("exclusive", 0):
         y = y - (F.flip(x, axis) if reverse else x)
     return F.flip(y, axis) if reverse else y
+
+
+@importer(IMPORTERS, "DFT", static=(1, 2))
+def _dft(params, x, dft_length=None, axis=None):
+    """The complex DFT (or its inverse) of ``(..., n, 2)`` or real ``(..., n, 1)`` input."""
+    if params.get("onesided", 0):
+        raise params.error("onesided=1 is not supported (a two-sided DFT is)")
+    axis = ints(axis) if axis is not None else []
+    axis = axis[0] if axis else params.get("axis", 1 if params.opset_version < 20 else -2)
+    axis %= x.ndim
+    if axis == x.ndim - 1:
+        raise params.error(f"axis={axis} is the last axis, which holds the complex parts")
+    n = x.shape[axis]
+    length = ints(dft_length) if dft_length is not None else []
+    if length and length[0] != n:
+        raise params.error(f"dft_length={length[0]} other than the axis' length {n}")
+    real = F.moveaxis(F.get_item(x, (Ellipsis, 0)), axis, -1)
+    if x.shape[-1] == 2:
+        imag = F.moveaxis(F.get_item(x, (Ellipsis, 1)), axis, -1)
+    else:
+        array = array_of(x)
+        imag = get_array_module(array).zeros(real.shape, array.dtype)
+    transform = F.ifft if params.get("inverse", 0) else F.fft
+    parts = [F.moveaxis(v, -1, axis) for v in transform((real, imag))]
+    return F.stack(parts, axis=-1)
 
 
 def _reduction(function, axes_input_from):
