@@ -104,7 +104,7 @@ def test_get_array_module_follows_a_registered_array_type(monkeypatch):
     fake_xp = object()
     monkeypatch.setitem(backend._array_types, FakeArray, (fake_xp, lambda a: cpu))
     assert get_array_module(numpy.ones(1), FakeArray()) is fake_xp
-    assert get_array_module(Variable._new(FakeArray(), False)) is fake_xp
+    assert get_array_module(Variable.from_array(FakeArray(), False)) is fake_xp
     assert FakeArray in backend.get_array_types()
 
 
@@ -129,9 +129,8 @@ def test_get_device_from_several_arrays_is_the_first_off_the_cpu(monkeypatch):
     assert get_device_from_array(a, numpy.float32(1.0), None) is cpu
     assert get_device_from_array(a, FakeArray(fake_device)) is fake_device
     assert get_device_from_array(FakeArray(other_device), FakeArray(fake_device)) is other_device
-    assert get_device_from_array(Variable(a), Variable._new(FakeArray(fake_device), False)) is (
-        fake_device
-    )
+    fake = Variable.from_array(FakeArray(fake_device), False)
+    assert get_device_from_array(Variable(a), fake) is fake_device
 
 
 def test_send_and_to_device_handle_nested_containers():

@@ -28,8 +28,9 @@ import numpy
 import pytest
 
 from dbr.core import Variable
+from dbr.core.testing.distinct_bad_inputs import pytest_collection_modifyitems  # noqa: F401
 from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
-from dbr.functions.connection import _im2col
+from dbr.functions import _tuning
 
 _FAMILIES = runpy.run_path(str(pathlib.Path(__file__).parent / "fixtures" / "families.py"))
 
@@ -89,7 +90,7 @@ class PoolingChecks:
             return [getattr(o, "array", o) for o in outputs] + [xv.grad]
 
         whole = run()
-        self._monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
+        self._monkeypatch.setattr(_tuning, "CONV_BATCH_BLOCK_BYTES", 1)
         for a, b in zip(whole, run(), strict=True):
             if rtol:
                 numpy.testing.assert_allclose(a, b, rtol=rtol, atol=0)

@@ -18,6 +18,7 @@ import pytest
 from dbr.core import Variable, testing, using_config
 from dbr.core.testing import bad_input_test
 from dbr.core.type_check import InvalidType
+from dbr.functions import _tuning
 from dbr.functions.connection import _im2col
 from dbr.functions.connection import convolution_nd as convolution_module
 from dbr.functions.connection.convolution_nd import convolution_1d, convolution_3d, convolution_nd
@@ -151,14 +152,14 @@ def test_the_filter_gradient_as_one_product_gives_the_sum_of_per_example_ones(
     ksize = case["w_shape"][2:]
     results = {}
     for name, threshold in (("per_example", float("inf")), ("one", -1)):
-        monkeypatch.setattr(convolution_module, "_ONE_PRODUCT_MIN", threshold)
+        monkeypatch.setattr(_tuning, "FILTER_GRAD_ONE_PRODUCT_MIN", threshold)
         results[name] = convolution_module.convolve_grad_w(x, gy, ksize, *options, 1, cover_all)
     expected, one = results["per_example"], results["one"]
     assert one.shape == expected.shape == case["w_shape"] and one.dtype == expected.dtype
     rtol = 1e-12 if dtype == numpy.float64 else 1e-5
     numpy.testing.assert_allclose(one, expected, rtol=rtol, atol=rtol * abs(expected).max())
     if case["w_shape"][0] == 50:
-        monkeypatch.setattr(convolution_module, "_ONE_PRODUCT_MIN", 1_000_000)
+        monkeypatch.setattr(_tuning, "FILTER_GRAD_ONE_PRODUCT_MIN", 1_000_000)
         assert convolution_module._one_product(numpy, 1, 50, 500, 64)
         assert not convolution_module._one_product(numpy, 1, 20, 25, 576)
 
@@ -187,7 +188,7 @@ def test_blocks_of_one_example_give_the_whole_batch_convolution_and_gradients(
         return y.array, xv.grad, Wv.grad, bv.grad
 
     whole = run()
-    monkeypatch.setattr(_im2col, "_CPU_BLOCK_BYTES", 1)
+    monkeypatch.setattr(_tuning, "CONV_BATCH_BLOCK_BYTES", 1)
     for a, b in zip(whole, run(), strict=True):
         numpy.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * abs(a).max())
 

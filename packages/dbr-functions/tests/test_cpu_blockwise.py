@@ -15,16 +15,16 @@ import pytest
 import dbr.functions as F
 from dbr.core import Variable, grad, using_config
 from dbr.core.testing import bad_input_test
-from dbr.functions import _cpu
+from dbr.functions import _cpu, _tuning
 from dbr.functions.connection import _im2col
 
 
 @pytest.fixture
 def split_everything(monkeypatch):
     """Thresholds so low that every array in these tests is split into many blocks."""
-    monkeypatch.setattr(_cpu, "MIN_PARALLEL_SIZE", 1)
-    monkeypatch.setattr(_cpu, "BLOCK_SIZE", 7)
-    monkeypatch.setattr(_im2col, "WINDOW_PARALLEL_SIZE", 1)
+    monkeypatch.setattr(_tuning, "MIN_PARALLEL_SIZE", 1)
+    monkeypatch.setattr(_tuning, "CACHE_BLOCK_SIZE", 7)
+    monkeypatch.setattr(_tuning, "WINDOW_PARALLEL_SIZE", 1)
 
 
 def test_cpu_threads_follows_config_then_omp_num_threads(monkeypatch):

@@ -3,13 +3,14 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import Variable
+from dbr.functions import _tuning
 from dbr.functions.rnn import _n_step
 
 
 @pytest.fixture(params=[False, True], ids=["one-product", "blocked"])
 def small_kernels(request, monkeypatch):
     # Both ways run on every machine, whatever its BLAS would choose.
-    monkeypatch.setattr(_n_step, "SMALL_MATRIX_KERNELS", request.param)
+    monkeypatch.setattr(_tuning, "SMALL_MATRIX_KERNELS", request.param)
     return request.param
 
 
@@ -35,7 +36,7 @@ def test_step_products_match_float64_products(small_kernels, dtype, gates, units
 
 
 def test_blocks_keep_each_product_within_the_small_matrix_size():
-    # rows x block x depth stays at most _SMALL_PRODUCT, and a block is narrower than W.
+    # rows x block x depth stays at most SMALL_PRODUCT_MAX, and a block is narrower than W.
     assert _n_step._block(20, 256, 1024) == 128
     assert _n_step._block(20, 650, 2600) == 64
     assert _n_step._block(64, 650, 2600) is None
@@ -43,7 +44,7 @@ def test_blocks_keep_each_product_within_the_small_matrix_size():
 
 
 def test_small_matrix_kernel_detection_gives_a_bool():
-    assert isinstance(_n_step._has_small_matrix_kernels(), bool)
+    assert isinstance(_tuning.has_small_matrix_kernels(), bool)
 
 
 _N_WEIGHTS = {"lstm": 8, "gru": 6, "rnn_tanh": 2, "rnn_relu": 2}
@@ -84,7 +85,7 @@ def test_n_step_rnns_give_the_same_values_and_gradients_both_ways(monkeypatch, k
     # the RNN's 80 by 64.
     results = []
     for small in (False, True):
-        monkeypatch.setattr(_n_step, "SMALL_MATRIX_KERNELS", small)
+        monkeypatch.setattr(_tuning, "SMALL_MATRIX_KERNELS", small)
         results.append(_values_and_gradients(kind, 80, [5, 5, 3, 1], 7))
     (a0, g0), (a1, g1) = results
     for x, y in zip(a0 + g0, a1 + g1):

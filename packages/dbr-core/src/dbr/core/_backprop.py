@@ -10,6 +10,9 @@ import warnings
 
 import numpy
 
+# Gradients are summed (``old + gx``) and scaled with Variable's operators, which
+# importing dbr.core.ops binds.
+from dbr.core import ops  # noqa: F401
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import FunctionNode, _check_finite
 from dbr.core.utils import force_array
@@ -542,3 +545,24 @@ def _call_backward(func, indexes, gys, grads, owned, hooks):
         for hook in hooks.values():
             hook.backward_postprocess(func, in_data, out_grad)
     return gxs
+
+
+def _variable_backward(self, retain_grad=False, enable_double_backprop=False, loss_scale=None):
+    """Compute gradients of this Variable with respect to every leaf that requires them.
+
+    A Variable with a single element and no gradient is seeded with 1.
+    Leaf gradients accumulate into ``grad`` until ``cleargrad`` is called.
+
+    Args:
+        retain_grad: also keep the gradients of intermediate Variables.
+        enable_double_backprop: record the backward computation so that the
+            gradients can themselves be differentiated.
+        loss_scale: multiply the seed gradient by this factor (mixed precision);
+            leaves remember it in :attr:`loss_scale`.
+    """
+    backward_from_variable(self, retain_grad, enable_double_backprop, loss_scale)
+
+
+# Variable.backward runs this engine: bound here, as dbr.core.ops binds Variable's
+# operators, so that variable.py needs no import of the engine.
+Variable.backward = _variable_backward

@@ -17,13 +17,9 @@ _light_types = type_check.light_types
 
 
 def _output_variable(creator, y, requires_grad, rank):
-    # A Variable and its node, built without __init__ (the hot path of every op).
-    var = _new_object(Variable)
-    var._data = y
-    var._grad_var = None
-    var._requires_grad = requires_grad
-    var.name = None
-    var._loss_scale = None
+    # VariableNode's slots are set here without its __init__, on the hot path of every op;
+    # test_function_node checks that they match the ones __init__ sets.
+    var = _new_variable(y, requires_grad)
     node = _new_object(VariableNode)
     node._variable = _weakref(var)
     node.creator_node = creator
@@ -32,6 +28,17 @@ def _output_variable(creator, y, requires_grad, rank):
     node.data = None
     var._node = node
     return var
+
+
+def _unrecorded_outputs(outputs, requires_grad):
+    # Output Variables that no graph links to their creator. One and two outputs (most
+    # gradient nodes) spelled out: a list comprehension costs as much as a Variable.
+    n = len(outputs)
+    if n == 1:
+        return (_new_variable(outputs[0], requires_grad),)
+    if n == 2:
+        return (_new_variable(outputs[0], requires_grad), _new_variable(outputs[1], requires_grad))
+    return tuple([_new_variable(y, requires_grad) for y in outputs])
 
 
 class FunctionNode:
@@ -159,9 +166,7 @@ class FunctionNode:
             _check_finite(self, outputs, "forward")
 
         if not record:
-            if len(outputs) == 1:
-                return (_new_variable(outputs[0], requires_grad),)
-            return tuple([_new_variable(y, requires_grad) for y in outputs])
+            return _unrecorded_outputs(outputs, requires_grad)
 
         self.rank = rank
         self.inputs = tuple(nodes)
@@ -186,6 +191,81 @@ class FunctionNode:
         ret = [_output_variable(self, y, requires_grad, out_rank) for y in outputs]
         self.outputs = tuple([_weakref(var._node) for var in ret])
         return tuple(ret)
+
+    def apply_in_backward(self, inputs):
+        """Apply this node inside a ``backward``: :meth:`apply`'s outputs, with less work.
+
+        When :meth:`backward_on_arrays` (nothing records the backward, watches
+        it with a hook or checks it in debug mode) no graph would keep this node,
+        so its ``forward`` runs on the arrays directly, with no type check (the
+        arrays are a checked function's and their gradients), and the outputs
+        are plain Variables; they require grad when an input does, as
+        :meth:`apply` makes them. Otherwise this is :meth:`apply`. A
+        ``backward`` built from such calls has one formula for both cases, and
+        the same bits in both.
+
+        Args:
+            inputs: Variables (a retained input or output, an output gradient).
+
+        Returns:
+            tuple of Variable: the outputs.
+        """
+        cfg = config
+        if cfg.enable_backprop or cfg._function_hooks or cfg.debug:  # not backward_on_arrays()
+            return self.apply(inputs)
+        requires_grad = False
+        in_data = []
+        for x in inputs:
+            if x._requires_grad:
+                requires_grad = True
+            in_data.append(x._data)
+        return _unrecorded_outputs(self.forward(tuple(in_data)), requires_grad)
+
+    def apply_gradient(self, grad_node, grad_outputs):
+        """Apply ``grad_node`` in this node's ``backward`` to its retained values and gradients.
+
+        The inputs of ``grad_node`` are this node's retained inputs, then its
+        retained outputs (each in the order retained), then ``grad_outputs``:
+        ``grad_node.apply_in_backward((*self.get_retained_inputs(),
+        *self.get_retained_outputs(), *grad_outputs))``, the same outputs with
+        the same bits. When nothing records the backward the retained arrays go
+        to ``grad_node.forward`` as they are, with no Variables built for them.
+
+        Args:
+            grad_node: a FunctionNode that computes gradients from those inputs.
+            grad_outputs: the Variables given to ``backward``.
+
+        Returns:
+            tuple of Variable: the outputs of ``grad_node``.
+        """
+        cfg = config
+        if cfg.enable_backprop or cfg._function_hooks or cfg.debug:  # not backward_on_arrays()
+            retained = (*self.get_retained_inputs(), *self.get_retained_outputs())
+            return grad_node.apply((*retained, *grad_outputs))
+        requires_grad = False
+        in_data = []
+        indexes = self._input_indexes_to_retain
+        if indexes is not None:
+            inputs = self.inputs
+            for index in indexes:
+                node = inputs[index]
+                if node.requires_grad:
+                    requires_grad = True
+                in_data.append(node.data)
+        indexes = self._output_indexes_to_retain
+        if indexes is not None:
+            outputs = self.outputs
+            for index in indexes:
+                # A dropped output comes back from get_retained_outputs requiring grad.
+                node = outputs[index]()
+                if node is None or node.requires_grad:
+                    requires_grad = True
+            in_data.extend(self._retained_output_data)
+        for gy in grad_outputs:
+            if gy._requires_grad:
+                requires_grad = True
+            in_data.append(gy._data)
+        return _unrecorded_outputs(grad_node.forward(tuple(in_data)), requires_grad)
 
     def _check_data_type_forward(self, in_data):
         """Run ``check_type_forward`` on expressions and raise its message on failure.
@@ -257,6 +337,16 @@ class FunctionNode:
             else:
                 ret.append(None if var._data is None else var)
         return tuple(ret)
+
+    @staticmethod
+    def backward_is_recorded():
+        """Whether the backward now running is itself recorded (``enable_double_backprop``).
+
+        A ``backward`` with two ways to the same gradients, a fused pass on
+        arrays and a recomputation from differentiable functions, takes the
+        second only then, so that the gradients can be differentiated again.
+        """
+        return config.enable_backprop
 
     @staticmethod
     def backward_on_arrays():

@@ -517,27 +517,6 @@ class Link(DeviceResident):
             d[name] = _share_param(d[name])
         return ret
 
-    def repeat(self, n_repeat, mode="init"):
-        """A :class:`~dbr.core.Sequential` of ``n_repeat`` copies of this link.
-
-        Args:
-            n_repeat (int): the number of copies (0 or less gives an empty Sequential).
-            mode (str): how each copy is made, as in :meth:`copy`: ``'init'``
-                (default, fresh initial values), ``'copy'`` or ``'share'``.
-        """
-        from dbr.core.sequential import Sequential
-
-        _check_copy_mode(f"{type(self).__name__}.repeat", mode)
-        if not isinstance(n_repeat, (int, numpy.integer)) or isinstance(n_repeat, bool):
-            raise TypeError(
-                f"{type(self).__name__}.repeat: expected n_repeat to be an int, "
-                f"got {type(n_repeat).__name__}"
-            )
-        ret = Sequential()
-        for _ in range(n_repeat):
-            ret.append(self.copy(mode))
-        return ret
-
     # -- optimizers -------------------------------------------------------------
     def enable_update(self):
         """Enable the update rule of every parameter that has one."""

@@ -2,7 +2,9 @@
 
 import copy
 
-from dbr.core.link import ChainList, Link
+import numpy
+
+from dbr.core.link import ChainList, Link, _check_copy_mode
 
 __all__ = ["Sequential"]
 
@@ -200,3 +202,28 @@ class Sequential(ChainList):
     def _printed_items(self):
         # Functions print among the links, in order.
         return self._layers
+
+
+def _repeat(self, n_repeat, mode="init"):
+    """A :class:`~dbr.core.Sequential` of ``n_repeat`` copies of this link.
+
+    Args:
+        n_repeat (int): the number of copies (0 or less gives an empty Sequential).
+        mode (str): how each copy is made, as in :meth:`copy`: ``'init'``
+            (default, fresh initial values), ``'copy'`` or ``'share'``.
+    """
+    _check_copy_mode(f"{type(self).__name__}.repeat", mode)
+    if not isinstance(n_repeat, (int, numpy.integer)) or isinstance(n_repeat, bool):
+        raise TypeError(
+            f"{type(self).__name__}.repeat: expected n_repeat to be an int, "
+            f"got {type(n_repeat).__name__}"
+        )
+    ret = Sequential()
+    for _ in range(n_repeat):
+        ret.append(self.copy(mode))
+    return ret
+
+
+# Link.repeat builds a Sequential, which is a Link: bound here, as dbr.core.ops binds
+# Variable's operators, so that link.py needs no import of this module.
+Link.repeat = _repeat

@@ -219,6 +219,7 @@ class Variable:
     ``reshape`` and ``transpose``, apply the corresponding differentiable
     functions of :mod:`dbr.core.ops` (which installs them) and broadcast like NumPy;
     ``//`` gives a Variable that is not differentiable, as in Chainer.
+    ``backward`` is bound by the backprop engine, ``dbr.core._backprop``.
 
     As in Chainer, a Variable is not hashable and ``== != < <= > >=`` and
     ``bool()`` raise TypeError (compare ``v.array``); ``backward`` uses up the
@@ -278,8 +279,6 @@ class Variable:
         var.name = None
         var._loss_scale = None
         return var
-
-    _new = from_array
 
     @staticmethod
     def _init_unchecked(
@@ -519,23 +518,6 @@ class Variable:
                 stack.append(x.creator_node)
                 x.unchain()
         node.unchain()
-
-    def backward(self, retain_grad=False, enable_double_backprop=False, loss_scale=None):
-        """Compute gradients of this Variable with respect to every leaf that requires them.
-
-        A Variable with a single element and no gradient is seeded with 1.
-        Leaf gradients accumulate into ``grad`` until ``cleargrad`` is called.
-
-        Args:
-            retain_grad: also keep the gradients of intermediate Variables.
-            enable_double_backprop: record the backward computation so that the
-                gradients can themselves be differentiated.
-            loss_scale: multiply the seed gradient by this factor (mixed precision);
-                leaves remember it in :attr:`loss_scale`.
-        """
-        from dbr.core import _backprop
-
-        _backprop.backward_from_variable(self, retain_grad, enable_double_backprop, loss_scale)
 
     # -- device ---------------------------------------------------------------
     @property

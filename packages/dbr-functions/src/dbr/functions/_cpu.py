@@ -6,8 +6,8 @@ larger than the CPU's cache reads and writes main memory on each of them;
 :func:`blockwise` runs the whole chain on one block of rows at a time, so
 that only the first read and last write leave the cache, and hands the
 blocks to ``config.cpu_threads`` threads (NumPy releases the GIL inside its
-ufunc loops). Arrays below :data:`MIN_PARALLEL_SIZE` elements run as one
-block on the calling thread, as before.
+ufunc loops). Arrays below :data:`~dbr.functions._tuning.MIN_PARALLEL_SIZE`
+elements run as one block on the calling thread, as before.
 
 ``config.cpu_threads`` (None by default) is the number of threads; None
 follows ``OMP_NUM_THREADS`` when it is set and the CPU count otherwise. Set it
@@ -22,14 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy
 
 from dbr.core.configuration import config
-
-# Issue 21's measurement (float32 tanh, 2 threads): splitting a ufunc over two
-# threads loses at 262k elements (42 -> 84 us: the hand-off costs about as much
-# as the pass) and wins at 4M (710 -> 413 us). Blocks of 64k elements (256 KiB
-# of float32) keep a chain of passes inside a core's L2 cache: sigmoid's four
-# passes on (2048, 2048) float32 take 6.7 ms instead of 8.7 ms at 1 thread.
-MIN_PARALLEL_SIZE = 1 << 20
-BLOCK_SIZE = 1 << 16
+from dbr.functions import _tuning
 
 _lock = threading.Lock()
 _pools = {}
@@ -91,24 +84,24 @@ def blockwise(body, out, *inputs, min_size=None, cache_blocks=True):
         *inputs (numpy.ndarray): arrays of ``out``'s length along axis 0
             (usually of its shape, or broadcast views of it).
         min_size (int or None): the size from which ``out`` is split
-            (None: :data:`MIN_PARALLEL_SIZE`).
-        cache_blocks (bool): split into blocks of about :data:`BLOCK_SIZE`
-            elements, for a ``body`` of several passes; if False, into one
-            part per thread.
+            (None: :data:`~dbr.functions._tuning.MIN_PARALLEL_SIZE`).
+        cache_blocks (bool): split into blocks of about
+            :data:`~dbr.functions._tuning.CACHE_BLOCK_SIZE` elements, for a
+            ``body`` of several passes; if False, into one part per thread.
 
     Returns:
         ``out``.
     """
     size = out.size
     if min_size is None:
-        min_size = MIN_PARALLEL_SIZE
+        min_size = _tuning.MIN_PARALLEL_SIZE
     if size < min_size or out.ndim == 0 or out.shape[0] < 2 or getattr(_in_block, "on", False):
         body(out, *inputs)
         return out
     rows = out.shape[0]
     threads = min(cpu_threads(), rows)
     if cache_blocks:
-        step = max(1, BLOCK_SIZE * rows // size)
+        step = max(1, _tuning.CACHE_BLOCK_SIZE * rows // size)
     else:
         step = -(-rows // threads)
     starts = range(0, rows, step)

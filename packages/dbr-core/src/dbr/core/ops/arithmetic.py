@@ -85,13 +85,13 @@ class _Binary(FunctionNode):
         if _eval(lhs_shape) != _eval(rhs_shape):
             type_check.expect_broadcast_shapes(lhs_shape, rhs_shape)
 
-    def _record_shapes(self, x0, x1):
-        if x0.shape != x1.shape:
-            self._shapes = (x0.shape, x1.shape)
-
     def _reduce(self, gx, index):
         shapes = self._shapes
         return gx if shapes is None else sum_to(gx, shapes[index])
+
+    def _reduce_all(self, gxs, indexes):
+        # The gradients at ``indexes``, summed back to their inputs' shapes.
+        return tuple([self._reduce(gx, i) for gx, i in zip(gxs, indexes)])
 
 
 def _as_array(y):
@@ -198,28 +198,43 @@ class Mul(_Binary):
         return (_as_array(x0 * x1),)
 
     def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        shapes = self._shapes
-        if shapes is None and self.backward_on_arrays():
-            # Equal shapes: x0, x1 and gy all have the output's shape. ``indexes`` is
-            # (0,), (1,) or (0, 1).
-            g = gy._data
-            x0, x1 = self.retained_input_array(0), self.retained_input_array(1)
-            if x0.dtype is g.dtype and x1.dtype is g.dtype:
-                flag = gy._requires_grad
-                n0, n1 = self.inputs
-                gx1 = None
-                if indexes[-1] == 1:
-                    gx1 = _new_variable(_as_array(g * x0), flag or n0.requires_grad)
-                    if indexes[0] == 1:
-                        return (gx1,)
-                gx0 = _new_variable(_as_array(g * x1), flag or n1.requires_grad)
-                return (gx0,) if gx1 is None else (gx0, gx1)
-        x0, x1 = self.get_retained_inputs()
+        gxs = self.apply_gradient(MulGrad(indexes), grad_outputs)
+        return gxs if self._shapes is None else self._reduce_all(gxs, indexes)
+
+
+class MulGrad(FunctionNode):
+    """The gradients of ``x0 * x1`` at ``indexes`` from ``(x0, x1, gy)``, in one node.
+
+    ``gy * x1`` for ``x0`` (index 0) and ``gy * x0`` for ``x1`` (index 1), in
+    the order of ``indexes``; as Mul's outputs, not summed to the inputs' shapes.
+    """
+
+    _input_indexes_to_retain = (0, 1, 2)
+
+    def __init__(self, indexes=(0, 1)):
+        self.indexes = indexes
+
+    def forward(self, inputs):
+        x0, x1, gy = inputs
+        indexes = self.indexes
+        if len(indexes) == 2:
+            return _as_array(gy * x1), _as_array(gy * x0)
+        return (_as_array(gy * (x1 if indexes[0] == 0 else x0)),)
+
+    def backward(self, indexes, grad_outputs):
+        x0, x1, gy = self.get_retained_inputs()
+        ggx = dict(zip(self.indexes, grad_outputs))
+        ggx0, ggx1 = ggx.get(0), ggx.get(1)
         ret = []
         for i in indexes:
-            gx = Mul().apply((gy, x1 if i == 0 else x0))[0]
-            ret.append(gx if shapes is None else sum_to(gx, shapes[i]))
+            if i == 0:
+                terms = [] if ggx1 is None else [ggx1 * gy]
+            elif i == 1:
+                terms = [] if ggx0 is None else [ggx0 * gy]
+            else:
+                terms = [gg * x for gg, x in ((ggx0, x1), (ggx1, x0)) if gg is not None]
+            total = _sum_terms(terms)
+            ret.append(None if total is None else sum_to(total, (x0, x1, gy)[i].shape))
         return tuple(ret)
 
 
@@ -251,38 +266,37 @@ class Div(_Binary):
         return (_as_array(x0 / x1),)
 
     def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        if self._shapes is None and self.backward_on_arrays():
-            x0, x1 = self.retained_input_array(0), self.retained_input_array(1)
-            g = gy._data
-            if x1.dtype is g.dtype and (indexes == (0,) or x0.dtype is g.dtype):
-                first, second = self.inputs
-                requires_grad = gy._requires_grad or second.requires_grad
-                if indexes == (0,):
-                    return (_new_variable(_as_array(g / x1), requires_grad),)
-                requires_grad = requires_grad or first.requires_grad
-                gxs = DivGrad().forward((x0, x1, g))
-                return tuple([_new_variable(gxs[i], requires_grad) for i in indexes])
-        x0, x1 = self.get_retained_inputs()
-        if indexes == (0,):
-            return (self._reduce(gy / x1, 0),)
-        gx0, gx1 = DivGrad().apply((x0, x1, gy))
-        return tuple([self._reduce(gx0, 0) if i == 0 else self._reduce(gx1, 1) for i in indexes])
+        gxs = self.apply_gradient(DivGrad(indexes), grad_outputs)
+        return gxs if self._shapes is None else self._reduce_all(gxs, indexes)
 
 
 class DivGrad(FunctionNode):
-    """Both gradients of ``x0 / x1`` in one node: ``(gy / x1, -gy * x0 / x1 ** 2)``."""
+    """The gradients of ``x0 / x1`` at ``indexes`` from ``(x0, x1, gy)``, in one node.
+
+    ``gy / x1`` for ``x0`` (index 0) and ``-gy * x0 / x1 ** 2`` for ``x1``
+    (index 1), in the order of ``indexes``; as Div's outputs, not summed to the
+    inputs' shapes.
+    """
+
+    # A gradient node on the hot path of backward: retains all its inputs, declared once.
+    _input_indexes_to_retain = (0, 1, 2)
+
+    def __init__(self, indexes=(0, 1)):
+        self.indexes = indexes
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1, 2))
         x0, x1, gy = inputs
         gx0 = force_array(gy / x1)
+        indexes = self.indexes
+        if indexes == (0,):
+            return (gx0,)
         gx1 = force_array(-gx0 * x0 / x1)
-        return gx0, gx1
+        return (gx0, gx1) if len(indexes) == 2 else (gx1,)
 
     def backward(self, indexes, grad_outputs):
         x0, x1, gy = self.get_retained_inputs()
-        ggx0, ggx1 = grad_outputs
+        ggx = dict(zip(self.indexes, grad_outputs))
+        ggx0, ggx1 = ggx.get(0), ggx.get(1)
         inv_x1 = 1.0 / x1
         ret = []
         for i in indexes:
@@ -341,7 +355,8 @@ class PowVarVar(_Binary):
         self.retain_inputs((0, 1))
         self.retain_outputs((0,))
         x0, x1 = inputs
-        self._record_shapes(x0, x1)
+        if x0.shape != x1.shape:
+            self._shapes = (x0.shape, x1.shape)
         return (force_array(x0**x1),)
 
     def backward(self, indexes, grad_outputs):
@@ -370,23 +385,18 @@ class PowVarConst(_ConstantOp):
         return (_as_array(x ** scalar_of(self.value, x.dtype)),)
 
     def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        if self.backward_on_arrays():
-            x = self.retained_input_array(0)
-            gx = PowVarConstGrad(self.value).forward((x, gy._data))[0]
-            return (_new_variable(gx, gy._requires_grad or self.inputs[0].requires_grad),)
-        x = self.get_retained_inputs()[0]
-        return PowVarConstGrad(self.value).apply((x, gy))
+        return self.apply_gradient(PowVarConstGrad(self.value), grad_outputs)
 
 
 class PowVarConstGrad(FunctionNode):
     """``gy * c * x ** (c - 1)``: the gradient of ``x ** c``, itself differentiable."""
 
+    _input_indexes_to_retain = (0, 1)
+
     def __init__(self, value):
         self.value = value
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         x, gy = inputs
         c = scalar_of(self.value, x.dtype)
         if self.value == 2:

@@ -8,10 +8,7 @@ import numpy
 from dbr.core import backend, type_check
 from dbr.core.function_node import FunctionNode
 from dbr.core.ops._util import force_array
-from dbr.core.ops.broadcast import broadcast_to
 from dbr.core.ops.cast import cast
-from dbr.core.ops.shape import reshape
-from dbr.core.variable import Variable
 
 # NumPy's pairwise sum runs at about a third of the speed of a BLAS matrix-vector
 # product with a vector of ones (which also uses the BLAS threads); below this
@@ -102,28 +99,46 @@ class Sum(FunctionNode):
         return (force_array(_sum_array(x, self.axis, self.keepdims)),)
 
     def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        shape = self._x_shape
-        kept = None
-        if not self.keepdims and self.axis is not None:
-            ndim = len(shape)
-            kept = list(gy.shape)
-            for a in sorted(a % ndim for a in self.axis):
-                kept.insert(a, 1)
-            kept = tuple(kept)
-        elif not self.keepdims:
-            kept = (1,) * len(shape)
-        if self.backward_on_arrays():
-            # The arrays reshape, broadcast_to and cast would make, without their nodes.
-            g = gy.array if kept is None else gy.array.reshape(kept)
-            g = backend.get_array_module(g).broadcast_to(g, shape)
-            return (Variable.from_array(g.astype(self._x_dtype, copy=False), gy.requires_grad),)
-        if kept is not None:
-            gy = reshape(gy, kept)
-        # NumPy sums small integers in a wider dtype; the gradient keeps the input's
-        # (cast only then: a cast to the same dtype would record a node of its own).
-        gx = broadcast_to(gy, shape)
-        return (gx if gx.dtype == self._x_dtype else cast(gx, self._x_dtype),)
+        grad = SumGrad(self._x_shape, self._x_dtype, self.axis, self.keepdims)
+        return self.apply_gradient(grad, grad_outputs)
+
+
+class SumGrad(FunctionNode):
+    """The gradient of :class:`Sum`: ``gy`` broadcast back to the input's shape, in its dtype.
+
+    The result is a broadcast view of ``gy`` where the dtypes agree. Its own
+    gradient is the sum again.
+
+    Args:
+        x_shape, x_dtype: the shape and dtype of the summed input.
+        axis, keepdims: the Sum's parameters.
+    """
+
+    def __init__(self, x_shape, x_dtype, axis, keepdims):
+        self.x_shape = x_shape
+        self.x_dtype = x_dtype
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def forward(self, inputs):
+        gy = inputs[0]
+        self._gy_dtype = gy.dtype
+        shape = self.x_shape
+        if not self.keepdims:
+            if self.axis is None:
+                gy = gy.reshape((1,) * len(shape))
+            else:
+                kept = list(gy.shape)
+                for a in sorted(a % len(shape) for a in self.axis):
+                    kept.insert(a, 1)
+                gy = gy.reshape(kept)
+        gx = backend.get_array_module(gy).broadcast_to(gy, shape)
+        # NumPy sums small integers in a wider dtype; the gradient keeps the input's.
+        return (gx.astype(self.x_dtype, copy=False),)
+
+    def backward(self, indexes, grad_outputs):
+        ggy = Sum(self.axis, self.keepdims).apply(grad_outputs)[0]
+        return (ggy if ggy.dtype == self._gy_dtype else cast(ggy, self._gy_dtype),)
 
 
 def sum(x, axis=None, keepdims=False):  # Chainer's name

@@ -2,11 +2,12 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend
+from dbr.core import FunctionNode, backend
 from dbr.core.utils import force_array
-from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import kernel
-from dbr.functions.math._elementwise import FloatInput
+from dbr.functions._tuning import MIN_PARALLEL_SIZE
+from dbr.functions.math._elementwise import UnaryElementwise
 
 _RELU_GRAD_ELEMENTWISE = {
     "in_params": "T y, T gy",
@@ -26,11 +27,16 @@ def _relu_grad_block(gx, y, gy):
     gx *= gy
 
 
-class ReLU(FloatInput):
+class ReLU(UnaryElementwise):
     """Elementwise ``max(x, 0)``; backward needs only the output."""
 
-    def forward_cpu(self, inputs):
+    retains_output = True
+
+    def forward(self, inputs):
         x = inputs[0]
+        self.retain_outputs((0,))
+        if type(x) is not numpy.ndarray:
+            return (force_array(backend.get_array_module(x).maximum(x, x.dtype.type(0))),)
         # Against an array of zeros (calloc'd, written in place) NumPy's maximum
         # is about four times as fast as against a scalar.
         y = numpy.zeros(x.shape, x.dtype)
@@ -39,21 +45,10 @@ class ReLU(FloatInput):
             _relu_block(y, x)
         else:
             blockwise(_relu_block, y, x, cache_blocks=False)
-        self.retain_outputs((0,))
         return (y,)
 
-    def forward_gpu(self, inputs):
-        x = inputs[0]
-        xp = backend.get_array_module(x)
-        self.retain_outputs((0,))
-        return (force_array(xp.maximum(x, x.dtype.type(0))),)
-
     def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        if self.backward_on_arrays():
-            gx = ReLUGrad(self.output_data[0]).forward((gy.array,))[0]
-            return (Variable.from_array(gx, gy.requires_grad),)
-        return ReLUGrad(self.output_data[0]).apply(grad_outputs)
+        return ReLUGrad(self.output_data[0]).apply_in_backward(grad_outputs)
 
 
 class ReLUGrad(FunctionNode):

@@ -2,10 +2,11 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend
-from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
+from dbr.core import backend
+from dbr.functions._cpu import blockwise
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
-from dbr.functions.math._elementwise import FloatInput
+from dbr.functions._tuning import MIN_PARALLEL_SIZE
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
 
 # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
 # never overflows, unlike exp(-x) for large negative x.
@@ -41,8 +42,21 @@ def _sigmoid_grad_block(gx, y, gy):
     gx *= gy
 
 
-class Sigmoid(FloatInput):
+class SigmoidGrad(UnaryGrad):
+    """``gy * y * (1 - y)`` from the output ``y`` of sigmoid and its gradient ``gy``."""
+
+    cpu_block = staticmethod(_sigmoid_grad_block)
+    gpu_kernel = _SIGMOID_GRAD_ELEMENTWISE
+
+    def grad_of_input(self, y, gy, ggx):
+        return ggx * gy * (1.0 - 2.0 * y)
+
+
+class Sigmoid(UnaryElementwise):
     """Elementwise logistic sigmoid; backward needs only the output."""
+
+    retains_output = True
+    grad = SigmoidGrad
 
     def forward(self, inputs):
         x = inputs[0]
@@ -56,40 +70,6 @@ class Sigmoid(FloatInput):
             _sigmoid_block(y, x)
             return (y,)
         return (blockwise(_sigmoid_block, y, x),)
-
-    def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        if self.backward_on_arrays():
-            y = self.output_data[0]
-            return (Variable.from_array(SigmoidGrad().forward((y, gy.array))[0], True),)
-        y = self.get_retained_outputs()[0]
-        return SigmoidGrad().apply((y, gy))
-
-
-class SigmoidGrad(FunctionNode):
-    """``gy * y * (1 - y)`` from the output ``y`` of sigmoid and its gradient ``gy``."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
-        if type(y) is not numpy.ndarray:
-            return (kernel(_SIGMOID_GRAD_ELEMENTWISE)(y, gy),)
-        gx = numpy.empty(y.shape, y.dtype)
-        if y.size < MIN_PARALLEL_SIZE:
-            _sigmoid_grad_block(gx, y, gy)
-            return (gx,)
-        return (blockwise(_sigmoid_grad_block, gx, y, gy),)
-
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(ggx * gy * (1.0 - 2.0 * y))
-            else:
-                ret.append(SigmoidGrad().apply((y, ggx))[0])
-        return tuple(ret)
 
 
 def sigmoid(x):

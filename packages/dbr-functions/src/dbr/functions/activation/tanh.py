@@ -2,11 +2,12 @@
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend
+from dbr.core import backend
 from dbr.core.utils import force_array
-from dbr.functions._cpu import MIN_PARALLEL_SIZE, blockwise
-from dbr.functions._gpu import ACC_PREAMBLE, kernel
-from dbr.functions.math._elementwise import FloatInput
+from dbr.functions._cpu import blockwise
+from dbr.functions._gpu import ACC_PREAMBLE
+from dbr.functions._tuning import MIN_PARALLEL_SIZE
+from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
 
 _TANH_GRAD_ELEMENTWISE = {
     "in_params": "T y, T gy",
@@ -27,8 +28,21 @@ def _tanh_grad_block(gx, y, gy):
     gx *= gy
 
 
-class Tanh(FloatInput):
+class TanhGrad(UnaryGrad):
+    """``gy * (1 - y ** 2)`` from the output ``y`` of tanh and its gradient ``gy``."""
+
+    cpu_block = staticmethod(_tanh_grad_block)
+    gpu_kernel = _TANH_GRAD_ELEMENTWISE
+
+    def grad_of_input(self, y, gy, ggx):
+        return ggx * gy * y * -2.0
+
+
+class Tanh(UnaryElementwise):
     """Elementwise ``tanh(x)``; backward needs only the output."""
+
+    retains_output = True
+    grad = TanhGrad
 
     def forward(self, inputs):
         x = inputs[0]
@@ -39,40 +53,6 @@ class Tanh(FloatInput):
                 return (force_array(numpy.tanh(x)),)
             return (blockwise(_tanh_block, numpy.empty(x.shape, x.dtype), x, cache_blocks=False),)
         return (force_array(backend.get_array_module(x).tanh(x)),)
-
-    def backward(self, indexes, grad_outputs):
-        gy = grad_outputs[0]
-        if self.backward_on_arrays():
-            y = self.output_data[0]
-            return (Variable.from_array(TanhGrad().forward((y, gy.array))[0], True),)
-        y = self.get_retained_outputs()[0]
-        return TanhGrad().apply((y, gy))
-
-
-class TanhGrad(FunctionNode):
-    """``gy * (1 - y ** 2)`` from the output ``y`` of tanh and its gradient ``gy``."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        y, gy = inputs
-        if type(y) is not numpy.ndarray:
-            return (kernel(_TANH_GRAD_ELEMENTWISE)(y, gy),)
-        gx = numpy.empty(y.shape, y.dtype)
-        if y.size < MIN_PARALLEL_SIZE:
-            _tanh_grad_block(gx, y, gy)
-            return (gx,)
-        return (blockwise(_tanh_grad_block, gx, y, gy),)
-
-    def backward(self, indexes, grad_outputs):
-        y, gy = self.get_retained_inputs()
-        ggx = grad_outputs[0]
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(ggx * gy * y * -2.0)
-            else:
-                ret.append(TanhGrad().apply((y, ggx))[0])
-        return tuple(ret)
 
 
 def tanh(x):

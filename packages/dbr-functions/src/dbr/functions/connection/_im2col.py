@@ -14,11 +14,8 @@ import itertools
 import numpy
 
 from dbr.core import FunctionNode, backend, type_check
+from dbr.functions import _tuning
 from dbr.functions._cpu import blockwise
-
-# Window copies and sums gather and scatter with short strided runs, several
-# times the work of a plain pass per element: worth a thread from fewer elements.
-WINDOW_PARALLEL_SIZE = 1 << 18
 
 
 def _assign(dst, src):
@@ -253,7 +250,9 @@ def im2col_nd(
     # several times slower.
     col = xp.empty(shape, dtype=x.dtype)
     if xp is numpy:
-        return blockwise(_assign, col, view, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
+        return blockwise(
+            _assign, col, view, min_size=_tuning.WINDOW_PARALLEL_SIZE, cache_blocks=False
+        )
     col[...] = view
     return col
 
@@ -300,7 +299,7 @@ def col2im_nd(col, stride, pad, in_size, dilate=1, out=None):
             img_part[window] += col_part[offset]
 
     if xp is numpy:
-        blockwise(add_windows, img, col, min_size=WINDOW_PARALLEL_SIZE, cache_blocks=False)
+        blockwise(add_windows, img, col, min_size=_tuning.WINDOW_PARALLEL_SIZE, cache_blocks=False)
     else:
         add_windows(img, col)
     crop = (Ellipsis,) + tuple(slice(pad[i], pad[i] + in_size[i]) for i in range(nd))
@@ -310,19 +309,15 @@ def col2im_nd(col, stride, pad, in_size, dilate=1, out=None):
     return out
 
 
-# The batch is processed in blocks whose columns stay in the CPU's cache: one
-# im2col and one matrix product per block is faster than one of each over the
-# whole batch, whose columns make a round trip through main memory.
-_CPU_BLOCK_BYTES = 1 << 22
-
-
 def batch_blocks(xp, n, bytes_per_item):
     """Slices that split a batch of ``n`` into blocks of about 4 MiB of columns each.
 
-    ``bytes_per_item`` is the size of one batch item's columns. On the GPU
-    (``xp`` not NumPy) one block holds the whole batch.
+    ``bytes_per_item`` is the size of one batch item's columns. The block size
+    is :data:`~dbr.functions._tuning.CONV_BATCH_BLOCK_BYTES`; on the GPU (``xp``
+    not NumPy) one block holds the whole batch.
     """
-    size = max(1, _CPU_BLOCK_BYTES // max(1, bytes_per_item)) if xp is numpy else n
+    block_bytes = _tuning.CONV_BATCH_BLOCK_BYTES
+    size = max(1, block_bytes // max(1, bytes_per_item)) if xp is numpy else n
     return [slice(start, start + size) for start in range(0, n, size)]
 
 

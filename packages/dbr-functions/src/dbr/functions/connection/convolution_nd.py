@@ -7,12 +7,12 @@ array-level code. Its forward is one
 groups) matrix product per cache-sized block of the batch; its backward is a
 deconvolution (for ``x``) and a :class:`ConvolutionNDGradW` node (for ``W``),
 each differentiable again. On NumPy, the filter gradient of an ungrouped
-convolution whose per-example products exceed ``_ONE_PRODUCT_MIN``
-multiply-adds is one matrix product per block of the batch, of the output
-gradient by the block's windows laid out row-first, which OpenBLAS spreads
-over its threads; smaller ones stay per example, where OpenBLAS's
-small-matrix kernels are faster. (The forward as one product was slower at
-one thread.)
+convolution whose per-example products exceed
+:data:`~dbr.functions._tuning.FILTER_GRAD_ONE_PRODUCT_MIN` multiply-adds is
+one matrix product per block of the batch, of the output gradient by the
+block's windows laid out row-first, which OpenBLAS spreads over its threads;
+smaller ones stay per example, where OpenBLAS's small-matrix kernels are
+faster. (The forward as one product was slower at one thread.)
 """
 
 import math
@@ -21,7 +21,7 @@ import numpy
 
 from dbr.core import FunctionNode, type_check
 from dbr.core.backend import get_array_module
-from dbr.functions import _gpu
+from dbr.functions import _gpu, _tuning
 from dbr.functions.connection import deconvolution_nd
 from dbr.functions.connection._convolution_common import bias_grad, check_groups, compute_dtype
 from dbr.functions.connection._im2col import (
@@ -110,15 +110,9 @@ def convolve_grad_w(x, gy, ksize, stride, pad, dilate, groups, cover_all):
     return gw.reshape((out_c, in_c // groups) + tuple(ksize))
 
 
-# Filter gradients whose per-example products exceed this many multiply-adds run
-# as one product over the block of the batch (OpenBLAS threads it, and no
-# per-example products are summed); below it, OpenBLAS's small-matrix kernels
-# make the per-example products faster.
-_ONE_PRODUCT_MIN = 1_000_000
-
-
 def _one_product(xp, groups, out_c, rows, pixels):
-    return xp is numpy and groups == 1 and out_c * rows * pixels > _ONE_PRODUCT_MIN
+    products = out_c * rows * pixels
+    return xp is numpy and groups == 1 and products > _tuning.FILTER_GRAD_ONE_PRODUCT_MIN
 
 
 def cudnn_applies(cover_all, *arrays):

@@ -5,10 +5,16 @@ first-order gradient node of such a function, computed from arrays in one
 pass and itself differentiable.
 """
 
+import numpy
+
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.utils import force_array
+from dbr.functions._cpu import blockwise
+from dbr.functions._gpu import kernel
+from dbr.functions._tuning import MIN_PARALLEL_SIZE
 
 _LightTypes = type_check.light_types
+_ndarray = numpy.ndarray
 
 
 def check_float_input(in_types):
@@ -29,10 +35,11 @@ class FloatInput(FunctionNode):
 class UnaryElementwise(FloatInput):
     """Elementwise ``y = xp.<ufunc>(x)`` of one floating input ``x``.
 
-    A subclass sets ``ufunc`` (the name of the NumPy/CuPy ufunc), sets
-    ``retains_output`` when its backward reads ``y`` rather than ``x``, and
-    either names its gradient node in ``grad`` (a :class:`UnaryGrad` class,
-    applied to the retained array and ``gy``) or writes its own ``backward``.
+    A subclass either sets ``ufunc`` (the name of the NumPy/CuPy ufunc) or
+    writes its own ``forward``, sets ``retains_output`` when its backward reads
+    ``y`` rather than ``x``, and either names its gradient node in ``grad`` (a
+    :class:`UnaryGrad` class, applied to the retained array and ``gy``) or
+    writes its own ``backward``.
     """
 
     ufunc = None
@@ -45,16 +52,12 @@ class UnaryElementwise(FloatInput):
         cls._retain = (
             FunctionNode.retain_outputs if cls.retains_output else FunctionNode.retain_inputs
         )
-        cls._retained = (
-            FunctionNode.get_retained_outputs
-            if cls.retains_output
-            else FunctionNode.get_retained_inputs
-        )
 
     @property
     def label(self):
-        """str: the ufunc's name (``'sin'``, ``'exp'``), as Chainer labels these functions."""
-        return self.ufunc
+        """str: the ufunc's name (``'sin'``, ``'exp'``), as Chainer labels these functions;
+        the class name for a function with its own ``forward``."""
+        return self.ufunc or type(self).__name__
 
     def forward(self, inputs):
         self._retain((0,))
@@ -62,26 +65,45 @@ class UnaryElementwise(FloatInput):
         return (force_array(getattr(backend.get_array_module(x), self.ufunc)(x)),)
 
     def backward(self, indexes, grad_outputs):
-        return self.grad().apply((self._retained()[0], grad_outputs[0]))
+        return self.apply_gradient(self.grad(), grad_outputs)
 
 
 class UnaryGrad(FunctionNode):
     """``gx = gy * f'(z)`` of an elementwise ``f``, from ``z`` (its input or output) and ``gy``.
 
-    A subclass writes ``gradient(xp, z, gy)``, the array ``gx``, and
-    ``grad_of_input(z, gy, ggx)``, the gradient with respect to ``z`` as a
-    Variable built from dbr functions. ``gx`` is linear in ``gy``, so the
-    gradient with respect to ``gy`` is this node again, applied to ``(z, ggx)``.
+    A subclass writes ``gradient(xp, z, gy)``, the array ``gx`` (or names
+    ``cpu_block``, a function ``(gx, z, gy)`` that writes ``gx`` from NumPy
+    arrays, split into blocks on threads for large ones, and ``gpu_kernel``,
+    the elementwise kernel spec for CuPy arrays), and ``grad_of_input(z, gy,
+    ggx)``, the gradient with respect to ``z`` as a Variable built from dbr
+    functions. ``gx`` is linear in ``gy``, so the gradient with respect to
+    ``gy`` is this node again, applied to ``(z, ggx)``.
     """
+
+    cpu_block = None
+    gpu_kernel = None
+    # Both inputs are always retained: declared once, no per-call attribute.
+    _input_indexes_to_retain = (0, 1)
 
     def again(self):
         """A node of the same kind and parameters as this one."""
         return type(self)()
 
     def forward(self, inputs):
-        self.retain_inputs((0, 1))
         z, gy = inputs
-        return (self.gradient(backend.get_array_module(z), z, gy),)
+        xp = numpy if type(z) is _ndarray else backend.get_array_module(z)
+        return (self.gradient(xp, z, gy),)
+
+    def gradient(self, xp, z, gy):
+        """The array ``gx`` from ``cpu_block`` or ``gpu_kernel``."""
+        if xp is not numpy:
+            return kernel(self.gpu_kernel)(z, gy)
+        gx = numpy.empty(z.shape, z.dtype)
+        # Small arrays skip blockwise's dispatch, which costs more than their passes.
+        if z.size < MIN_PARALLEL_SIZE:
+            self.cpu_block(gx, z, gy)
+            return gx
+        return blockwise(self.cpu_block, gx, z, gy)
 
     def backward(self, indexes, grad_outputs):
         z, gy = self.get_retained_inputs()

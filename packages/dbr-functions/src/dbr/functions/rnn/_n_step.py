@@ -20,7 +20,8 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, config, grad, type_check
+from dbr.core import FunctionNode, Variable, backend, grad, type_check
+from dbr.functions import _tuning
 from dbr.functions.array.concat import concat
 from dbr.functions.array.separate import separate
 from dbr.functions.array.split_axis import split_axis
@@ -207,7 +208,7 @@ class RecurrentLayer(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         inputs = self.get_retained_inputs()
-        if config.enable_backprop:
+        if self.backward_is_recorded():
             return self._backward_step_by_step(inputs, indexes, grad_outputs)
         arrays = [v.array for v in inputs]
         grads = self.backward_loop(
@@ -341,36 +342,17 @@ def gemm_operand(w):
     return w.astype(numpy.float32) if w.dtype == _float16 else w
 
 
-# OpenBLAS multiplies float32 matrices of at most about 1e6 multiply-adds (M * N * K)
-# with its small-matrix kernels on AVX-512 CPUs, which read the operands in place
-# instead of packing them first. A step's product of a few rows by the recurrent
-# weight is over that size, and packing the weight every step costs more than the
-# multiplication: (20, 256) by (256, 1024) takes 140 us in one product and 108 us
-# as eight products of 128 columns; the backward (20, 1024) by (1024, 256), 138 us
-# in one and 111 us as a sum of eight over 128-row slices (1 thread).
-_SMALL_PRODUCT = 1_000_000
-_BLOCKS = (128, 64)
 _float32 = numpy.dtype(numpy.float32)
 
 
-def _has_small_matrix_kernels():
-    """Whether NumPy's BLAS is OpenBLAS on a CPU with AVX-512 (its small-matrix kernels)."""
-    try:
-        blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
-    except Exception:  # noqa: BLE001 - no build information: assume nothing
-        return False
-    core = getattr(numpy, "_core", None) or getattr(numpy, "core", None)
-    features = getattr(getattr(core, "_multiarray_umath", None), "__cpu_features__", {})
-    return "openblas" in str(blas).lower() and bool(features.get("AVX512_SKX"))
-
-
-SMALL_MATRIX_KERNELS = _has_small_matrix_kernels()
-
-
 def _block(rows, depth, fixed):
-    """The widest of :data:`_BLOCKS` that keeps ``rows * block * depth`` small, or None."""
-    for block in _BLOCKS:
-        if rows * block * depth <= _SMALL_PRODUCT and block < fixed:
+    """The widest step-product block that keeps ``rows * block * depth`` small, or None.
+
+    The blocks and the bound are :data:`~dbr.functions._tuning.STEP_PRODUCT_BLOCKS`
+    and :data:`~dbr.functions._tuning.SMALL_PRODUCT_MAX`.
+    """
+    for block in _tuning.STEP_PRODUCT_BLOCKS:
+        if rows * block * depth <= _tuning.SMALL_PRODUCT_MAX and block < fixed:
             return block
     return None
 
@@ -388,7 +370,7 @@ class StepProducts:
     """
 
     def __init__(self, w, batch):
-        blocked = SMALL_MATRIX_KERNELS and type(w) is numpy.ndarray and w.dtype == _float32
+        blocked = _tuning.SMALL_MATRIX_KERNELS and type(w) is numpy.ndarray and w.dtype == _float32
         self.w = w = gemm_operand(w)
         g, n = w.shape
         # Both products multiply b x block x N: h by a block of W^T's columns, g's

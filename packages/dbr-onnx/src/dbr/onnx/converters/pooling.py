@@ -1,5 +1,7 @@
 """Converters of max, average and ROI pooling and of unpooling."""
 
+import warnings
+
 import numpy
 
 import onnx
@@ -153,8 +155,24 @@ def _unpooling(p):
     return c.nodes
 
 
+# dbr's own bins need Round (opset 11); before it, ONNX's MaxRoiPool stands in.
+_EXACT_ROI_POOLING_FROM = 11
+
+
 def _roi_pooling(p):
-    """MaxRoiPool (a runtime may round a corner exactly on a half otherwise than dbr)."""
+    """From opset 11, dbr's own bins masked as for roi_max_pooling_2d (empty bins 0): exact,
+    and runnable where MaxRoiPool is not (ONNX Runtime has no MaxRoiPool-22). Before, ONNX's
+    MaxRoiPool, with a warning: runtimes differ from dbr on negative inputs and halves."""
+    if p.opset_version >= _EXACT_ROI_POOLING_FROM:
+        return _roi_pooling_masked(p)
+    warnings.warn(
+        f"{p.context.node_name}: roi_pooling_2d is written as ONNX's MaxRoiPool at opset "
+        f"{p.opset_version}; runtimes may differ from dbr where the input is negative or a "
+        f"corner scales to a half. Export at opset {_EXACT_ROI_POOLING_FROM} or later for "
+        "dbr's exact bins.",
+        UserWarning,
+        stacklevel=2,
+    )
     c = Chain(p)
     x, rois = p.input_names
     x_dtype = p.input_arrays[0].dtype
@@ -185,11 +203,12 @@ def _roi_column(c, rois, column):
     return c.op("Gather", [rois, c.const([column])], axis=1)
 
 
-def _pixel_bins(c, rois, axis, n_out, length, spatial_scale):
+def _pixel_bins(c, rois, axis, n_out, length, spatial_scale, extra=0):
     """Along one axis (0: rows, 1: columns), which pixels each whole-pixel bin covers.
 
     dbr's bins, computed with the same float64 operations: the corners scaled and rounded
-    (halves to even), a region ``max(end - start, 1)`` pixels long split at
+    (halves to even), a region ``max(end - start + extra, 1)`` pixels long (``extra`` 1 where
+    the end is inclusive, as in roi_pooling_2d) split at
     ``start + floor(p s)`` and ``start + ceil((p + 1) s)``, ``s = length / n_out``.
 
     Returns:
@@ -199,6 +218,8 @@ def _pixel_bins(c, rois, axis, n_out, length, spatial_scale):
     corners = c.op("Round", [c.op("Mul", [rois, c.const(spatial_scale, double, "scale")])])
     start = _roi_column(c, corners, axis)
     span = c.op("Sub", [_roi_column(c, corners, axis + 2), start])
+    if extra:
+        span = c.op("Add", [span, c.const(extra, double, "extra")])
     span = c.op("Max", [span, c.const(1, double, "one")])
     stride = c.op("Div", [span, c.const(n_out, double, "n_out")])
     bins = numpy.arange(n_out, dtype=double)
@@ -216,12 +237,34 @@ def _roi_max_pooling(p):
     ONNX's MaxRoiPool is not used: its regions span one pixel more and its empty bins give 0.
     """
     c = Chain(p)
-    f = p.func
     rois, images = _roi_images(c, p)
+    _masked_bin_maxima(c, p, rois, images, extra=0)
+    return c.nodes
+
+
+def _roi_pooling_masked(p):
+    """roi_pooling_2d as masked maxima: regions ``(batch, x_min, y_min, x_max, y_max)`` with
+    inclusive ends, the batch index truncated, empty bins 0."""
+    c = Chain(p)
+    x, rois = p.input_names
+    rois = c.op("Cast", [rois], to=onnx.TensorProto.DOUBLE)
+    batch = c.op("Cast", [c.op("Gather", [rois, c.const([0])], axis=1)], to=onnx.TensorProto.INT64)
+    images = c.op("Gather", [x, c.op("Squeeze", [batch, c.const([1])])], axis=0)
+    if p.input_arrays[0].dtype == numpy.float16:
+        images = c.op("Cast", [images], to=onnx.TensorProto.FLOAT)
+    boxes = c.op("Gather", [rois, c.const([2, 1, 4, 3])], axis=1)  # (y_min, x_min, y_max, x_max)
+    _masked_bin_maxima(c, p, boxes, images, extra=1, empty=0.0)
+    return c.nodes
+
+
+def _masked_bin_maxima(c, p, rois, images, extra, empty=None):
+    """Write each bin's maximum of ``images`` (R, C, H, W) to the output; ``empty`` (None:
+    -inf) where a bin holds no pixel."""
+    f = p.func
     height, width = p.input_arrays[0].shape[2:]
     (out_h, out_w), dtype = f.outsize, p.input_arrays[0].dtype
-    rows = _pixel_bins(c, rois, 0, out_h, height, f.spatial_scale)
-    cols = _pixel_bins(c, rois, 1, out_w, width, f.spatial_scale)
+    rows = _pixel_bins(c, rois, 0, out_h, height, f.spatial_scale, extra)
+    cols = _pixel_bins(c, rois, 1, out_w, width, f.spatial_scale, extra)
     compute = numpy.float32 if dtype == numpy.float16 else dtype
     lowest = c.const(-numpy.inf, compute, "lowest")
     # The image (R, C, H, 1, W) where the columns (R, 1, 1, out_w, W) are in a bin: its
@@ -231,8 +274,16 @@ def _roi_max_pooling(p):
     by_cols = c.op("Unsqueeze", [reduce(c, "ReduceMax", masked, [4], False), c.const([2])])
     masked = c.op("Where", [c.op("Unsqueeze", [rows, c.const([1, 4])]), by_cols, lowest])
     y = reduce(c, "ReduceMax", masked, [3], False)
+    if empty is not None:
+        # A bin holds a pixel when its rows and its columns each hold one: (R, 1, out_h, out_w).
+        any_row = reduce(c, "ReduceMax", c.op("Cast", [rows], to=onnx.TensorProto.INT32), [2], 1)
+        any_col = reduce(c, "ReduceMax", c.op("Cast", [cols], to=onnx.TensorProto.INT32), [2], 1)
+        filled = c.op("Mul", [any_row, c.op("Transpose", [any_col], perm=[0, 2, 1])])
+        filled = c.op(
+            "Unsqueeze", [c.op("Cast", [filled], to=onnx.TensorProto.BOOL), c.const([1])]
+        )
+        y = c.op("Where", [filled, y, c.const(empty, compute, "empty")])
     c.op("Cast", [y], p.output_names, to=helper.np_dtype_to_tensor_dtype(dtype))
-    return c.nodes
 
 
 def _roi_average_pooling(p):
