@@ -101,6 +101,7 @@ PAGES = [
                 (f"More of dbr.links.{name}", f"dbr.links.{name}", "all")
                 for name in LINK_CATEGORIES
             ),
+            ("Caffe models", "dbr.links.caffe", "all"),
         ],
     ),
     (

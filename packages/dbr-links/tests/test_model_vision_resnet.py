@@ -126,8 +126,9 @@ test_bad_input = bad_input_test(
             ResNet50Layers,
             ("ResNet-50-model.caffemodel",),
             {},
-            ValueError,
-            "ResNet50Layers: dbr cannot read Caffe models",
+            FileNotFoundError,
+            "ResNet50Layers: expected pretrained_model to be 'auto', None or the path of an npz "
+            "or .caffemodel file, got 'ResNet-50-model.caffemodel', which is not a file",
         ),
     ]
 )

@@ -139,8 +139,9 @@ test_constructor_bad_input = bad_input_test(
             VGG16Layers,
             ("VGG_ILSVRC_16_layers.caffemodel",),
             {},
-            ValueError,
-            "VGG16Layers: dbr cannot read Caffe models",
+            FileNotFoundError,
+            "VGG16Layers: expected pretrained_model to be 'auto', None or the path of an npz or "
+            ".caffemodel file, got 'VGG_ILSVRC_16_layers.caffemodel', which is not a file",
         ),
     ]
 )

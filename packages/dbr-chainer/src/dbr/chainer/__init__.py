@@ -54,7 +54,7 @@ disable_experimental_feature_warning = False
 
 _SUBMODULES = frozenset({
     "backend", "backends", "chainermn", "chainerx", "computational_graph", "configuration",
-    "cuda", "onnx_chainer",
+    "cuda", "onnx_chainer", "exporters",
     "dataset", "datasets", "device_resident", "distribution", "distributions", "function",
     "function_hook", "function_hooks", "function_node", "functions", "gradient_check",
     "initializer", "initializers", "iterators", "link", "link_hook", "link_hooks", "links",

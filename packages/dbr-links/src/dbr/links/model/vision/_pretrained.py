@@ -8,15 +8,18 @@ procedures (:func:`extract`, :func:`predict`, with Caffe's ten-crop
 (:class:`PretrainedLayers`).
 
 dbr downloads no weights: ``pretrained_model='auto'`` looks for the file
-under the model directory, ``$DBR_MODEL_ROOT`` (default ``~/.dbr/models``).
+under the model directory, ``$DBR_MODEL_ROOT`` (default ``~/.dbr/models``):
+the converted npz file, else the published ``.caffemodel``, which it converts.
 """
 
 import os
+import warnings
 
 import numpy
 
 import dbr.functions as F
 from dbr.core import Chain, Variable, config, no_backprop_mode, to_device, using_config
+from dbr.core.serializers import load_npz, save_npz
 
 MODEL_ROOT_ENV = "DBR_MODEL_ROOT"
 """The environment variable naming the folder where ``'auto'`` looks for weights."""
@@ -34,55 +37,103 @@ def get_model_root():
     return os.path.expanduser(root)
 
 
-def resolve_pretrained(owner, pretrained_model, default_name):
-    """The path of the npz file that ``pretrained_model`` names, checked to exist.
+def resolve_pretrained(owner, pretrained_model, default_name, caffemodel_name):
+    """The path of the weights that ``pretrained_model`` names, checked to exist.
 
     Models call it before building themselves, so that a missing file
-    fails at once rather than after allocating every parameter.
+    fails at once rather than after allocating every parameter; they then
+    give the path to :func:`load_pretrained`.
 
     Args:
         owner (str): the model's class name, for error messages.
-        pretrained_model (str or os.PathLike): ``'auto'`` for the file
-            ``default_name`` in :func:`get_model_root`, else the path of an
-            npz file saved by :func:`~dbr.core.serializers.save_npz` or by
-            Chainer (same key names).
-        default_name (str): the file name ``'auto'`` looks for, as Chainer
-            names its converted file (e.g. ``'VGG_ILSVRC_16_layers.npz'``).
+        pretrained_model (str or os.PathLike): ``'auto'``, else the path of
+            an npz file saved by :func:`~dbr.core.serializers.save_npz` or by
+            Chainer (same key names), or of the published Caffe model
+            (a path ending in ``.caffemodel``).
+        default_name (str): the npz file ``'auto'`` looks for in
+            :func:`get_model_root`, as Chainer names its converted file
+            (e.g. ``'VGG_ILSVRC_16_layers.npz'``).
+        caffemodel_name (str): the published Caffe model's file name, which
+            ``'auto'`` looks for in the same folder when the npz file is
+            not there (e.g. ``'VGG_ILSVRC_16_layers.caffemodel'``).
 
     Returns:
-        str: the file's path.
+        str: the file's path (for ``'auto'``, the npz file if it is there,
+        else the caffemodel).
 
     Raises:
         FileNotFoundError: there is no such file; for ``'auto'`` the
-            message says that dbr downloads nothing and where to place the
-            file.
-        ValueError: a Caffe model (``*.caffemodel``), which dbr cannot read.
+            message says that dbr downloads nothing and where to place
+            either file.
     """
     if isinstance(pretrained_model, str) and pretrained_model == "auto":
-        path = os.path.join(get_model_root(), default_name)
-        if not os.path.isfile(path):
-            raise FileNotFoundError(
-                f"{owner}: pretrained_model='auto' found no weights at {path}; dbr does not "
-                f"download weights. Place there an npz file of this model saved by dbr "
-                f"(dbr.core.serializers.save_npz) or converted by Chainer (Chainer keeps it "
-                f"as {os.path.join(_CHAINER_MODEL_DIR, default_name)}), or set "
-                f"${MODEL_ROOT_ENV} to the folder that holds {default_name}, or pass the "
-                f"file's path as pretrained_model (None builds the model with random weights)"
-            )
-        return path
-    path = os.fspath(pretrained_model)
-    if path.endswith(".caffemodel"):
-        raise ValueError(
-            f"{owner}: dbr cannot read Caffe models (got pretrained_model={path!r}); "
-            f"convert it to npz with Chainer ({owner}.convert_caffemodel_to_npz) and "
-            f"pass the npz file's path"
+        root = get_model_root()
+        path = os.path.join(root, default_name)
+        caffemodel = os.path.join(root, caffemodel_name)
+        for candidate in (path, caffemodel):
+            if os.path.isfile(candidate):
+                return candidate
+        raise FileNotFoundError(
+            f"{owner}: pretrained_model='auto' found no weights at {path} nor {caffemodel}; "
+            f"dbr does not download weights. Place there the published Caffe model "
+            f"{caffemodel_name} (converted to {default_name} on first use), or an npz file of "
+            f"this model saved by dbr (dbr.core.serializers.save_npz) or converted by Chainer "
+            f"(Chainer keeps it as {os.path.join(_CHAINER_MODEL_DIR, default_name)}), or set "
+            f"${MODEL_ROOT_ENV} to the folder that holds them, or pass the file's path as "
+            f"pretrained_model (None builds the model with random weights)"
         )
+    path = os.fspath(pretrained_model)
     if not os.path.isfile(path):
         raise FileNotFoundError(
             f"{owner}: expected pretrained_model to be 'auto', None or the path of an npz "
-            f"file, got {path!r}, which is not a file"
+            f"or .caffemodel file, got {path!r}, which is not a file"
         )
     return path
+
+
+def load_pretrained(model, path, default_name):
+    """Load ``path`` (from :func:`resolve_pretrained`) into ``model``.
+
+    An npz file is loaded with :func:`~dbr.core.serializers.load_npz`. A
+    ``.caffemodel`` is read by :class:`~dbr.links.caffe.CaffeFunction` and its
+    weights copied by the model's ``_transfer_caffe``; when it is the one
+    ``'auto'`` found in the model directory, the converted weights are saved
+    next to it as ``default_name``, so that the next ``'auto'`` loads that.
+    """
+    if not path.endswith(".caffemodel"):
+        load_npz(path, model)
+        return
+    model._transfer_caffe(read_caffemodel(path))
+    root = get_model_root()
+    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(root):
+        save_npz_atomic(os.path.join(root, default_name), model)
+
+
+def read_caffemodel(path):
+    """The :class:`~dbr.links.caffe.CaffeFunction` of ``path``, without its skipped-layer warnings.
+
+    The published files' data, accuracy and loss layers are of no use to the
+    models, which take only the weights.
+    """
+    from dbr.links.caffe import CaffeFunction
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return CaffeFunction(path)
+
+
+def convert_caffemodel(model, path_caffemodel, path_npz):
+    """Copy the weights of ``path_caffemodel`` into ``model`` and save it as ``path_npz``."""
+    model._transfer_caffe(read_caffemodel(path_caffemodel))
+    save_npz_atomic(os.fspath(path_npz), model)
+
+
+def save_npz_atomic(path, model):
+    """Save ``model`` to the npz file ``path`` (uncompressed) through a temporary file."""
+    partial = f"{path}.partial"
+    with open(partial, "wb") as f:
+        save_npz(f, model, compression=False)
+    os.replace(partial, path)
 
 
 def prepare_image(image, size, mean):

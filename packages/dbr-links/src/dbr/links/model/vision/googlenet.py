@@ -4,14 +4,14 @@ import collections
 
 import dbr.functions as F
 from dbr.core import initializers
-from dbr.core.serializers import load_npz
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.inception import Inception
 from dbr.links.connection.linear import Linear
-from dbr.links.model.vision import _pretrained
+from dbr.links.model.vision import _caffe, _pretrained
 
 _MEAN_BGR = (104.0, 117.0, 123.0)
 _DEFAULT_FILE = "bvlc_googlenet.npz"
+_CAFFE_FILE = "bvlc_googlenet.caffemodel"
 # The auxiliary classifiers read an inner layer's output, not the layer before them.
 _AUX_INPUTS = {"loss1_fc2": "inception_4a", "loss2_fc2": "inception_4d"}
 
@@ -73,9 +73,12 @@ class GoogLeNet(_pretrained.PretrainedLayers):
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default)
             loads ``bvlc_googlenet.npz`` from the model directory
-            (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``); dbr downloads
-            nothing, so the file must be placed there (an npz saved by dbr or
-            converted by Chainer). A path loads that npz file. None keeps
+            (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``), or, when it is
+            not there, converts BVLC's published ``bvlc_googlenet.caffemodel``
+            found there and saves the npz file beside it; dbr downloads
+            nothing, so one of them must be placed there. A path loads that
+            npz file (saved by dbr or converted by Chainer) or ``.caffemodel``
+            file. None keeps
             BVLC's random initialisation: the weights of the convolutions and
             fully-connected layers outside the Inception modules from
             ``LeCunUniform(scale=1.0)`` (Caffe's "xavier" filler), the
@@ -106,7 +109,7 @@ class GoogLeNet(_pretrained.PretrainedLayers):
         path = None
         if pretrained_model:
             path = _pretrained.resolve_pretrained(
-                type(self).__name__, pretrained_model, _DEFAULT_FILE
+                type(self).__name__, pretrained_model, _DEFAULT_FILE, _CAFFE_FILE
             )
             kwargs = {"initialW": initializers.Zero()}
         else:
@@ -134,7 +137,25 @@ class GoogLeNet(_pretrained.PretrainedLayers):
             self.loss2_fc1 = Linear(2048, 1024, **kwargs)
             self.loss2_fc2 = Linear(1024, 1000, **kwargs)
         if path is not None:
-            load_npz(path, self)
+            _pretrained.load_pretrained(self, path, _DEFAULT_FILE)
+
+    def _transfer_caffe(self, caffe):
+        _caffe.transfer_googlenet(self, caffe, type(self).__name__)
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz):
+        """Convert BVLC's published ``bvlc_googlenet.caffemodel`` to an npz file.
+
+        Args:
+            path_caffemodel (str or os.PathLike): the Caffe model.
+            path_npz (str or os.PathLike): the npz file to write (uncompressed,
+                with Chainer's key names), which ``pretrained_model`` loads.
+
+        Raises:
+            ValueError: a layer of the model is missing from the file or has
+                another shape (the message names it).
+        """
+        _pretrained.convert_caffemodel(cls(pretrained_model=None), path_caffemodel, path_npz)
 
     @property
     def functions(self):

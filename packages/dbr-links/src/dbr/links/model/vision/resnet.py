@@ -5,11 +5,10 @@ import warnings
 
 import dbr.functions as F
 from dbr.core import Chain, initializers
-from dbr.core.serializers import load_npz
 from dbr.links._checks import is_int
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
-from dbr.links.model.vision import _pretrained
+from dbr.links.model.vision import _caffe, _pretrained
 from dbr.links.normalization.batch_normalization import BatchNormalization
 
 _MEAN_BGR = (103.063, 115.903, 123.152)
@@ -64,11 +63,14 @@ class ResNetLayers(_pretrained.PretrainedLayers):
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` loads
             ``ResNet-{n_layers}-model.npz`` from the model directory
-            (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``); dbr downloads
-            and converts nothing, so the file must be placed there (an npz
-            saved by dbr or converted by Chainer). A path loads that npz
-            file. None keeps the random initialisation of the paper
-            (convolution weights from ``HeNormal(scale=1.0)``). When weights
+            (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``), or, when it is
+            not there, converts MSRA's published
+            ``ResNet-{n_layers}-model.caffemodel`` found there and saves the
+            npz file beside it; dbr downloads nothing, so one of them must be
+            placed there. A path loads that npz file (saved by dbr or
+            converted by Chainer) or ``.caffemodel`` file. None keeps the
+            random initialisation of the paper (convolution weights from
+            ``HeNormal(scale=1.0)``). When weights
             are loaded, the convolutions are first filled with zeros rather
             than sampled.
         n_layers (int): 50, 101 or 152.
@@ -100,8 +102,9 @@ class ResNetLayers(_pretrained.PretrainedLayers):
         path = None
         if pretrained_model:
             path = _pretrained.resolve_pretrained(
-                type(self).__name__, pretrained_model, f"ResNet-{n_layers}-model.npz"
-            )
+                type(self).__name__, pretrained_model, f"ResNet-{n_layers}-model.npz",
+                f"ResNet-{n_layers}-model.caffemodel",
+            )  # fmt: skip
             initialW = initializers.Zero()
         else:
             initialW = initializers.HeNormal(scale=1.0)
@@ -114,8 +117,38 @@ class ResNetLayers(_pretrained.PretrainedLayers):
             self.res4 = BuildingBlock(blocks[2], 512, 256, 1024, 2, initialW, downsample_fb)
             self.res5 = BuildingBlock(blocks[3], 1024, 512, 2048, 2, initialW, downsample_fb)
             self.fc6 = Linear(2048, 1000)
+        self._n_layers = n_layers
         if path is not None:
-            load_npz(path, self)
+            _pretrained.load_pretrained(self, path, f"ResNet-{n_layers}-model.npz")
+
+    def _transfer_caffe(self, caffe):
+        _caffe.transfer_resnet(self, caffe, type(self).__name__, self._n_layers)
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz, n_layers=None):
+        """Convert MSRA's published Caffe model to an npz file that ``pretrained_model`` loads.
+
+        Args:
+            path_caffemodel (str or os.PathLike): ``ResNet-{n_layers}-model.caffemodel``.
+            path_npz (str or os.PathLike): the npz file to write (uncompressed,
+                with Chainer's key names).
+            n_layers (int): 50, 101 or 152; by default the class's depth
+                (50 for :class:`ResNetLayers` itself, as Chainer's default).
+
+        Raises:
+            ValueError: ``n_layers`` is not 50, 101 or 152 or differs from
+                the class's depth, or a layer of the model is missing from the
+                file or has another shape (the message names it).
+        """
+        depth = getattr(cls, "_depth", None)
+        if n_layers is None:
+            n_layers = depth or 50
+        if depth is not None and n_layers != depth:
+            raise ValueError(
+                f"{cls.__name__}.convert_caffemodel_to_npz: expected n_layers={depth} (the "
+                f"class's depth) or None, got {n_layers!r}"
+            )
+        _pretrained.convert_caffemodel(ResNetLayers(None, n_layers), path_caffemodel, path_npz)
 
     @property
     def functions(self):
@@ -140,8 +173,9 @@ class ResNet50Layers(ResNetLayers):
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default:
-            ``ResNet-50-model.npz`` in ``$DBR_MODEL_ROOT``, default
-            ``~/.dbr/models``; nothing is downloaded), the path of an npz
+            ``ResNet-50-model.npz``, else ``ResNet-50-model.caffemodel``
+            converted, in ``$DBR_MODEL_ROOT``, default ``~/.dbr/models``;
+            nothing is downloaded), the path of an npz or ``.caffemodel``
             file, or None for random weights.
         downsample_fb (bool): see :class:`ResNetLayers`; default False.
     """
@@ -149,14 +183,17 @@ class ResNet50Layers(ResNetLayers):
     def __init__(self, pretrained_model="auto", downsample_fb=False):
         super().__init__(pretrained_model, 50, downsample_fb)
 
+    _depth = 50
+
 
 class ResNet101Layers(ResNetLayers):
     """The 101-layer ResNet (blocks of 3, 4, 23, 3 bottlenecks); see :class:`ResNetLayers`.
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default:
-            ``ResNet-101-model.npz`` in ``$DBR_MODEL_ROOT``, default
-            ``~/.dbr/models``; nothing is downloaded), the path of an npz
+            ``ResNet-101-model.npz``, else ``ResNet-101-model.caffemodel``
+            converted, in ``$DBR_MODEL_ROOT``, default ``~/.dbr/models``;
+            nothing is downloaded), the path of an npz or ``.caffemodel``
             file, or None for random weights.
         downsample_fb (bool): see :class:`ResNetLayers`; default False.
     """
@@ -164,20 +201,25 @@ class ResNet101Layers(ResNetLayers):
     def __init__(self, pretrained_model="auto", downsample_fb=False):
         super().__init__(pretrained_model, 101, downsample_fb)
 
+    _depth = 101
+
 
 class ResNet152Layers(ResNetLayers):
     """The 152-layer ResNet (blocks of 3, 8, 36, 3 bottlenecks); see :class:`ResNetLayers`.
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default:
-            ``ResNet-152-model.npz`` in ``$DBR_MODEL_ROOT``, default
-            ``~/.dbr/models``; nothing is downloaded), the path of an npz
+            ``ResNet-152-model.npz``, else ``ResNet-152-model.caffemodel``
+            converted, in ``$DBR_MODEL_ROOT``, default ``~/.dbr/models``;
+            nothing is downloaded), the path of an npz or ``.caffemodel``
             file, or None for random weights.
         downsample_fb (bool): see :class:`ResNetLayers`; default False.
     """
 
     def __init__(self, pretrained_model="auto", downsample_fb=False):
         super().__init__(pretrained_model, 152, downsample_fb)
+
+    _depth = 152
 
 
 class BuildingBlock(Chain):

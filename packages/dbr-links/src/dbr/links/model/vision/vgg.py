@@ -4,10 +4,9 @@ import collections
 
 import dbr.functions as F
 from dbr.core import initializers
-from dbr.core.serializers import load_npz
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
-from dbr.links.model.vision import _pretrained
+from dbr.links.model.vision import _caffe, _pretrained
 
 _MEAN_BGR = (103.939, 116.779, 123.68)
 
@@ -17,6 +16,7 @@ _STAGES = {
     19: ((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)),
 }
 _DEFAULT_FILES = {16: "VGG_ILSVRC_16_layers.npz", 19: "VGG_ILSVRC_19_layers.npz"}
+_CAFFE_FILES = {16: "VGG_ILSVRC_16_layers.caffemodel", 19: "VGG_ILSVRC_19_layers.caffemodel"}
 
 
 def prepare(image, size=(224, 224)):
@@ -60,11 +60,14 @@ class VGGLayers(_pretrained.PretrainedLayers):
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default)
             loads ``VGG_ILSVRC_16_layers.npz`` (or ``..._19_...``) from the
-            model directory (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``);
-            dbr downloads nothing, so the file must be placed there (an npz
-            saved by dbr or converted by Chainer). A path loads that npz
-            file. None keeps the random initialisation of the paper (weights
-            from ``Normal(0.01)``, zero biases). When weights are loaded, the
+            model directory (``$DBR_MODEL_ROOT``, default ``~/.dbr/models``),
+            or, when it is not there, converts the published
+            ``VGG_ILSVRC_16_layers.caffemodel`` found there and saves the npz
+            file beside it; dbr downloads nothing, so one of them must be
+            placed there. A path loads that npz file (saved by dbr or
+            converted by Chainer) or ``.caffemodel`` file. None keeps the
+            random initialisation of the paper (weights from
+            ``Normal(0.01)``, zero biases). When weights are loaded, the
             parameters are first filled with zeros rather than sampled.
         n_layers (int): 16 or 19.
 
@@ -91,8 +94,9 @@ class VGGLayers(_pretrained.PretrainedLayers):
         path = None
         if pretrained_model:
             path = _pretrained.resolve_pretrained(
-                type(self).__name__, pretrained_model, _DEFAULT_FILES[n_layers]
-            )
+                type(self).__name__, pretrained_model, _DEFAULT_FILES[n_layers],
+                _CAFFE_FILES[n_layers],
+            )  # fmt: skip
             zero = initializers.Zero()
             kwargs = {"initialW": zero, "initial_bias": zero}
         else:
@@ -109,7 +113,26 @@ class VGGLayers(_pretrained.PretrainedLayers):
             self.fc7 = Linear(4096, 4096, **kwargs)
             self.fc8 = Linear(4096, 1000, **kwargs)
         if path is not None:
-            load_npz(path, self)
+            _pretrained.load_pretrained(self, path, _DEFAULT_FILES[n_layers])
+
+    def _transfer_caffe(self, caffe):
+        _caffe.transfer_vgg(self, caffe, type(self).__name__)
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz):
+        """Convert the published Caffe model to an npz file that ``pretrained_model`` loads.
+
+        Args:
+            path_caffemodel (str or os.PathLike): ``VGG_ILSVRC_16_layers.caffemodel``
+                (``..._19_...`` for :class:`VGG19Layers`).
+            path_npz (str or os.PathLike): the npz file to write (uncompressed,
+                with Chainer's key names).
+
+        Raises:
+            ValueError: a layer of the model is missing from the file or has
+                another shape (the message names it).
+        """
+        _pretrained.convert_caffemodel(cls(pretrained_model=None), path_caffemodel, path_npz)
 
     @property
     def functions(self):
@@ -131,8 +154,9 @@ class VGG16Layers(VGGLayers):
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default:
-            ``VGG_ILSVRC_16_layers.npz`` in ``$DBR_MODEL_ROOT``, default
-            ``~/.dbr/models``; nothing is downloaded), the path of an npz
+            ``VGG_ILSVRC_16_layers.npz``, else ``VGG_ILSVRC_16_layers.caffemodel``
+            converted, in ``$DBR_MODEL_ROOT``, default ``~/.dbr/models``;
+            nothing is downloaded), the path of an npz or ``.caffemodel``
             file, or None for random weights.
 
     >>> model = VGG16Layers(pretrained_model=None)
@@ -149,8 +173,9 @@ class VGG19Layers(VGGLayers):
 
     Args:
         pretrained_model (str, os.PathLike or None): ``'auto'`` (default:
-            ``VGG_ILSVRC_19_layers.npz`` in ``$DBR_MODEL_ROOT``, default
-            ``~/.dbr/models``; nothing is downloaded), the path of an npz
+            ``VGG_ILSVRC_19_layers.npz``, else ``VGG_ILSVRC_19_layers.caffemodel``
+            converted, in ``$DBR_MODEL_ROOT``, default ``~/.dbr/models``;
+            nothing is downloaded), the path of an npz or ``.caffemodel``
             file, or None for random weights.
     """
 

@@ -1,0 +1,1 @@
+"""``chainer.exporters``: Chainer's exporters package; ``caffe`` is dbr.links.caffe's exporter."""
