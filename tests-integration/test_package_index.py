@@ -131,12 +131,14 @@ def index(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    """This tree's packages, tools and noxfile, committed to a repository of their own."""
+    """This tree's packages, tools, noxfile and README (whose table of packages the noxfile
+    reads), committed to a repository of their own."""
     tree = tmp_path_factory.mktemp("tree")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "dist", "build")
     for name in ("packages", "tools"):
         shutil.copytree(ROOT / name, tree / name, ignore=ignore)
-    shutil.copy2(ROOT / "noxfile.py", tree / "noxfile.py")
+    for name in ("noxfile.py", "README.md"):
+        shutil.copy2(ROOT / name, tree / name)
     (tree / ".gitignore").write_text(".nox/\n__pycache__/\n")
     _git(tree, "init", "-q")
     _git(tree, "add", "-A")
