@@ -6,13 +6,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
-from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_link_backward,
-    check_round_trip,
-    param_names,
-    persistent_names,
-)
+from dbr.core.testing.link_checks import check_link_backward
 from dbr.links.connection.convolution_2d import Convolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -173,26 +167,6 @@ def test_from_params():
     assert Convolution2D.from_params(W, nobias=True, groups=3).b is None
     with pytest.raises(ValueError, match=r"Convolution2D.from_params: b must have shape \(6,\)"):
         Convolution2D.from_params(W, b[:4])
-
-
-def test_param_names():
-    assert param_names(Convolution2D(3, 2, 3)) == ["/W", "/b"]
-    assert param_names(Convolution2D(2, 3, nobias=True)) == ["/W"]
-    assert persistent_names(Convolution2D(3, 2, 3)) == []
-
-
-def test_round_trip_into_lazy_link():
-    link = Convolution2D(3, 2, 3, initial_bias=initializers.Normal(1.0))
-    x = numpy.random.rand(1, 3, 4, 4).astype(numpy.float32)
-    check_round_trip(link, Convolution2D(2, 3), (x,))
-
-
-def test_round_trip_uninitialized():
-    check_round_trip(Convolution2D(2, 3), Convolution2D(2, 3))
-
-
-def test_copy_modes():
-    check_copy_modes(Convolution2D(3, 2, 3))
 
 
 _CONV = Convolution2D(3, 2, 3)

@@ -6,13 +6,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
-from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_link_backward,
-    check_round_trip,
-    param_names,
-    persistent_names,
-)
+from dbr.core.testing.link_checks import check_link_backward
 from dbr.links.connection.deconvolution_2d import Deconvolution2D
 
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -131,26 +125,6 @@ def test_backward(dtype, nobias):
     gy = numpy.random.uniform(-1, 1, (2, 2, 5, 4)).astype(dtype)
     # Without a bias, link.params() holds W alone.
     check_link_backward(link, x, gy, link.params(), dtype)
-
-
-def test_param_names():
-    assert param_names(Deconvolution2D(3, 2, 3)) == ["/W", "/b"]
-    assert param_names(Deconvolution2D(2, 3, nobias=True)) == ["/W"]
-    assert persistent_names(Deconvolution2D(3, 2, 3)) == []
-
-
-def test_round_trip_into_lazy_link():
-    link = Deconvolution2D(3, 2, 3, initial_bias=initializers.Normal(1.0))
-    x = numpy.random.rand(1, 3, 4, 4).astype(numpy.float32)
-    check_round_trip(link, Deconvolution2D(2, 3), (x,))
-
-
-def test_round_trip_uninitialized():
-    check_round_trip(Deconvolution2D(2, 3), Deconvolution2D(2, 3))
-
-
-def test_copy_modes():
-    check_copy_modes(Deconvolution2D(3, 2, 3))
 
 
 _DECONV = Deconvolution2D(3, 2, 3)

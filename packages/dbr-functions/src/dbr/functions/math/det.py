@@ -2,26 +2,16 @@
 
 import numpy
 
-from dbr.core import FunctionNode, ops, type_check
+from dbr.core import ops
 from dbr.core.backend import get_array_module
 from dbr.core.utils import force_array
-from dbr.functions.math.inv import batch_inv, inv
+from dbr.functions.math.inv import SquareMatricesFunction, batch_inv, inv
 
 _float16 = numpy.dtype(numpy.float16)
 
 
-class _DetBase(FunctionNode):
-    _ndim = None
+class _DetBase(SquareMatricesFunction):
     _inverse = None
-
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("a",))
-        a_type = in_types[0]
-        type_check.expect(
-            a_type.dtype.kind == "f",
-            a_type.ndim == self._ndim,
-            a_type.shape[-1] == a_type.shape[-2],
-        )
 
     def forward(self, inputs):
         self.retain_inputs((0,))

@@ -22,9 +22,13 @@ def invert(a, who):
     return inv.astype(a.dtype, copy=False)
 
 
-class _InvBase(FunctionNode):
+class SquareMatricesFunction(FunctionNode):
+    """A function of one floating input of square matrices in its last two axes.
+
+    Subclasses set ``_ndim``: 2 for one matrix, 3 for a batch of them.
+    """
+
     _ndim = None
-    _name = None
 
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("a",))
@@ -34,6 +38,10 @@ class _InvBase(FunctionNode):
             a_type.ndim == self._ndim,
             a_type.shape[-1] == a_type.shape[-2],
         )
+
+
+class _InvBase(SquareMatricesFunction):
+    _name = None
 
     def forward(self, inputs):
         self.retain_outputs((0,))

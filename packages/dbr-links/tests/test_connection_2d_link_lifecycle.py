@@ -1,0 +1,49 @@
+"""Parameters, serialization and copies of the 2-D convolution links, one table for all four."""
+
+import numpy
+import pytest
+
+from dbr.core import initializers
+from dbr.core.testing.link_checks import (
+    check_copy_modes,
+    check_round_trip,
+    param_names,
+    persistent_names,
+)
+from dbr.links.connection.convolution_2d import Convolution2D
+from dbr.links.connection.deconvolution_2d import Deconvolution2D
+from dbr.links.connection.depthwise_convolution_2d import DepthwiseConvolution2D
+from dbr.links.connection.dilated_convolution_2d import DilatedConvolution2D
+
+# cls, the arguments of a link whose input channels wait for the first call, the keyword
+# arguments of the link serialized into a lazy one, and the side of that link's input.
+_LINKS = [
+    pytest.param(Convolution2D, (2, 3), {}, 4, id="Convolution2D"),
+    pytest.param(Deconvolution2D, (2, 3), {}, 4, id="Deconvolution2D"),
+    pytest.param(DilatedConvolution2D, (2, 3), {"dilate": 2}, 6, id="DilatedConvolution2D"),
+    pytest.param(DepthwiseConvolution2D, (None, 2, 3), {}, 4, id="DepthwiseConvolution2D"),
+]
+
+
+@pytest.mark.parametrize("cls, lazy_args, kwargs, side", _LINKS)
+def test_param_names(cls, lazy_args, kwargs, side):
+    assert param_names(cls(3, 2, 3)) == ["/W", "/b"]
+    assert param_names(cls(*lazy_args, nobias=True)) == ["/W"]
+    assert persistent_names(cls(3, 2, 3)) == []
+
+
+@pytest.mark.parametrize("cls, lazy_args, kwargs, side", _LINKS)
+def test_round_trip_into_lazy_link(cls, lazy_args, kwargs, side):
+    link = cls(3, 2, 3, initial_bias=initializers.Normal(1.0), **kwargs)
+    x = numpy.random.rand(1, 3, side, side).astype(numpy.float32)
+    check_round_trip(link, cls(*lazy_args, **kwargs), (x,))
+
+
+@pytest.mark.parametrize("cls, lazy_args, kwargs, side", _LINKS)
+def test_round_trip_uninitialized(cls, lazy_args, kwargs, side):
+    check_round_trip(cls(*lazy_args), cls(*lazy_args))
+
+
+@pytest.mark.parametrize("cls, lazy_args, kwargs, side", _LINKS)
+def test_copy_modes(cls, lazy_args, kwargs, side):
+    check_copy_modes(cls(3, 2, 3))
