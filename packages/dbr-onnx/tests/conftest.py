@@ -1,5 +1,7 @@
 """Shared fixtures: export a model, check it with onnx, run it with ONNX Runtime."""
 
+import contextlib
+
 import numpy
 import onnx
 import pytest
@@ -54,11 +56,29 @@ def _export_from(model, args, opset, **kwargs):
         return _export_from(model, args, needed, **kwargs)
 
 
+@contextlib.contextmanager
+def skipped_without_its_extra():
+    """Skip the test, naming the extra, when a function it exports needs one that dbr-onnx
+    does not bring (SciPy for dbr-functions' special functions: ``dbr-functions[special]``)."""
+    try:
+        yield
+    except ImportError as error:
+        if "pip install" not in str(error):
+            raise
+        pytest.skip(str(error))
+
+
 def check_export(model, args, opsets=None, rtol=1e-5, atol=1e-6, **kwargs):
     """Export at each opset, full-check it, and compare ONNX Runtime with dbr's forward.
 
-    Returns the model exported at the last opset.
+    Returns the model exported at the last opset; skips, naming it, when a function
+    needs an extra that is not installed.
     """
+    with skipped_without_its_extra():
+        return _check_export(model, args, opsets, rtol, atol, **kwargs)
+
+
+def _check_export(model, args, opsets, rtol, atol, **kwargs):
     import dbr.onnx
 
     pytest.importorskip("onnxruntime", reason="needs the dbr-onnx[runtime] extra")

@@ -1,7 +1,5 @@
 """What an importer is given, and the registry that maps ONNX operators to importers."""
 
-import warnings
-
 import numpy
 
 import onnx
@@ -63,13 +61,12 @@ class NodeParams:
             self._evaluator = ReferenceEvaluator(
                 helper.make_model(graph, opset_imports=opset_imports)
             )
+        if node.op_type == "OneHot" and arrays[1] is not None:
+            # onnx's reference takes int() of the depth, which NumPy 2.4 refuses for a
+            # 1-element 1-d array (ONNX allows either form): give it the scalar.
+            arrays = [arrays[0], numpy.asarray(arrays[1]).reshape(()), *arrays[2:]]
         feeds = {n: a for n, a in zip(node.input, arrays) if n}
-        with warnings.catch_warnings():
-            # onnx's reference OneHot reads its depth as NumPy 1.25 deprecates: not ours.
-            warnings.filterwarnings(
-                "ignore", category=DeprecationWarning, module=r"onnx\.reference"
-            )
-            outputs = iter(self._evaluator.run(None, feeds))
+        outputs = iter(self._evaluator.run(None, feeds))
         return [next(outputs) if n else None for n in node.output]
 
     def error(self, message):
