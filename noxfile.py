@@ -181,7 +181,7 @@ def lowest(session: nox.Session, dist: str) -> None:
         *wheel_requirements(session, sibling_closure(dist), {dist: extras}),
         *(str(r) for r in declared), *TEST_TOOLS,
     )  # fmt: skip
-    report = json.dumps([[r.name, str(r.specifier)] for r in declared])
+    report = json.dumps([[r.name, str(r.specifier), str(r.marker or "")] for r in declared])
     session.run("python", str(TOOLS / "check_lowest.py"), report)
     run_pytest(session, package)
     run_doctests(session, package)

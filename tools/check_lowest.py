@@ -4,13 +4,15 @@ A bound matches at its own precision: ``>=1.11`` is met by 1.11.1 when 1.11.0
 was yanked, ``>=1.26.4`` only by 1.26.4.
 
 Run by ``nox -s lowest`` after installing with uv's ``--resolution lowest-direct``,
-with a JSON list of [name, specifier] pairs.
+with a JSON list of [name, specifier, marker] triples; a requirement whose environment
+marker does not hold for this interpreter (another Python's floor) is not checked.
 """
 
 import importlib.metadata
 import json
 import sys
 
+from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -21,7 +23,10 @@ def main(requirements_json: str) -> int:
     if not requirements:
         print("no third-party requirement")
     problems = []
-    for name, specifier in requirements:
+    for name, specifier, *marker in requirements:
+        if marker and marker[0] and not Marker(marker[0]).evaluate():
+            print(f"{name:24} {specifier or '(any)':20} not for this Python ({marker[0]})")
+            continue
         installed = Version(importlib.metadata.version(name))
         bounds = [
             Version(s.version) for s in SpecifierSet(specifier) if s.operator in (">=", "~=", "==")
