@@ -23,6 +23,11 @@ import dbr.training
         "from dbr.chainer.datasets import image_dataset; import importlib.util; "
         "assert image_dataset.available is (importlib.util.find_spec('PIL') is not None)",
         "import dbr.chainer.distributions.utils",
+        "from dbr.chainer.graph_optimizations.static_graph import static_graph, ScheduleManager; "
+        "from dbr.chainer.graph_optimizations.static_graph_utilities import static_code; "
+        "import dbr.core; assert static_graph is dbr.core.static_graph; "
+        "assert static_code is dbr.core.static_code; "
+        "assert dbr.chainer.config.use_static_graph is True",
     ],
 )
 def test_import_statements(statement):

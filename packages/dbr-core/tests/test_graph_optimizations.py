@@ -1,94 +1,303 @@
-"""static_graph and static_code: Chainer's decorators, running the code define-by-run."""
+"""static_graph: a replay gives define-by-run's bits, and what it cannot replay is refused."""
+
+import pickle
 
 import numpy
 import pytest
 
 import dbr.core
-from dbr.core import Chain, Parameter, ops, using_config
-
-
-def make_net(decorate):
-    class Net(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.W = Parameter(numpy.arange(6, dtype=numpy.float64).reshape(3, 2) / 10)
-            self.calls = 0
-
-        @decorate
-        def forward(self, x):
-            self.calls += 1  # a side effect that Chainer's static chain would skip
-            h = ops.matmul(x, self.W)
-            return h * h if self.calls % 2 else h + 1.0
-
-    return Net()
-
-
-@pytest.mark.parametrize(
-    "decorate",
-    [
-        dbr.core.static_graph,
-        dbr.core.static_graph(),
-        dbr.core.static_graph(
-            force_test_define_by_run=True,
-            minimize_cache_size=False,
-            verbosity_level=2,
-            enable_double_backprop=True,
-        ),
-    ],
+from dbr.core import (
+    Chain,
+    FunctionNode,
+    Parameter,
+    Variable,
+    ops,
+    static_code,
+    static_graph,
+    using_config,
 )
-def test_a_static_graph_chain_runs_define_by_run_every_call(decorate):
-    static, plain = make_net(decorate), make_net(lambda f: f)
-    rng = numpy.random.default_rng(0)
-    for batch, train in [(4, True), (4, True), (2, True), (3, False)]:
-        x = rng.standard_normal((batch, 3))
-        with using_config("train", train):
-            y, expected = static(x), plain(x)
+
+
+class Noise(FunctionNode):
+    """Adds numpy.random draws drawn in forward, as dbr's dropout draws its mask."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        self.noise = None
+
+    def forward(self, inputs):
+        if self.noise is None:
+            self.noise = numpy.random.standard_normal(inputs[0].shape) * self.scale
+        return (inputs[0] + self.noise,)
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs
+
+
+def body(net, x):
+    h = ops.matmul(x, net.W) + net.b
+    h = Noise(net.scale).apply((h * h,))[0]
+    return ops.sum(h * net.V, axis=1)
+
+
+class Net(Chain):
+    def __init__(self, seed=0):
+        super().__init__()
+        rng = numpy.random.default_rng(seed)
+        with self.init_scope():
+            self.W = Parameter(rng.standard_normal((3, 4)))
+            self.b = Parameter(rng.standard_normal(4))
+            self.V = Parameter(rng.standard_normal(4))
+        self.scale = 0.1
+
+    def forward(self, x):
+        return body(self, x)
+
+
+class StaticNet(Net):
+    forward = static_graph(Net.forward)
+
+
+def train(net, batches, lr=0.001, x_requires_grad=False):
+    """Manual SGD; return every loss, parameter gradient and input gradient on the way."""
+    numpy.random.seed(3)
+    seen = []
+    for x in batches:
+        xv = Variable(x, requires_grad=x_requires_grad)
+        net.cleargrads()
+        loss = ops.sum(net(xv))
+        loss.backward()
+        seen.append(loss.array)
+        seen.extend(p.grad.copy() for p in net.params())
+        if x_requires_grad:
+            seen.append(xv.grad)
+        for p in net.params():
+            p.array -= lr * p.grad
+    return seen
+
+
+def assert_same_bits(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        numpy.testing.assert_array_equal(x, y, strict=True)
+
+
+def batches(n=8, shape=(5, 3)):
+    rng = numpy.random.default_rng(1)
+    return [rng.standard_normal(shape) for _ in range(n)]
+
+
+@pytest.mark.parametrize("x_requires_grad", [False, True])
+def test_replays_give_define_by_run_bits(x_requires_grad):
+    static = StaticNet()
+    expected = train(Net(), batches(), x_requires_grad=x_requires_grad)
+    assert_same_bits(train(static, batches(), x_requires_grad=x_requires_grad), expected)
+    assert sum(len(s) for s in static.schedule_manager.schedules.values()) == 2
+
+
+def test_a_replay_builds_one_node_for_the_call():
+    net = StaticNet()
+    for _ in range(3):
+        y = net(numpy.ones((2, 3)))
+    assert y.creator.label == "StaticSchedule"
+    assert {id(x) for x in y.creator.inputs} >= {id(p.node) for p in net.params()}
+
+
+def test_each_signature_records_its_own_schedule():
+    static, plain = StaticNet(), Net()
+    rng = numpy.random.default_rng(2)
+    for shape, train_mode, backprop in [((5, 3), True, True), ((2, 3), True, True)] * 3 + [
+        ((5, 3), False, False)
+    ] * 3:
+        x = rng.standard_normal(shape)
+        numpy.random.seed(4)
+        with using_config("train", train_mode), using_config("enable_backprop", backprop):
+            y = static(x)
+        numpy.random.seed(4)
+        with using_config("train", train_mode), using_config("enable_backprop", backprop):
+            expected = plain(x)
         numpy.testing.assert_array_equal(y.array, expected.array)
-        static.cleargrads(), plain.cleargrads()
-        ops.sum(y).backward()
-        ops.sum(expected).backward()
-        numpy.testing.assert_array_equal(static.W.grad, plain.W.grad)
-    assert static.calls == plain.calls == 4
-    assert not hasattr(static, "schedule_manager")
+        assert y.creator is None if not backprop else y.creator.label == "StaticSchedule"
 
 
-def test_the_decorated_function_is_returned_unchanged():
-    def f(x):
-        return x
+def test_several_calls_per_iteration_get_a_schedule_each():
+    def unrolled(net, steps):
+        numpy.random.seed(5)
+        net.cleargrads()
+        h = Variable(numpy.ones((2, 3)))
+        total = 0
+        for _ in range(steps):
+            y = net(h)
+            h = ops.broadcast_to(ops.reshape(y, (2, 1)), (2, 3))
+            total = total + ops.sum(y)
+        total.backward()
+        return [total.array, *(p.grad.copy() for p in net.params())]
 
-    assert dbr.core.static_graph(f) is f
-    assert dbr.core.static_graph(verbosity_level=1)(f) is f
-    assert dbr.core.static_code(f) is f
-    assert dbr.core.static_code(func_name="f")(f) is f
+    static, plain = StaticNet(), Net()
+    for _ in range(3):
+        assert_same_bits(unrolled(static, 4), unrolled(plain, 4))
+    assert [len(s) for s in static.schedule_manager.schedules.values()] == [4]
 
 
-def test_static_code_runs_on_every_call_with_its_own_arguments():
+def test_static_code_runs_on_every_replay_with_that_replays_arrays():
     seen = []
 
-    @dbr.core.static_code(func_name="record")
-    def record(value, inputs=None, outputs=None):
-        seen.append((value, inputs, outputs))
-        return value * 2
+    class Logged(Net):
+        @static_graph
+        def forward(self, x):
+            h = ops.matmul(x, self.W)
+            log(h)
+            return ops.sum(h)
 
-    @dbr.core.static_code
-    def count():
-        seen.append("count")
+    @static_code
+    def log(h):
+        seen.append(h.array.copy())
 
-    assert record(3, inputs=[1]) == 6
-    count()
-    count()
-    assert seen == [(3, [1], None), "count", "count"]
+    net = Logged()
+    for k in range(4):
+        net(numpy.full((1, 3), float(k)))
+    expected = [numpy.full((1, 3), float(k)) @ net.W.array for k in range(4)]
+    assert_same_bits(seen, expected)
+    assert static_code(lambda: 7)() == 7  # outside a static chain: a plain call
 
 
-@pytest.mark.parametrize("decorator", ["static_graph", "static_code"])
-def test_bad_uses_name_the_decorator(decorator):
-    make = getattr(dbr.core, decorator)
-    with pytest.raises(TypeError, match=f"{decorator}: unexpected keyword argument.*'fast'"):
-        make(fast=True)
-    with pytest.raises(TypeError, match=f"{decorator}: expected a function to decorate, got int"):
-        make(3)
-    with pytest.raises(TypeError, match=f"{decorator}: expected to decorate one function"):
-        make(len, len)
-    with pytest.raises(TypeError, match=f"{decorator}: expected a function to decorate"):
-        make()(None)
+def test_a_branch_on_a_value_is_refused():
+    class Branching(Net):
+        @static_graph
+        def forward(self, x):
+            h = ops.matmul(x, self.W)
+            return ops.sum(h * h) if float(h.array.sum()) > 0 else ops.sum(h)
+
+    net = Branching()
+    net(numpy.ones((1, 3)) * numpy.sign(net.W.array.sum()))
+    with pytest.raises(RuntimeError, match="other functions on its second call.*branch"):
+        net(-numpy.ones((1, 3)) * numpy.sign(net.W.array.sum()))
+
+
+def test_a_side_effect_of_the_forward_is_refused():
+    class Counting(Net):
+        @static_graph
+        def forward(self, x):
+            self.calls = getattr(self, "calls", 0) + 1
+            return ops.sum(ops.matmul(x, self.W))
+
+    net = Counting()
+    net(numpy.ones((1, 3)))  # the first call may initialize attributes
+    with pytest.raises(RuntimeError, match=r"changed /calls from 1 to 2.*@static_code"):
+        net(numpy.ones((1, 3)))
+
+
+def test_a_baked_hyperparameter_changed_later_is_refused_until_cleared():
+    static, plain = StaticNet(), Net()
+    x = numpy.ones((2, 3))
+    for _ in range(3):
+        static(x)
+    static.scale = plain.scale = 0.5
+    with pytest.raises(RuntimeError, match=r"/scale changed from 0.1 to 0.5.*clear\(\)"):
+        static(x)
+    static.schedule_manager.clear()
+    numpy.random.seed(0)
+    y = static(x)
+    numpy.random.seed(0)
+    numpy.testing.assert_array_equal(y.array, plain(x).array)
+
+
+def test_a_new_parameter_is_refused():
+    net = StaticNet()
+    for _ in range(3):
+        net(numpy.ones((2, 3)))
+    with net.init_scope():
+        net.extra = Parameter(numpy.zeros(2))
+    with pytest.raises(RuntimeError, match="number of params of link '/' changed from 3 to 4"):
+        net(numpy.ones((2, 3)))
+
+
+def test_a_variable_kept_on_the_chain_is_refused():
+    class Stateful(Net):
+        @static_graph
+        def forward(self, x):
+            self.h = ops.matmul(x, self.W)
+            return ops.sum(self.h)
+
+    with pytest.raises(RuntimeError, match=r"keeps a Variable it computed in /h.*argument"):
+        Stateful()(numpy.ones((1, 3)))
+
+
+def test_a_replaced_persistent_array_records_again():
+    class Shifted(Net):
+        def __init__(self):
+            super().__init__()
+            self.add_persistent("shift", numpy.zeros(4))
+
+        @static_graph
+        def forward(self, x):
+            return ops.sum(ops.matmul(x, self.W) + self.shift)
+
+    net = Shifted()
+    for _ in range(3):
+        net(numpy.ones((1, 3)))
+    net.shift = numpy.ones(4)
+    assert float(net(numpy.ones((1, 3))).array) == float(net.W.array.sum() + 4)
+
+
+def test_backward_twice_or_double_backprop_through_a_replay_is_refused():
+    net = StaticNet()
+    for _ in range(3):
+        y = ops.sum(net(numpy.ones((2, 3))))
+    y.backward()
+    with pytest.raises(RuntimeError, match="already ran"):
+        y.backward()
+    y = ops.sum(net(numpy.ones((2, 3))))
+    with pytest.raises(RuntimeError, match="enable_double_backprop"):
+        y.backward(enable_double_backprop=True)
+
+
+def test_define_by_run_when_switched_off_or_debugging():
+    for name, value in [("use_static_graph", False), ("debug", True)]:
+        net = StaticNet()
+        with using_config(name, value):
+            for _ in range(3):
+                y = net(numpy.ones((2, 3)))
+        assert y.creator.label != "StaticSchedule"
+        assert not hasattr(net, "schedule_manager")
+    net = StaticNet()
+    with using_config("train", False):
+        net.forward = static_graph(force_test_define_by_run=True)(Net.forward).__get__(net)
+        assert net(numpy.ones((2, 3))).creator.label != "StaticSchedule"
+
+
+def test_a_copied_or_pickled_chain_records_its_own_schedules():
+    net = StaticNet()
+    for _ in range(3):
+        net(numpy.ones((2, 3)))
+    copy = net.copy(mode="copy")
+    copy.W.array[...] = 0
+    y = copy(numpy.ones((2, 3)))
+    assert copy.schedule_manager is not net.schedule_manager
+    assert float(y.array.sum()) == pytest.approx(
+        float(ops.sum(Net.forward(copy, numpy.ones((2, 3)))).array), abs=1
+    )
+    restored = pickle.loads(pickle.dumps(net.schedule_manager))
+    assert restored.schedules == {}
+
+
+def test_options_are_checked():
+    with pytest.raises(TypeError, match="unexpected keyword argument.*'speed'"):
+        static_graph(speed=2)
+    with pytest.raises(TypeError, match="expected a function to decorate, got int"):
+        static_graph(3)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        static_code(name="f")
+    with pytest.raises(TypeError, match="static_code: 'bad' must return None, an array"):
+
+        class Bad(Net):
+            @static_graph
+            def forward(self, x):
+                return ops.sum(bad(ops.matmul(x, self.W)))
+
+        @static_code
+        def bad(h):
+            return "text"
+
+        Bad()(numpy.ones((1, 3)))
+    assert dbr.core.graph_optimizations.ScheduleManager().schedules == {}

@@ -28,6 +28,7 @@ _DEFAULTS = {
     "warn_nondeterministic": False,
     "autotune": False,
     "lazy_grad_sum": False,
+    "use_static_graph": True,
     "in_recomputing": False,
     # Set while F.forget runs a function whose backward will recompute it, so that
     # links updating running statistics keep the values the recomputation needs.

@@ -71,6 +71,13 @@ class FunctionHook:
     def forward_postprocess(self, function, in_data):
         """Called after ``function`` computed its forward on the tuple of arrays ``in_data``."""
 
+    def forward_outputs(self, function, in_data, outputs):
+        """Called after :meth:`forward_postprocess` with the tuple of output arrays too.
+
+        dbr's addition to Chainer's callbacks: a hook that must see what a
+        function computed (a recorder of static schedules, say) overrides it.
+        """
+
     def backward_preprocess(self, function, in_data, out_grad):
         """Called before ``function`` computes its backward.
 

@@ -161,6 +161,10 @@ class FunctionNode:
         if hooks:
             for hook in hooks.values():
                 hook.forward_postprocess(self, in_data)
+                # Chainer's hooks need not subclass FunctionHook; dbr's callback is optional.
+                see_outputs = getattr(hook, "forward_outputs", None)
+                if see_outputs is not None:
+                    see_outputs(self, in_data, outputs)
         if cfg.debug:
             self.stack = traceback.extract_stack()[:-1]
             _check_finite(self, outputs, "forward")

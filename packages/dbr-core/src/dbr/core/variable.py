@@ -517,6 +517,10 @@ class Variable:
             for x in func.inputs:
                 stack.append(x.creator_node)
                 x.unchain()
+            # A node standing for a recorded subgraph (a static_graph replay) cuts it too.
+            cut = getattr(func, "cut_inner_graph", None)
+            if cut is not None:
+                cut()
         node.unchain()
 
     # -- device ---------------------------------------------------------------

@@ -1,0 +1,108 @@
+"""What a static schedule bakes in, and the checks that refuse a replay that would be wrong.
+
+- The chain's links' plain attributes (numbers, strings, flags: a dropout
+  ratio, a BN ``N``) and their persistent arrays, watched between calls.
+- The sequence of functions a recording applied, compared between the first
+  two recordings of a signature.
+- Variables computed inside the forward and kept on a link (a stateful RNN
+  link's ``h``): a replay could not update them.
+"""
+
+import weakref
+
+from dbr.core.graph_optimizations._recording import CodeStep
+from dbr.core.variable import Variable
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+_COUNTED = ("_params", "_children")
+_MISSING = object()
+
+
+class _Gone:
+    pass
+
+
+_DEAD = weakref.ref(_Gone())  # a reference whose object is already gone
+
+
+def watch_list(chain):
+    """``(path, link.__dict__, name, value, by_identity)`` of what a schedule bakes in."""
+    watched = []
+    for path, link in chain.namedlinks():
+        d = vars(link)
+        persistent = d.get("_persistent", ())
+        for name, value in d.items():
+            if name in persistent and not isinstance(value, _PLAIN):
+                watched.append((path, d, name, value, True))
+            elif type(value) in _PLAIN:
+                watched.append((path, d, name, value, False))
+            elif name in _COUNTED:
+                watched.append((path, d, f"{name}.__len__", len(value), False))
+    return watched
+
+
+def changes(watched):
+    """The first ``(path, name, old, new, by_identity)`` in ``watched`` that changed, or None."""
+    for path, d, name, value, by_identity in watched:
+        if name.endswith(".__len__"):
+            now = len(d.get(name[: -len(".__len__")], ()))
+        else:
+            now = d.get(name, _MISSING)
+        if now is value or (not by_identity and type(now) is type(value) and now == value):
+            continue
+        return path, name, value, now, by_identity
+    return None
+
+
+def where(path, name):
+    """An attribute as a message names it: ``/l1.ratio``, or the parameter count of a link."""
+    if name.endswith(".__len__"):
+        return f"the number of {name[1:-8]} of link {path!r}"
+    return f"{path.rstrip('/')}/{name}" if path != "/" else f"/{name}"
+
+
+def fingerprint(steps, schedule):
+    """What two recordings of one signature must share: each step's function and wiring."""
+    prints = []
+    for step, plan in zip(steps, schedule.steps):
+        if type(step) is CodeStep:
+            prints.append((step.func, plan[3], len(plan[4])))
+            continue
+        state = tuple(sorted((k, v) for k, v in step.state.items() if _plain_value(v)))
+        prints.append((type(step.func), plan[3], len(plan[4]), state))
+    return tuple(prints)
+
+
+def _plain_value(value):
+    if type(value) is tuple:
+        return all(type(v) in _PLAIN for v in value)
+    return type(value) in _PLAIN
+
+
+def refuse_kept_variables(chain, name, steps, params):
+    """Raise if a link holds a Variable computed while recording (a replay cannot update it)."""
+    computed = {id(y) for step in steps for y in step.outputs}
+    kept = set(map(id, params))
+    for path, link in chain.namedlinks():
+        for attr, value in vars(link).items():
+            if (
+                isinstance(value, Variable)
+                and id(value) not in kept
+                and id(value._data) in computed
+            ):
+                raise RuntimeError(
+                    f"static_graph: {name} keeps a Variable it computed in "
+                    f"{where(path, attr)}; a replay cannot update it. Pass such state in as an "
+                    "argument and return it (as L.StatelessLSTM does), or remove @static_graph"
+                )
+
+
+def detach(schedule, params):
+    """Cut the recorded graph's nodes from their Variables (a kept one would read stale arrays).
+
+    Parameters keep theirs: their arrays are the live ones.
+    """
+    keep = {id(p.node) for p in params}
+    for node in schedule.graph_nodes():
+        if id(node) not in keep:
+            node._variable = _DEAD

@@ -1,0 +1,188 @@
+"""Training with @static_graph gives define-by-run's bits: 100 optimizer updates of three models.
+
+An MLP with dropout, LeNet-5 and an LSTM language model trained by truncated
+backprop through time (the static chain is one time step, called once per
+step), each under SGD, MomentumSGD and Adam: after every update the loss and
+every parameter equal define-by-run's to the last bit. Snapshots move
+between a static and a define-by-run model.
+"""
+
+import numpy
+import pytest
+
+import dbr.functions as F
+import dbr.links as L
+from dbr.core import Chain, serializers, static_graph, using_config
+from dbr.training import optimizers
+
+
+class MLP(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(None, 32)
+            self.l2 = L.Linear(None, 32)
+            self.l3 = L.Linear(None, 10)
+
+    def forward(self, x):
+        h = F.dropout(F.relu(self.l1(x)), 0.2)
+        return self.l3(F.relu(self.l2(h)))
+
+
+class LeNet5(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.c1 = L.Convolution2D(1, 6, 5, pad=2)
+            self.c2 = L.Convolution2D(6, 16, 5)
+            self.f1 = L.Linear(None, 120)
+            self.f2 = L.Linear(120, 84)
+            self.f3 = L.Linear(84, 10)
+
+    def forward(self, x):
+        h = F.max_pooling_2d(F.relu(self.c1(x)), 2)
+        h = F.max_pooling_2d(F.relu(self.c2(h)), 2)
+        return self.f3(F.relu(self.f2(F.relu(self.f1(h)))))
+
+
+class LSTMStep(Chain):
+    """One time step of a 1-layer LSTM language model: (word, c, h) -> (c, h, logits)."""
+
+    def __init__(self, vocab=30, units=16):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(vocab, units)
+            self.upward = L.Linear(units, 4 * units)
+            self.lateral = L.Linear(units, 4 * units, nobias=True)
+            self.out = L.Linear(units, vocab)
+
+    def forward(self, word, c, h):
+        c, h = F.lstm(c, self.upward(F.dropout(self.embed(word), 0.1)) + self.lateral(h))
+        return c, h, self.out(h)
+
+
+def static(model_class):
+    """The same model with its forward decorated with @static_graph."""
+    return type(f"Static{model_class.__name__}", (model_class,), {
+        "forward": static_graph(model_class.forward)
+    })  # fmt: skip
+
+
+OPTIMIZERS = {
+    "SGD": lambda: optimizers.SGD(lr=0.05),
+    "MomentumSGD": lambda: optimizers.MomentumSGD(lr=0.05),
+    "Adam": lambda: optimizers.Adam(alpha=0.002),
+}
+
+
+def classifier_steps(model, optimizer, shape, updates=100):
+    """Train on fixed random batches; yield the loss and parameters after each update."""
+    rng = numpy.random.default_rng(0)
+    xs = rng.standard_normal((4, 8, *shape)).astype(numpy.float32)
+    ts = rng.integers(0, 10, (4, 8)).astype(numpy.int32)
+    numpy.random.seed(7)
+    optimizer.setup(model)
+    for i in range(updates):
+        loss = F.softmax_cross_entropy(model(xs[i % 4]), ts[i % 4])
+        model.cleargrads()
+        loss.backward()
+        optimizer.update()
+        yield loss.array, [p.array.copy() for _, p in sorted(model.namedparams())]
+
+
+def language_model_steps(model, optimizer, updates=100, steps=5, batch=4):
+    """Truncated BPTT over a fixed random corpus; yield the loss and parameters per update."""
+    rng = numpy.random.default_rng(1)
+    corpus = rng.integers(0, 30, (batch, updates * steps + 1)).astype(numpy.int32)
+    numpy.random.seed(8)
+    optimizer.setup(model)
+    c = h = numpy.zeros((batch, 16), numpy.float32)
+    for i in range(updates):
+        loss = 0
+        for t in range(i * steps, (i + 1) * steps):
+            c, h, y = model(corpus[:, t], c, h)
+            loss += F.softmax_cross_entropy(y, corpus[:, t + 1])
+        model.cleargrads()
+        loss.backward()
+        loss.unchain_backward()
+        optimizer.update()
+        yield loss.array, [p.array.copy() for _, p in sorted(model.namedparams())]
+
+
+def assert_same_training(static_steps, plain_steps):
+    # Run each to the end first: both draw from NumPy's global generator.
+    static_steps, plain_steps = list(static_steps), list(plain_steps)
+    for (loss_s, params_s), (loss_p, params_p) in zip(static_steps, plain_steps, strict=True):
+        numpy.testing.assert_array_equal(loss_s, loss_p, strict=True)
+        for a, b in zip(params_s, params_p, strict=True):
+            numpy.testing.assert_array_equal(a, b, strict=True)
+
+
+def twins(model_class, *args):
+    numpy.random.seed(0)
+    plain = model_class(*args)
+    numpy.random.seed(0)
+    return static(model_class)(*args), plain
+
+
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("model_class, shape", [(MLP, (20,)), (LeNet5, (1, 28, 28))])
+def test_classifiers_train_to_define_by_runs_bits(model_class, shape, optimizer):
+    updates = 100 if model_class is MLP else 30
+    static_model, plain = twins(model_class)
+    assert_same_training(
+        classifier_steps(static_model, OPTIMIZERS[optimizer](), shape, updates),
+        classifier_steps(plain, OPTIMIZERS[optimizer](), shape, updates),
+    )
+    assert static_model.schedule_manager.schedules
+
+
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+def test_an_lstm_language_model_trains_to_define_by_runs_bits(optimizer):
+    static_model, plain = twins(LSTMStep)
+    assert_same_training(
+        language_model_steps(static_model, OPTIMIZERS[optimizer]()),
+        language_model_steps(plain, OPTIMIZERS[optimizer]()),
+    )
+    # One schedule per time step of an update, and the first step's recorded twice.
+    assert sum(len(s) for s in static_model.schedule_manager.schedules.values()) == 6
+
+
+def test_snapshots_move_between_static_and_define_by_run_models(tmp_path):
+    static_model, plain = twins(MLP)
+    x = numpy.random.default_rng(2).standard_normal((3, 20)).astype(numpy.float32)
+    with using_config("train", False):
+        for model in (static_model, plain):
+            numpy.random.seed(3)  # the same lazily initialized weights
+            model(x)
+        for _ in range(3):
+            static_model(x)
+        numpy.testing.assert_array_equal(static_model(x).array, plain(x).array)
+    for p in plain.params():
+        p.array *= 1.5
+    serializers.save_npz(tmp_path / "plain.npz", plain)
+    serializers.load_npz(tmp_path / "plain.npz", static_model)
+    with using_config("train", False):
+        numpy.testing.assert_array_equal(static_model(x).array, plain(x).array)
+    serializers.save_npz(tmp_path / "static.npz", static_model)
+    restored = MLP()
+    serializers.load_npz(tmp_path / "static.npz", restored)
+    with using_config("train", False):
+        numpy.testing.assert_array_equal(restored(x).array, plain(x).array)
+
+
+def test_a_stateful_link_inside_a_static_chain_is_refused():
+    class StatefulLM(Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.lstm = L.LSTM(4, 4)
+
+        @static_graph
+        def forward(self, x):
+            return self.lstm(x)
+
+    with pytest.raises(
+        RuntimeError, match=r"keeps a Variable it computed in /lstm/[ch]; .*StatelessLSTM"
+    ):
+        StatefulLM()(numpy.ones((2, 4), numpy.float32))
