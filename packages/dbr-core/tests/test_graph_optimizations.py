@@ -161,6 +161,23 @@ def test_static_code_runs_on_every_replay_with_that_replays_arrays():
     assert static_code(lambda: 7)() == 7  # outside a static chain: a plain call
 
 
+def test_static_code_may_change_link_attributes_on_every_call():
+    class Counting(Net):
+        @static_code
+        def count(self):
+            self.calls = getattr(self, "calls", 0) + 1
+
+        @static_graph
+        def forward(self, x):
+            self.count()
+            return ops.sum(ops.matmul(x, self.W))
+
+    net = Counting()
+    for _ in range(5):
+        net(numpy.ones((1, 3)))
+    assert net.calls == 5
+
+
 def test_a_branch_on_a_value_is_refused():
     class Branching(Net):
         @static_graph

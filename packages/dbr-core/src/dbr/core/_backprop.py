@@ -537,10 +537,21 @@ def _call_backward(func, indexes, gys, grads, owned, hooks):
     else:
         inputs = func.inputs
         current = []
+        was_owned = []
         for i in indexes:
             current.append(grads.pop(inputs[i], None))
-            owned.pop(inputs[i], None)
-        gxs = func.backward_accumulate(indexes, gys, tuple(current))
+            was_owned.append(owned.pop(inputs[i], None) is not None)
+        if func._accumulates_in_place:
+            # The node may add into the sums the engine owns, and hand back sums it owns; it
+            # takes them out of the list, so that a sum it replaces is freed at once.
+            gxs, now_owned = func._backward_accumulate_in_place(
+                indexes, gys, current, tuple(was_owned)
+            )
+            for i, gx, own in zip(indexes, gxs, now_owned):
+                if own:
+                    owned[inputs[i]] = gx
+        else:
+            gxs = func.backward_accumulate(indexes, gys, tuple(current))
     if hooks:
         for hook in hooks.values():
             hook.backward_postprocess(func, in_data, out_grad)

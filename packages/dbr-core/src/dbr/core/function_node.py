@@ -63,6 +63,10 @@ class FunctionNode:
     _retained_output_data = None
     _local_hooks = None
     stack = None
+    # dbr's engine protocol for a node standing for a recorded subgraph (static_graph):
+    # _backward_accumulate_in_place(indexes, gys, sums (a list it empties), owned)
+    # -> (sums, owned).
+    _accumulates_in_place = False
     # A FunctionNode used as it is (its methods set on the instance, as Chainer's tests
     # do) always runs check_type_forward; a subclass only if it overrides it.
     _checks_types = True

@@ -25,13 +25,19 @@ class _Gone:
 _DEAD = weakref.ref(_Gone())  # a reference whose object is already gone
 
 
-def watch_list(chain):
-    """``(path, link.__dict__, name, value, by_identity)`` of what a schedule bakes in."""
+def watch_list(chain, ignored=frozenset()):
+    """``(path, link.__dict__, name, value, by_identity)`` of what a schedule bakes in.
+
+    ``ignored`` holds ``(id(link.__dict__), name)`` pairs left out: attributes
+    that :func:`static_code` functions change on every call.
+    """
     watched = []
     for path, link in chain.namedlinks():
         d = vars(link)
         persistent = d.get("_persistent", ())
         for name, value in d.items():
+            if (id(d), name) in ignored:
+                continue
             if name in persistent and not isinstance(value, _PLAIN):
                 watched.append((path, d, name, value, True))
             elif type(value) in _PLAIN:
@@ -41,17 +47,34 @@ def watch_list(chain):
     return watched
 
 
-def changes(watched):
-    """The first ``(path, name, old, new, by_identity)`` in ``watched`` that changed, or None."""
-    for path, d, name, value, by_identity in watched:
-        if name.endswith(".__len__"):
-            now = len(d.get(name[: -len(".__len__")], ()))
-        else:
-            now = d.get(name, _MISSING)
+def changes(watched, ignored=frozenset()):
+    """The first ``(path, name, old, new, by_identity)`` in ``watched`` that changed, or None.
+
+    ``ignored`` holds ``(id(link.__dict__), name)`` pairs that may change.
+    """
+    for entry in changed_entries(watched):
+        if (id(entry[1]), entry[2]) not in ignored:
+            path, d, name, value, by_identity = entry
+            return path, name, value, _now(d, name), by_identity
+    return None
+
+
+def changed_entries(watched):
+    """The entries of ``watched`` whose attribute changed since."""
+    changed = []
+    for entry in watched:
+        path, d, name, value, by_identity = entry
+        now = _now(d, name)
         if now is value or (not by_identity and type(now) is type(value) and now == value):
             continue
-        return path, name, value, now, by_identity
-    return None
+        changed.append(entry)
+    return changed
+
+
+def _now(d, name):
+    if name.endswith(".__len__"):
+        return len(d.get(name[: -len(".__len__")], ()))
+    return d.get(name, _MISSING)
 
 
 def where(path, name):

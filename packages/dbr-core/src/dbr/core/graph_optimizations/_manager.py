@@ -16,6 +16,7 @@ import weakref
 from dbr.core.configuration import config
 from dbr.core.graph_optimizations import _structure
 from dbr.core.graph_optimizations._checks import (
+    changed_entries,
     changes,
     detach,
     fingerprint,
@@ -44,6 +45,7 @@ class ScheduleManager:
         self._first_recording = {}
         self._train = None
         self._watch = None
+        self._code_changes = set()
         self._chain = None
 
     def __reduce__(self):
@@ -97,9 +99,10 @@ class ScheduleManager:
         before = watch_list(chain)
         inner = [_inner(x) for x in leaves]
         inner_args, inner_kwargs = _structure.rebuild(template, iter(inner))
-        with Recorder() as recorder:
+        with Recorder(lambda: watch_list(chain), changed_entries) as recorder:
             returned = forward(chain, *inner_args, **inner_kwargs)
-        changed = changes(before)
+        self._code_changes |= recorder.code_changes
+        changed = changes(before, self._code_changes)
         if changed and not lazy_initialization_allowed:
             raise RuntimeError(
                 f"static_graph: {_name(chain, forward)} changed {where(*changed[:2])} from "
@@ -125,7 +128,7 @@ class ScheduleManager:
         if with_graph:
             detach(schedule, params)
         self._keep(key, schedule, fingerprint(recorder.steps, schedule), chain, forward)
-        self._watch = watch_list(chain)
+        self._watch = watch_list(chain, self._code_changes)
         if not with_graph:
             return returned
         outputs = ScheduleNode(schedule, tuple([_array(y) for y in outs])).apply(

@@ -77,12 +77,21 @@ def code_outputs(func, returned):
 
 
 class Recorder(FunctionHook):
-    """A function hook that records the top-level steps of a forward (see the module)."""
+    """A function hook that records the top-level steps of a forward (see the module).
+
+    Args:
+        snapshot: a function returning what to compare around each
+            static_code call (a watch list), or None.
+        changed: a function giving the entries of such a snapshot that changed.
+    """
 
     name = "dbr.static_graph.recorder"
 
-    def __init__(self):
+    def __init__(self, snapshot=None, changed=None):
         self.steps = []
+        self.code_changes = set()
+        self._snapshot = snapshot
+        self._changed = changed
         self._states = []
         self._last_state = None
 
@@ -110,10 +119,14 @@ class Recorder(FunctionHook):
     def call_code(self, func, args, kwargs):
         """Call a static_code function and record the call (functions it applies are not)."""
         self._states.append(None)  # what it applies belongs to it, as a nested forward
+        before = None if self._snapshot is None else self._snapshot()
         try:
             returned = func(*args, **kwargs)
         finally:
             self._states.pop()
+        if before is not None:
+            # Attributes it changes are its side effects: they may change on every call.
+            self.code_changes.update((id(e[1]), e[2]) for e in self._changed(before))
         if not self._states:
             self.steps.append(CodeStep(func, args, kwargs, returned))
         return returned

@@ -59,6 +59,7 @@ class Schedule:
         self.params = [p for p in params if param_slot.get(id(p)) in read]
         self._param_slots = [param_slot[id(p)] for p in self.params]
         self._input_slots = self._arg_slots + self._param_slots
+        self.steps = _with_slots_to_free(self.steps, set(self._out_slots))
         params_nodes = {id(p.node) for p in params}
         # Parameters' nodes are shared by every schedule and graph: they keep their data.
         self._retaining_nodes = [
@@ -117,9 +118,11 @@ class Schedule:
         vals = self._template.copy()
         for slot, x in zip(self._input_slots, inputs):
             vals[slot] = x
-        for func, forward, state, ins, outs, retain_in, retain_out, code in self.steps:
+        for func, forward, state, ins, outs, retain_in, retain_out, code, free in self.steps:
             if func is None:
                 _run_code(forward, code, vals, outs)
+                for slot in free:
+                    vals[slot] = None
                 continue
             d = func.__dict__
             d.clear()
@@ -141,8 +144,15 @@ class Schedule:
                     node.data = xs[i]
                 if retain_out is not None:
                     _retain_outputs(func, ys, retain_out)
-        self.backward_done = not record_graph
-        return tuple([vals[s] for s in self._out_slots])
+            # An array no later step reads goes now, as define-by-run drops it.
+            for slot in free:
+                vals[slot] = None
+        outputs = tuple([vals[s] for s in self._out_slots])
+        if record_graph:
+            self.backward_done = False
+        else:
+            self.release()
+        return outputs
 
     # -- backward ---------------------------------------------------------------
     def _plan_backward(self, steps, arg_nodes, out_nodes):
@@ -180,10 +190,33 @@ class Schedule:
         self._backward = [entries[i] for i in _engine_order(entries, creator, self._out_gslots)]
         self._n_gslots = len(nodes)
 
-    def backward(self, target_input_indexes, grad_outputs):
-        """The gradients of the inputs at ``target_input_indexes`` (as dbr's engine sums them)."""
+    def backward(self, target_input_indexes, grad_outputs, grad_inputs, owned_inputs):
+        """The gradients of the inputs at ``target_input_indexes``, added to ``grad_inputs``.
+
+        ``grad_inputs`` are the sums so far of those inputs' gradients (None
+        where there is none) and ``owned_inputs`` says which of them are
+        buffers of dbr's engine, which may be added to in place: each
+        contribution is added as soon as it is computed, in the order and
+        with the arithmetic of define-by-run, and no more memory.
+
+        Returns:
+            tuple: the sums, and for each whether it is a buffer the engine may
+            add to in place.
+        """
         grads = [None] * self._n_gslots
         owned = {}
+        gslots = self._input_gslots
+        passed = {}
+        for k, (i, own) in enumerate(zip(target_input_indexes, owned_inputs)):
+            s = gslots[i]
+            if s is None:
+                passed[k] = grad_inputs[k]
+            else:
+                grads[s] = grad_inputs[k]
+                if own:
+                    owned[s] = grads[s]
+            if type(grad_inputs) is list:
+                grad_inputs[k] = None  # the engine's list: a replaced sum is freed at once
         for s, gy in zip(self._out_gslots, grad_outputs):
             if gy is not None and s is not None:
                 old = grads[s]
@@ -234,10 +267,17 @@ class Schedule:
                     else:
                         grads[s] = owned[s] = _new_variable(_add_arrays(buffer, data), False)
         self.release()
-        gslots = self._input_gslots
-        return tuple(
-            [None if gslots[i] is None else grads[gslots[i]] for i in target_input_indexes]
-        )
+        sums = []
+        owned_sums = []
+        for k, (i, own) in enumerate(zip(target_input_indexes, owned_inputs)):
+            if k in passed:
+                sums.append(passed[k])
+                owned_sums.append(own)
+            else:
+                g = grads[gslots[i]]
+                sums.append(g)
+                owned_sums.append(g is not None and owned.get(gslots[i]) is g)
+        return tuple(sums), tuple(owned_sums)
 
     def graph_nodes(self):
         """Every node of the recorded graph: the recorded functions' inputs and live outputs."""
@@ -252,11 +292,21 @@ class Schedule:
         return list(nodes.values())
 
     def release(self):
-        """Drop the arrays the recorded nodes retain for backward (after it, or unused)."""
+        """Drop what the last replay kept for backward (after it, or when unused).
+
+        The retained arrays go, and each function's state returns to what it
+        was before its forward (a dropout's mask, an LSTM's gates), as
+        define-by-run frees the functions with their graph.
+        """
         for node in self._retaining_nodes:
             node.data = None
         for func in self._retaining_funcs:
             func._retained_output_data = None
+        for func, _, state, *_ in self.steps:
+            if func is not None:
+                d = func.__dict__
+                d.clear()
+                d.update(state)
         self.backward_done = True
 
     def is_free(self):
@@ -309,10 +359,28 @@ class ScheduleNode(FunctionNode):
         """
         self._cut = True
 
+    _accumulates_in_place = True
+
     def backward(self, target_input_indexes, grad_outputs):
-        """Run the schedule's backward plan (nothing once the graph behind it is cut)."""
+        """The gradients of the inputs at ``target_input_indexes``."""
+        n = len(target_input_indexes)
+        return self._backward_accumulate_in_place(
+            target_input_indexes, grad_outputs, (None,) * n, (False,) * n
+        )[0]
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs, grad_inputs):
+        """The gradients of the inputs at ``target_input_indexes`` added to ``grad_inputs``."""
+        n = len(target_input_indexes)
+        return self._backward_accumulate_in_place(
+            target_input_indexes, grad_outputs, grad_inputs, (False,) * n
+        )[0]
+
+    def _backward_accumulate_in_place(self, indexes, grad_outputs, sums, owned):
+        # dbr's engine calls this (see FunctionNode._accumulates_in_place): each gradient is
+        # added to the engine's sums as define-by-run adds it, in place where the engine
+        # owns the sum. Once the graph behind this call is cut, the sums come back unchanged.
         if self._cut:
-            return (None,) * len(target_input_indexes)
+            return tuple(sums), tuple(owned)
         schedule = self.schedule
         if config.enable_backprop:
             raise RuntimeError(
@@ -326,7 +394,20 @@ class ScheduleNode(FunctionNode):
                 "already ran, after it was computed; run backward once per call, before "
                 "the chain's next call with the same input shapes"
             )
-        return schedule.backward(target_input_indexes, grad_outputs)
+        return schedule.backward(indexes, grad_outputs, sums, owned)
+
+
+def _with_slots_to_free(steps, kept):
+    """``steps`` with, appended to each, the slots that no later step reads (nor the outputs)."""
+    last = {}
+    for i, step in enumerate(steps):
+        for slot in (*step[3], *step[4]):
+            last[slot] = i
+    free = [[] for _ in steps]
+    for slot, i in last.items():
+        if slot not in kept:
+            free[i].append(slot)
+    return [(*step, tuple(f)) for step, f in zip(steps, free)]
 
 
 def _engine_order(entries, creator, seeds):
