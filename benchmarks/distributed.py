@@ -90,23 +90,12 @@ def part_mean_grad(repeat):
 
 
 def part_mnist(images):
+    from end_to_end import MLP  # the same MNIST MLP as the single-process benchmark
+
     import dbr.distributed as dist
-    import dbr.functions as F
     import dbr.links as L
-    from dbr.core import Chain
     from dbr.datasets import SerialIterator, concat_examples, get_mnist
     from dbr.training import optimizers
-
-    class MLP(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.l1 = L.Linear(784, 1000)
-                self.l2 = L.Linear(1000, 1000)
-                self.l3 = L.Linear(1000, 10)
-
-        def forward(self, x):
-            return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
 
     comm = dist.create_communicator("flat")
     train = get_mnist()[0] if comm.rank == 0 else None

@@ -3,14 +3,10 @@ import pytest
 
 from dbr.core import Variable, ops, testing
 from dbr.core.ops.matmul import MatMul
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, uniform
 from dbr.core.type_check import InvalidType
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 def _transposed(x, trans):

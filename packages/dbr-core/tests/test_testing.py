@@ -768,3 +768,16 @@ def test_numpy_is_seeded_from_the_file_and_test_name():
     seed = zlib.crc32(b"test_testing.py::test_numpy_is_seeded_from_the_file_and_test_name")
     expected = numpy.random.RandomState(seed).random_sample(3)
     numpy.testing.assert_array_equal(numpy.random.random_sample(3), expected)
+
+
+def test_uniform_draws_numpys_global_uniform_values_in_the_dtype():
+    numpy.random.seed(3)
+    expected = numpy.random.uniform(-1, 1, (2, 3)).astype(numpy.float16)
+    numpy.random.seed(3)
+    x = testing.uniform((2, 3), numpy.float16)
+    assert x.dtype == numpy.float16 and x.shape == (2, 3)
+    numpy.testing.assert_array_equal(x, expected)
+    y = testing.uniform((4,), numpy.float64, low=2, high=3)
+    assert ((y >= 2) & (y < 3)).all()
+    z = testing.uniform((), numpy.float32)
+    assert isinstance(z, numpy.ndarray) and z.shape == () and z.dtype == numpy.float32

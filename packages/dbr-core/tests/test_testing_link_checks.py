@@ -3,7 +3,16 @@
 import numpy
 import pytest
 
-from dbr.core import Chain, FunctionNode, Link, Parameter, initializers, using_config
+from dbr.core import (
+    Chain,
+    FunctionNode,
+    Link,
+    Parameter,
+    config,
+    initializers,
+    testing,
+    using_config,
+)
 from dbr.core.testing import LinkTestCase, link_checks
 
 
@@ -69,6 +78,20 @@ class Stack(Chain):
 
 
 # -- names ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", testing.FLOAT_DTYPES)
+def test_make_link_builds_the_parameters_in_the_dtype_asked_and_leaves_config_alone(dtype):
+    link = testing.make_link(Affine, dtype, size=4)
+    assert link.w.dtype == link.b.dtype == numpy.dtype(dtype)
+    assert link.w.shape == (4,)
+    assert config.dtype == numpy.float32
+
+
+def test_float_dtypes_are_those_tolerances_knows():
+    assert [numpy.dtype(t).name for t in testing.FLOAT_DTYPES] == ["float16", "float32", "float64"]
+    for dtype in testing.FLOAT_DTYPES:
+        testing.tolerances(dtype)
 
 
 def test_param_and_persistent_names_cover_every_link_and_uninitialized_parameters():
@@ -147,6 +170,38 @@ def test_copy_modes_fails_where_share_copies_the_arrays():
 
     with pytest.raises(AssertionError, match="/b"):
         link_checks.check_copy_modes(Unshared())
+
+
+# -- check_link_lifecycle -----------------------------------------------------------------
+
+
+def test_link_lifecycle_checks_names_round_trip_and_copies():
+    link = Affine()
+    x = numpy.random.uniform(-1, 1, 3).astype(numpy.float32)
+    fresh = link_checks.check_link_lifecycle(link, Affine(), ["/b", "/w"], ["/calls"], (x,))
+    numpy.testing.assert_array_equal(fresh.w.array, link.w.array)
+
+
+@pytest.mark.parametrize(
+    "params, persistents, message",
+    [
+        (["/w"], ["/calls"], r"parameter names \['/b', '/w'\], expected \['/w'\]"),
+        (["/b", "/w"], [], r"persistent names \['/calls'\], expected \[\]"),
+    ],
+)
+def test_link_lifecycle_names_the_names_that_differ(params, persistents, message):
+    with pytest.raises(AssertionError, match=message):
+        link_checks.check_link_lifecycle(Affine(), Affine(), params, persistents)
+
+
+def test_link_lifecycle_runs_the_round_trip_and_copy_checks():
+    with pytest.raises(AssertionError, match="w"):
+        link_checks.check_link_lifecycle(Forgetful("w"), Forgetful("w"), ["/b", "/w"], ["/calls"])
+    link = Affine()
+    link.w.initializer = initializers.One()
+    link.w.array[...] = 1
+    with pytest.raises(AssertionError, match=r"copy\('init'\) refilled no parameter"):
+        link_checks.check_link_lifecycle(link, Affine(), ["/b", "/w"], ["/calls"])
 
 
 # -- gradients -----------------------------------------------------------------------------

@@ -7,6 +7,9 @@ does the same, once per test module, for the real files in the ``shared/datasets
 folder beside the repository checkout, whose layout is the mirror layout the loaders
 expect (``mnist/``, ``fashion-mnist/``, ``ptb/``).
 
+``mnist_idx`` writes MNIST-format splits as the original gzipped IDX files, under their
+names.
+
 ``forked_readers`` checks that a dataset read by forked children (each reading it
 backwards, over and over) and by the parent at the same time gives everyone the same
 examples: the file-backed datasets must reopen their file after a fork.
@@ -14,13 +17,16 @@ examples: the file-backed datasets must reopen their file after a fork.
 
 import contextlib
 import functools
+import gzip
 import http.server
 import multiprocessing
+import struct
 import sys
 import threading
 import time
 from pathlib import Path
 
+import numpy
 import pytest
 
 from dbr.core.testing.seeding import numpy_seeded_per_test  # noqa: F401
@@ -122,6 +128,34 @@ def shared_dataset_server(tmp_path_factory):
         _mirrored(monkeypatch, SHARED_DATASETS, tmp_path_factory.mktemp("root")) as server,
     ):
         yield server
+
+
+class MnistIdx:
+    """MNIST's original file layout: the IDX files of each split, gzipped."""
+
+    #: The images' and the labels' file names of each split.
+    names = {
+        "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+        "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+    }
+
+    @staticmethod
+    def encode(array, magic):
+        """``array`` (of uint8 values) as a gzipped IDX file with the ``magic`` number."""
+        header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
+        return gzip.compress(header + array.astype(numpy.uint8).tobytes())
+
+    @classmethod
+    def files(cls, split, images, labels):
+        """The split's two files, ``{name: bytes}``: ``images`` and ``labels`` encoded."""
+        data = (cls.encode(images, 2051), cls.encode(labels, 2049))
+        return dict(zip(cls.names[split], data))
+
+
+@pytest.fixture
+def mnist_idx():
+    """:class:`MnistIdx`: MNIST's file names and an encoder of its IDX files."""
+    return MnistIdx
 
 
 def _read_reversed(dataset, rounds, queue):

@@ -1,7 +1,6 @@
 import gzip
 import hashlib
 import os
-import struct
 
 import numpy
 import pytest
@@ -9,19 +8,9 @@ import pytest
 from dbr.datasets import _loader_utils, kuzushiji_mnist
 from dbr.datasets.kuzushiji_mnist import get_kuzushiji_mnist, get_kuzushiji_mnist_labels
 
-NAMES = {
-    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
-    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
-}
-
-
-def idx_bytes(array, magic):
-    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
-    return gzip.compress(header + array.astype(numpy.uint8).tobytes())
-
 
 @pytest.fixture
-def synthetic(dataset_server, monkeypatch):
+def synthetic(dataset_server, monkeypatch, mnist_idx):
     """Small Kuzushiji-MNIST files in the original format, with their checksums."""
     rng = numpy.random.default_rng(0)
     arrays = {}
@@ -32,7 +21,7 @@ def synthetic(dataset_server, monkeypatch):
         labels = rng.integers(0, 10, size=count, dtype=numpy.uint8)
         arrays[split] = images, labels
         remotes = []
-        for name, data in zip(NAMES[split], (idx_bytes(images, 2051), idx_bytes(labels, 2049))):
+        for name, data in mnist_idx.files(split, images, labels).items():
             dataset_server.write(f"kuzushiji-mnist/{name}", data)
             remotes.append(_loader_utils.RemoteFile(name, md5=hashlib.md5(data).hexdigest()))
         files[split] = tuple(remotes)
@@ -75,11 +64,11 @@ def test_checksum_mismatch_is_an_error(synthetic, dataset_server, monkeypatch):
         get_kuzushiji_mnist()
 
 
-def test_malformed_idx_file_is_an_error(dataset_server, monkeypatch):
+def test_malformed_idx_file_is_an_error(dataset_server, monkeypatch, mnist_idx):
     files = {}
     for split in ("train", "test"):
         remotes = []
-        for name in NAMES[split]:
+        for name in mnist_idx.names[split]:
             data = gzip.compress(b"\x00\x00\x08\x05" + b"\x00" * 40)
             dataset_server.write(f"kuzushiji-mnist/{name}", data)
             remotes.append(_loader_utils.RemoteFile(name, md5=hashlib.md5(data).hexdigest()))
@@ -89,11 +78,11 @@ def test_malformed_idx_file_is_an_error(dataset_server, monkeypatch):
         get_kuzushiji_mnist()
 
 
-def test_mismatched_counts_are_an_error(dataset_server, monkeypatch):
+def test_mismatched_counts_are_an_error(dataset_server, monkeypatch, mnist_idx):
     images = numpy.zeros((3, 28, 28), numpy.uint8)
     labels = numpy.zeros(2, numpy.uint8)
     remotes = []
-    for name, data in zip(NAMES["train"], (idx_bytes(images, 2051), idx_bytes(labels, 2049))):
+    for name, data in mnist_idx.files("train", images, labels).items():
         dataset_server.write(f"kuzushiji-mnist/{name}", data)
         remotes.append(_loader_utils.RemoteFile(name, md5=hashlib.md5(data).hexdigest()))
     monkeypatch.setitem(kuzushiji_mnist._FILES, "train", tuple(remotes))

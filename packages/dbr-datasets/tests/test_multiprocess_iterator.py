@@ -14,6 +14,7 @@ import numpy
 import pytest
 
 from dbr.core.serializers import load_npz, save_npz
+from dbr.core.testing.processes import process_alive, wait_until
 from dbr.datasets.multiprocess_iterator import MultiprocessIterator
 from dbr.datasets.order_samplers import ShuffleOrderSampler
 from dbr.datasets.serial_iterator import SerialIterator
@@ -300,33 +301,9 @@ def test_interpreter_exit_stops_the_workers(tmp_path):
     pids = [int(pid) for pid in done.stdout.split()]
     assert len(pids) == 2
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(pid) for pid in pids)
-
-
-def _alive(pid):
-    """Whether process ``pid`` runs (a zombie, exited but not reaped, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def wait_until(condition, seconds, what):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not after {seconds} s")
-        time.sleep(0.02)
+    assert not any(process_alive(pid) for pid in pids)
 
 
 class StatelessSampler:
@@ -624,7 +601,7 @@ def test_finalize_stops_a_worker_that_ignores_sigterm_mid_example(iterators, tmp
     wait_until(lambda: pid_file.read_text(), 30, "the loading worker's pid")
     pid = int(pid_file.read_text())
     bounded(it.finalize, 30)
-    assert not _alive(pid)
+    assert not process_alive(pid)
     assert new_children() == set()
 
 
@@ -760,10 +737,10 @@ def test_workers_exit_when_the_main_process_is_killed():
         main.stdout.close()
     assert len(pids) == 2
     try:
-        wait_until(lambda: not any(_alive(pid) for pid in pids), 15, "the workers' exit")
+        wait_until(lambda: not any(process_alive(pid) for pid in pids), 15, "the workers' exit")
     finally:
         for pid in pids:
-            if _alive(pid):
+            if process_alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 

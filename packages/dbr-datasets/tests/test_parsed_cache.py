@@ -1,10 +1,8 @@
 """Parsed dataset files (``mnist/train.npz``, ...) record their originals' checksums and
 are checked on load; a damaged or stale one is rebuilt from the originals."""
 
-import gzip
 import hashlib
 import os
-import struct
 
 import numpy
 import pytest
@@ -12,26 +10,15 @@ import pytest
 from dbr.datasets import _loader_utils, mnist
 from dbr.datasets.mnist import get_mnist
 
-NAMES = {
-    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
-    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
-}
 
-
-def idx_bytes(array, magic):
-    header = struct.pack(">I", magic) + b"".join(struct.pack(">I", n) for n in array.shape)
-    return gzip.compress(header + array.astype(numpy.uint8).tobytes())
-
-
-def mnist_files(seed):
+def mnist_files(mnist_idx, seed):
     """Small MNIST-format originals: {split: (images, labels, {name: file bytes})}."""
     rng = numpy.random.default_rng(seed)
     files = {}
     for split, count in (("train", 6), ("test", 3)):
         images = rng.integers(0, 256, size=(count, 28, 28), dtype=numpy.uint8)
         labels = rng.integers(0, 10, size=count, dtype=numpy.uint8)
-        data = (idx_bytes(images, 2051), idx_bytes(labels, 2049))
-        files[split] = images, labels, dict(zip(NAMES[split], data))
+        files[split] = images, labels, mnist_idx.files(split, images, labels)
     return files
 
 
@@ -47,8 +34,8 @@ def use_files(monkeypatch, files):
 
 
 @pytest.fixture
-def synthetic(dataset_server, monkeypatch):
-    files = mnist_files(0)
+def synthetic(dataset_server, monkeypatch, mnist_idx):
+    files = mnist_files(mnist_idx, 0)
     for _, _, contents in files.values():
         for name, data in contents.items():
             dataset_server.write(f"mnist/{name}", data)
@@ -123,10 +110,12 @@ def test_a_parsed_file_without_checksums_is_rebuilt(synthetic):
         numpy.testing.assert_array_equal(train_labels(), synthetic["train"][1])
 
 
-def test_a_file_parsed_from_other_originals_is_rebuilt(synthetic, dataset_server, monkeypatch):
+def test_a_file_parsed_from_other_originals_is_rebuilt(
+    synthetic, dataset_server, monkeypatch, mnist_idx
+):
     get_mnist()
     # The originals beside the parsed file are replaced (and declared) by others.
-    other = mnist_files(1)
+    other = mnist_files(mnist_idx, 1)
     for name, data in other["train"][2].items():
         with open(os.path.join(cache_dir(), name), "wb") as file:
             file.write(data)
@@ -137,9 +126,9 @@ def test_a_file_parsed_from_other_originals_is_rebuilt(synthetic, dataset_server
     assert dataset_server.requests == requests
 
 
-def test_an_intact_parsed_file_loads_without_its_originals(synthetic, dataset_server):
+def test_an_intact_parsed_file_loads_without_its_originals(synthetic, dataset_server, mnist_idx):
     get_mnist()
-    for names in NAMES.values():
+    for names in mnist_idx.names.values():
         for name in names:
             os.remove(os.path.join(cache_dir(), name))
     requests = dataset_server.requests
@@ -147,11 +136,13 @@ def test_an_intact_parsed_file_loads_without_its_originals(synthetic, dataset_se
     assert dataset_server.requests == requests
 
 
-def test_a_damaged_parsed_file_without_its_originals_is_an_error(synthetic, dataset_server):
+def test_a_damaged_parsed_file_without_its_originals_is_an_error(
+    synthetic, dataset_server, mnist_idx
+):
     get_mnist()
     path = os.path.join(cache_dir(), "train.npz")
     rewrite(path, lambda members: members.update(y=members["y"][::-1].copy()))
-    for name in NAMES["train"]:
+    for name in mnist_idx.names["train"]:
         os.remove(os.path.join(cache_dir(), name))
         os.remove(dataset_server.directory / "mnist" / name)
     with (

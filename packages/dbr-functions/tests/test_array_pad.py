@@ -2,15 +2,11 @@ import numpy
 import pytest
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, uniform
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.pad import PadGrad, pad
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 def source_index(i, n, mode):

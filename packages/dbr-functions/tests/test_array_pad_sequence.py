@@ -1,15 +1,11 @@
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, uniform
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.pad_sequence import pad_sequence
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 @testing.parameterize(

@@ -1,16 +1,12 @@
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, uniform
 from dbr.core.type_check import InvalidType
 from dbr.functions.array.separate import separate
 from dbr.functions.array.stack import Stack
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 @testing.parameterize(

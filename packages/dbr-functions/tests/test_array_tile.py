@@ -1,14 +1,10 @@
 import numpy
 
 from dbr.core import Variable, testing
-from dbr.core.testing import FunctionTestCase
+from dbr.core.testing import FunctionTestCase, uniform
 from dbr.functions.array.tile import tile
 
 FLOATS = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 def reference_tile(x, reps):

@@ -5,6 +5,7 @@ import types
 import numpy
 
 from dbr.core import Variable, testing
+from dbr.core.testing import uniform
 from dbr.core.type_check import InvalidType
 from dbr.functions.math.cumsum import Cumsum, cumsum
 
@@ -13,10 +14,6 @@ FLOATS = [numpy.float16, numpy.float32, numpy.float64]
 # Shared families, run by path: no test folder is on sys.path (--import-mode=importlib).
 _FAMILIES = pathlib.Path(__file__).parent / "fixtures" / "families.py"
 families = types.SimpleNamespace(**runpy.run_path(str(_FAMILIES)))
-
-
-def uniform(shape, dtype):
-    return numpy.asarray(numpy.random.uniform(-1, 1, shape)).astype(dtype)
 
 
 @testing.parameterize(*testing.product({"x_shape,axis": families.SCAN_CASES, "dtype": FLOATS}))

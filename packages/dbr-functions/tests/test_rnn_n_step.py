@@ -164,60 +164,76 @@ def unflatten(flat, family, n_rnn):
     return states, ws, bs, list(rest[m * n_rnn :])
 
 
+def stacked(n_layers, directions, n_states, xs, run_direction, join):
+    """Walk a stacked (bi)directional network: layer by layer, each direction over the steps.
+
+    ``run_direction(layer, k, inputs, steps)`` runs direction ``k`` (numbered over
+    layers and directions) of ``layer`` over ``inputs`` in the order ``steps`` and
+    returns its final states and its outputs; ``join`` concatenates the two
+    directions' outputs of one step. Returns the final states (one list per state,
+    in order of ``k``) and the last layer's outputs.
+    """
+    finals = [[] for _ in range(n_states)]
+    inputs = xs
+    for layer in range(n_layers):
+        outs = []
+        for d in range(directions):
+            steps = range(len(inputs) - 1, -1, -1) if d == 1 else range(len(inputs))
+            running, ys = run_direction(layer, layer * directions + d, inputs, steps)
+            for f, r in zip(finals, running):
+                f.append(r)
+            outs.append(ys)
+        inputs = outs[0] if directions == 1 else [join(p) for p in zip(*outs)]
+    return finals, inputs
+
+
 def reference(family, n_layers, directions, states, ws, bs, xs, masks=None):
     """The network step by step in float64 (``masks`` scale the inputs of upper layers).
 
     Returns the final states (stacked, a tuple) and the outputs.
     """
     cell = FAMILIES[family].cell
-    finals = [[] for _ in states]
-    inputs = xs
-    for layer in range(n_layers):
-        outs = []
-        for d in range(directions):
-            k = layer * directions + d
-            w = [a.astype(numpy.float64) for a in ws[k]]
-            b = [v.astype(numpy.float64) for v in bs[k]]
-            running = [s[k].astype(numpy.float64) for s in states]
-            ys = [None] * len(inputs)
-            for t in range(len(inputs) - 1, -1, -1) if d == 1 else range(len(inputs)):
-                x = inputs[t].astype(numpy.float64)
-                if masks is not None and layer > 0:
-                    x = x * masks[k][t]
-                n = len(x)
-                new = cell(x, tuple(r[:n] for r in running), w, b)
-                for r, v in zip(running, new):
-                    r[:n] = v
-                ys[t] = running[0][:n].copy()
-            for f, r in zip(finals, running):
-                f.append(r)
-            outs.append(ys)
-        inputs = outs[0] if directions == 1 else [numpy.concatenate(p, 1) for p in zip(*outs)]
-    return tuple(numpy.stack(f) for f in finals), inputs
+
+    def run_direction(layer, k, inputs, steps):
+        w = [a.astype(numpy.float64) for a in ws[k]]
+        b = [v.astype(numpy.float64) for v in bs[k]]
+        running = [s[k].astype(numpy.float64) for s in states]
+        ys = [None] * len(inputs)
+        for t in steps:
+            x = inputs[t].astype(numpy.float64)
+            if masks is not None and layer > 0:
+                x = x * masks[k][t]
+            n = len(x)
+            new = cell(x, tuple(r[:n] for r in running), w, b)
+            for r, v in zip(running, new):
+                r[:n] = v
+            ys[t] = running[0][:n].copy()
+        return running, ys
+
+    finals, ys = stacked(
+        n_layers, directions, len(states), xs, run_direction, lambda p: numpy.concatenate(p, 1)
+    )
+    return tuple(numpy.stack(f) for f in finals), ys
 
 
 def composed(family, n_layers, directions, states, ws, bs, xs):
     """The same network step by step from dbr's functions; final states per layer and direction."""
     cell = FAMILIES[family].composed
-    finals = [[] for _ in states]
-    inputs = xs
-    for layer in range(n_layers):
-        outs = []
-        for d in range(directions):
-            k = layer * directions + d
-            running = [s[k] for s in states]
-            ys = [None] * len(inputs)
-            for t in range(len(inputs) - 1, -1, -1) if d == 1 else range(len(inputs)):
-                n = inputs[t].shape[0]
-                cut = running[0].shape[0] > n
-                new = cell(inputs[t], tuple(r[:n] if cut else r for r in running), ws[k], bs[k])
-                running = [concat([v, r[n:]], axis=0) if cut else v for v, r in zip(new, running)]
-                ys[t] = new[0]
-            for f, r in zip(finals, running):
-                f.append(r)
-            outs.append(ys)
-        inputs = outs[0] if directions == 1 else [concat(p, axis=1) for p in zip(*outs)]
-    return finals, inputs
+
+    def run_direction(layer, k, inputs, steps):
+        running = [s[k] for s in states]
+        ys = [None] * len(inputs)
+        for t in steps:
+            n = inputs[t].shape[0]
+            cut = running[0].shape[0] > n
+            new = cell(inputs[t], tuple(r[:n] if cut else r for r in running), ws[k], bs[k])
+            running = [concat([v, r[n:]], axis=0) if cut else v for v, r in zip(new, running)]
+            ys[t] = new[0]
+        return running, ys
+
+    return stacked(
+        n_layers, directions, len(states), xs, run_direction, lambda p: concat(p, axis=1)
+    )
 
 
 def run(family, directions, n_layers, ratio, states, ws, bs, xs, **kwargs):

@@ -1,19 +1,12 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.activation.maxout import Maxout
 from dbr.links.connection.linear import Linear
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return Maxout(*args, **kwargs)
 
 
 def _reference(x, W, b, out_size, pool_size):
@@ -72,11 +65,11 @@ def test_lazy_in_size():
     assert_allclose(y.array, expected, **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_values(dtype):
     W = numpy.random.randn(3, 2, 4)
     b = numpy.random.randn(3, 2)
-    link = _make(dtype, 4, 3, 2, initialW=W, initial_bias=b)
+    link = make_link(Maxout, dtype, 4, 3, 2, initialW=W, initial_bias=b)
     x = numpy.random.randn(5, 4).astype(dtype)
     y = link(x)
     assert y.dtype == dtype and y.shape == (5, 3)
@@ -91,7 +84,7 @@ def test_gradients(dtype):
     W = numpy.zeros((2, 3, 4))
     W[:, :, 0] = [[0.0, 3.0, 6.0], [6.0, 0.0, 3.0]]
     W += numpy.random.uniform(-0.1, 0.1, W.shape)
-    link = _make(dtype, 4, 2, 3, initialW=W, initial_bias=initializers.Normal(0.1))
+    link = make_link(Maxout, dtype, 4, 2, 3, initialW=W, initial_bias=initializers.Normal(0.1))
     x = numpy.random.uniform(0.5, 1, (3, 4)).astype(dtype)
     gy = numpy.random.randn(3, 2).astype(dtype)
     check_backward(

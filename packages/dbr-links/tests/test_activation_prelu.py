@@ -2,9 +2,9 @@ import numpy
 import pytest
 
 import dbr.functions as F
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,13 +12,6 @@ from dbr.core.testing.link_checks import (
     persistent_names,
 )
 from dbr.links.activation.prelu import PReLU
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return PReLU(*args, **kwargs)
 
 
 def _reference(x, W):
@@ -42,19 +35,19 @@ def test_names():
     assert persistent_names(PReLU()) == []
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape, x_shape", [((), (4, 3)), ((3,), (4, 3, 2)), ((3, 2), (4, 3, 2))])
 def test_values(dtype, shape, x_shape):
-    link = _make(dtype, shape, initializers.Uniform(1.0))
+    link = make_link(PReLU, dtype, shape, initializers.Uniform(1.0))
     x = numpy.random.uniform(-1, 1, x_shape).astype(dtype)
     y = link(x)
     assert y.dtype == dtype and y.shape == x_shape
     assert_allclose(y.array, _reference(x, link.W.array), **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_gradients(dtype):
-    link = _make(dtype, (3,), initializers.Uniform(1.0))
+    link = make_link(PReLU, dtype, (3,), initializers.Uniform(1.0))
     x = numpy.random.uniform(0.1, 1, (4, 3, 2)) * numpy.random.choice([-1, 1], (4, 3, 2))
     x = x.astype(dtype)
     gy = numpy.random.randn(4, 3, 2).astype(dtype)

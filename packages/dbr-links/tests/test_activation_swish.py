@@ -3,16 +3,9 @@ import pytest
 
 from dbr.core import InvalidType, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import check_round_trip, param_names, persistent_names
 from dbr.links.activation.swish import Swish
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return Swish(*args, **kwargs)
 
 
 def _reference(x, beta):
@@ -44,10 +37,10 @@ def test_lazy_beta_shape():
     assert_allclose(y.array, _reference(x, link.beta.array), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape, x_shape", [((), (4, 3)), ((3,), (4, 3, 2)), (None, (4, 3))])
 def test_values(dtype, shape, x_shape):
-    link = _make(dtype, shape, 0.7)
+    link = make_link(Swish, dtype, shape, 0.7)
     x = numpy.random.uniform(-2, 2, x_shape).astype(dtype)
     with using_config("dtype", numpy.dtype(dtype)):  # a lazy beta takes it at the first call
         y = link(x)
@@ -55,9 +48,9 @@ def test_values(dtype, shape, x_shape):
     assert_allclose(y.array, _reference(x, link.beta.array), **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_gradients(dtype):
-    link = _make(dtype, (3,), 0.8)
+    link = make_link(Swish, dtype, (3,), 0.8)
     link.beta.array[...] = numpy.array([0.5, 1.0, -0.7], dtype)
     x = numpy.random.uniform(-1, 1, (4, 3, 2)).astype(dtype)
     gy = numpy.random.randn(4, 3, 2).astype(dtype)

@@ -7,6 +7,7 @@ same bytes as the fixture), Chainer's CaffeFunction computed Chainer's outputs.
 
 import os
 
+import caffe_nets
 import numpy
 import pytest
 
@@ -19,31 +20,8 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 EXPORT = numpy.load(os.path.join(FIXTURES, "caffe_export.npz"))
 
 
-class Net(Chain):
-    """The network of make_caffe_chainer.py."""
-
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.conv = L.Convolution2D(3, 4, 3, 1, 1)
-            self.bn = L.BatchNormalization(4)
-            self.deconv = L.Deconvolution2D(8, 3, 2, 2, 0)
-            self.fc = L.Linear(3 * 6 * 6, 5)
-
-    def forward(self, x):
-        h = F.relu(self.bn(self.conv(x)))
-        h = F.concat([h, F.leaky_relu(h, 0.2)], axis=1)
-        h = F.max_pooling_2d(h, 3, 2, 1)
-        h = F.local_response_normalization(h, 3, 2.0, 1e-2, 0.75)
-        h = F.average_pooling_2d(h, 2, 1, 0)
-        h = self.deconv(h)
-        h = F.sigmoid(h) + h
-        h = F.reshape(h, (2, 3 * 6 * 6))
-        return F.softmax(self.fc(h))
-
-
 def _net():
-    net = Net()
+    net = caffe_nets.export_net(L, F, Chain)
     for name, param in net.namedparams():
         param.array[...] = EXPORT[f"param{name}"]
     net.bn.avg_mean[...] = EXPORT["param/bn/avg_mean"]

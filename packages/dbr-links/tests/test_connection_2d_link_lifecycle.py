@@ -1,11 +1,13 @@
-"""Parameters, serialization and copies of the 2-D convolution links, one table for all four."""
+"""The four 2-D convolution links by table: parameters, serialization, copies, gradients."""
 
 import numpy
 import pytest
 
 from dbr.core import initializers
+from dbr.core.testing import FLOAT_DTYPES, make_link
 from dbr.core.testing.link_checks import (
     check_copy_modes,
+    check_link_backward,
     check_round_trip,
     param_names,
     persistent_names,
@@ -47,3 +49,41 @@ def test_round_trip_uninitialized(cls, lazy_args, kwargs, side):
 @pytest.mark.parametrize("cls, lazy_args, kwargs, side", _LINKS)
 def test_copy_modes(cls, lazy_args, kwargs, side):
     check_copy_modes(cls(3, 2, 3))
+
+
+# cls, its positional and keyword arguments, and the shapes of x and of the output's gradient.
+_BACKWARD_CASES = [
+    pytest.param(
+        Convolution2D, (4, 2, (2, 3)),
+        {"stride": (2, 1), "pad": 1, "dilate": (1, 2), "groups": 2,
+         "initial_bias": initializers.Normal(1.0)},
+        (2, 4, 4, 5), (2, 2, 3, 3), id="Convolution2D",
+    ),
+    pytest.param(
+        Deconvolution2D, (4, 2, (2, 3)),
+        {"stride": (2, 1), "pad": 1, "outsize": (5, 4), "groups": 2,
+         "initial_bias": initializers.Normal(1.0)},
+        (2, 4, 3, 4), (2, 2, 5, 4), id="Deconvolution2D",
+    ),
+    pytest.param(
+        DilatedConvolution2D, (2, 3, 2),
+        {"stride": (2, 1), "pad": 1, "dilate": (1, 2), "initial_bias": 1.0},
+        (2, 2, 4, 5), (2, 3, 3, 5), id="DilatedConvolution2D",
+    ),
+    pytest.param(
+        DepthwiseConvolution2D, (2, 2, (2, 3)),
+        {"stride": (2, 1), "pad": 1, "initial_bias": 1.0},
+        (2, 2, 4, 4), (2, 4, 3, 4), id="DepthwiseConvolution2D",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("cls, args, kwargs, x_shape, gy_shape", _BACKWARD_CASES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("nobias", [False, True])
+def test_backward(cls, args, kwargs, x_shape, gy_shape, dtype, nobias):
+    link = make_link(cls, dtype, *args, nobias=nobias, **kwargs)
+    x = numpy.random.uniform(-1, 1, x_shape).astype(dtype)
+    gy = numpy.random.uniform(-1, 1, gy_shape).astype(dtype)
+    # Without a bias, link.params() holds W alone.
+    check_link_backward(link, x, gy, link.params(), dtype)

@@ -1,9 +1,8 @@
 import numpy
 import pytest
 
-from dbr.core import using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,12 +11,9 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.connection.bias import Bias
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
 
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = Bias(*args, **kwargs)
+    link = make_link(Bias, dtype, *args, **kwargs)
     if hasattr(link, "b"):
         link.b.array[...] = numpy.random.uniform(-1, 1, link.b.shape)
     return link
@@ -33,7 +29,7 @@ def test_positional_and_keyword_forms():
     assert link.axis == 1 and not hasattr(link, "b")
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_with_parameter(dtype):
     link = _make(dtype, 1, (3, 4))
     x = numpy.random.uniform(-1, 1, (2, 3, 4, 5)).astype(dtype)
@@ -55,7 +51,7 @@ def test_forward_with_given_bias():
     assert_allclose(link(x, y).array, x + y[:, None], **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
     link = _make(dtype, 1, 3)
     x = numpy.random.uniform(-1, 1, (2, 3, 2)).astype(dtype)

@@ -1,9 +1,9 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,12 +12,9 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.connection.bilinear import Bilinear
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
 
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = Bilinear(*args, **kwargs)
+    link = make_link(Bilinear, dtype, *args, **kwargs)
     if not link.nobias:
         link.b.array[...] = numpy.random.uniform(-1, 1, link.b.shape)
     return link
@@ -57,7 +54,7 @@ def test_positional_and_keyword_forms():
     numpy.testing.assert_array_equal(link.W.array, numpy.ones((2, 3, 4), numpy.float32))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_forward_values(dtype, nobias):
     link = _make(dtype, 2, 3, 4, nobias=nobias)
@@ -77,7 +74,7 @@ def test_forward_multi_axis_inputs():
     assert_allclose(link(e1, e2).array, _reference(e1, e2, *params), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(dtype, nobias):
     link = _make(dtype, 2, 3, 2, nobias=nobias)

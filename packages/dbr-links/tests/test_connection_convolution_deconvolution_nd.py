@@ -13,7 +13,14 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, testing, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import LinkTestCase, assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import (
+    FLOAT_DTYPES,
+    LinkTestCase,
+    assert_allclose,
+    bad_input_test,
+    make_link,
+    tolerances,
+)
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_link_backward,
@@ -27,8 +34,6 @@ from dbr.links.connection.deconvolution_nd import (
     Deconvolution3D,
     DeconvolutionND,
 )
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def _tup(v, nd):
@@ -96,11 +101,6 @@ def _deconvolution_reference(x, W, b, stride=1, pad=0, outsize=None, dilate=1, g
     if b is not None:
         y = y + b.astype(numpy.float64).reshape((-1,) + (1,) * nd)
     return y
-
-
-def _make(cls, dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return cls(*args, **kwargs)
 
 
 def test_convolution_positional_and_keyword_forms():
@@ -265,7 +265,7 @@ KINDS = {
         {"kind": kind, "ndim": ndim, "options": options, "dtype": dtype}
         for kind in KINDS
         for ndim, options in OPTIONS[kind]
-        for dtype in DTYPES
+        for dtype in FLOAT_DTYPES
     ]
 )
 class TestForwardAndBackward(LinkTestCase):
@@ -275,7 +275,7 @@ class TestForwardAndBackward(LinkTestCase):
 
     def create_link(self):
         cls, bias = KINDS[self.kind][0], KINDS[self.kind][6]
-        return _make(cls, self.dtype, self.ndim, 4, 8, 2, initial_bias=bias, **self.options)
+        return make_link(cls, self.dtype, self.ndim, 4, 8, 2, initial_bias=bias, **self.options)
 
     def generate_inputs(self):
         size = KINDS[self.kind][5]
@@ -318,11 +318,11 @@ BACKWARD_CASES = {
 
 
 @pytest.mark.parametrize("kind", list(BACKWARD_CASES))
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(kind, dtype, nobias):
     cls, options, x_shape, gy_shape = BACKWARD_CASES[kind]
-    link = _make(
+    link = make_link(
         cls, dtype, 3, 2, 4, 2, stride=(1, 2, 1), nobias=nobias, groups=2,
         initial_bias=initializers.Normal(1.0), **options,
     )  # fmt: skip
@@ -333,14 +333,14 @@ def test_backward(kind, dtype, nobias):
 
 
 def test_convolution_backward_1d():
-    link = _make(Convolution1D, numpy.float64, 3, 2, 3, dilate=2, initial_bias=1.0)
+    link = make_link(Convolution1D, numpy.float64, 3, 2, 3, dilate=2, initial_bias=1.0)
     x = numpy.random.uniform(-1, 1, (2, 3, 7))
     gy = numpy.random.uniform(-1, 1, (2, 2, 3))
     check_backward(link, x, gy, params=(link.W, link.b), **tolerances("float64", "backward"))
 
 
 def test_deconvolution_backward_1d():
-    link = _make(Deconvolution1D, numpy.float64, 3, 2, 3, dilate=2, initial_bias=1.0)
+    link = make_link(Deconvolution1D, numpy.float64, 3, 2, 3, dilate=2, initial_bias=1.0)
     x = numpy.random.uniform(-1, 1, (2, 3, 4))
     gy = numpy.random.uniform(-1, 1, (2, 2, 8))
     check_backward(link, x, gy, params=(link.W, link.b), **tolerances("float64", "backward"))

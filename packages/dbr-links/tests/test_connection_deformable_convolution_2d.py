@@ -6,7 +6,7 @@ import pytest
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -19,8 +19,6 @@ from dbr.links.connection.deformable_convolution_2d import (
     DeformableConvolution2D,
     DeformableConvolution2DSampler,
 )
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def _conv_reference(x, W, b, stride=1, pad=0):
@@ -39,8 +37,7 @@ def _conv_reference(x, W, b, stride=1, pad=0):
 
 
 def _make(dtype, cls, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return cls(*args, **kwargs)
+    return make_link(cls, dtype, *args, **kwargs)
 
 
 def test_positional_and_keyword_forms():
@@ -86,7 +83,7 @@ def test_lazy_in_channels():
     assert link.offset_conv.W.shape == (8, 4, 2, 2) and link.deform_conv.W.shape == (3, 4, 2, 2)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_zero_offsets_give_a_plain_convolution(dtype):
     link = _make(
         dtype, DeformableConvolution2D, 3, 4, 3, 2, 1, offset_initialW=0,
@@ -111,7 +108,7 @@ def test_unit_offsets_shift_every_tap():
     assert_allclose(link(x).array, _conv_reference(shifted, W, b), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_matches_the_functions(dtype):
     link = _make(
         dtype, DeformableConvolution2D, 3, 2, (2, 3), stride=(1, 2), pad=(1, 0),

@@ -1,9 +1,9 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -11,8 +11,6 @@ from dbr.core.testing.link_checks import (
     persistent_names,
 )
 from dbr.links.connection.embed_id import EmbedID
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def test_positional_and_keyword_forms():
@@ -42,10 +40,9 @@ def test_from_params():
     numpy.testing.assert_array_equal(link.W.array, W)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_values(dtype):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = EmbedID(5, 3)
+    link = make_link(EmbedID, dtype, 5, 3)
     x = numpy.array([[0, 4, 2], [1, 1, 3]], numpy.int32)
     y = link(x)
     assert y.shape == (2, 3, 3) and y.dtype == dtype
@@ -60,11 +57,10 @@ def test_ignore_label():
     numpy.testing.assert_array_equal(y[[0, 2]], link.W.array[[0, 4]])
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("ignore_label", [None, 1])
 def test_backward(dtype, ignore_label):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = EmbedID(4, 2, ignore_label=ignore_label)
+    link = make_link(EmbedID, dtype, 4, 2, ignore_label=ignore_label)
     x = numpy.array([0, 1, 3, 3], numpy.int32)
     gy = numpy.random.uniform(-1, 1, (4, 2)).astype(dtype)
     check_backward(

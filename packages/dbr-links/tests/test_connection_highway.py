@@ -2,8 +2,8 @@ import numpy
 import pytest
 
 import dbr.functions as F
-from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core import InvalidType, initializers
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -14,8 +14,6 @@ from dbr.core.testing.link_checks import (
 from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.highway import Highway
 from dbr.links.connection.linear import Linear
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def _reference(x, link, activate=lambda h: numpy.maximum(h, 0)):
@@ -54,11 +52,10 @@ def test_positional_and_keyword_forms():
     assert link.plain.b is None and link.transform.b is None
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_forward_values(dtype, nobias):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = Highway(4, nobias=nobias)
+    link = make_link(Highway, dtype, 4, nobias=nobias)
     x = numpy.random.uniform(-1, 1, (3, 4)).astype(dtype)
     y = link(x)
     assert y.shape == (3, 4) and y.dtype == dtype
@@ -71,10 +68,9 @@ def test_forward_custom_activation():
     assert_allclose(link(x).array, _reference(x, link, numpy.tanh), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = Highway(3, init_bh=initializers.Normal(1.0))
+    link = make_link(Highway, dtype, 3, init_bh=initializers.Normal(1.0))
     params = tuple(p for _, p in sorted(link.namedparams()))
 
     def draw():

@@ -2,8 +2,8 @@ import numpy
 import pytest
 
 import dbr.functions as F
-from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core import InvalidType, initializers
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -14,14 +14,8 @@ from dbr.core.testing.link_checks import (
 from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.inception import Inception
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 # in_channels, out1, proj3, out3, proj5, out5, proj_pool
 SIZES = (3, 2, 2, 3, 2, 3, 2)
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return Inception(*args, **kwargs)
 
 
 def _reference(link, x):
@@ -114,9 +108,9 @@ def test_lazy_in_channels():
     assert_allclose(y.array, _reference(link, x), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_values(dtype):
-    link = _make(dtype, *SIZES, bias_init=initializers.Normal(0.5))
+    link = make_link(Inception, dtype, *SIZES, bias_init=initializers.Normal(0.5))
     x = numpy.random.uniform(-1, 1, (2, 3, 5, 4)).astype(dtype)
     y = link(x)
     assert y.shape == (2, 10, 5, 4)
@@ -125,10 +119,10 @@ def test_forward_values(dtype):
     assert (y.array >= 0).all()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
     numpy.random.seed(1)
-    link = _make(dtype, *SIZES, bias_init=initializers.Normal(0.5))
+    link = make_link(Inception, dtype, *SIZES, bias_init=initializers.Normal(0.5))
 
     def draw():
         # Well separated values keep max pooling away from ties.

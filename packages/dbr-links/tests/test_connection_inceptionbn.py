@@ -3,7 +3,7 @@ import pytest
 
 import dbr.functions as F
 from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -14,7 +14,6 @@ from dbr.core.testing.link_checks import (
 from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.inceptionbn import InceptionBN
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 BN_NAMES = ("conv1n", "proj3n", "conv3n", "proj33n", "conv33an", "conv33bn", "poolpn")
 
 
@@ -38,11 +37,6 @@ CONFIGS = [
     ((3, 0, 2, 3, 2, 3, "avg"), {"proj_pool": 2, "stride": 2}, 8),
 ]
 CONFIG_IDS = ["max-full", "avg-full", "max-stride2", "avg-stride2-proj"]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return InceptionBN(*args, **kwargs)
 
 
 def _randomize(link, seed=0):
@@ -152,7 +146,7 @@ def test_keyword_form_conv_init_and_dtype():
 
 
 def test_default_dtype_follows_config():
-    link = _make(numpy.float64, 3, 0, 2, 3, 2, 3, "max")
+    link = make_link(InceptionBN, numpy.float64, 3, 0, 2, 3, 2, 3, "max")
     assert link.proj3n.gamma.dtype == numpy.float64
     assert link.proj3.W.dtype == numpy.float64
 
@@ -169,10 +163,10 @@ def test_lazy_in_channels():
     assert y.shape == (2, 10, 5, 5)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("args, kwargs, channels", CONFIGS, ids=CONFIG_IDS)
 def test_forward_train(dtype, args, kwargs, channels):
-    link = _make(dtype, *args, **kwargs)
+    link = make_link(InceptionBN, dtype, *args, **kwargs)
     _randomize(link)
     before = _running_stats(link)
     x = numpy.random.uniform(-1, 1, (3, 3, 5, 6)).astype(dtype)
@@ -189,10 +183,10 @@ def test_forward_train(dtype, args, kwargs, channels):
         assert not numpy.array_equal(after[name][1], var), name
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("args, kwargs, channels", CONFIGS, ids=CONFIG_IDS)
 def test_forward_test_mode(dtype, args, kwargs, channels):
-    link = _make(dtype, *args, **kwargs)
+    link = make_link(InceptionBN, dtype, *args, **kwargs)
     _randomize(link)
     before = _running_stats(link)
     x = numpy.random.uniform(-1, 1, (2, 3, 5, 5)).astype(dtype)
@@ -217,11 +211,11 @@ def test_train_and_test_modes_differ():
     assert not numpy.allclose(y_test, y_train)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("args, kwargs, channels", CONFIGS[::3], ids=CONFIG_IDS[::3])
 def test_backward(dtype, args, kwargs, channels):
     numpy.random.seed(3)
-    link = _make(dtype, *args, **kwargs)
+    link = make_link(InceptionBN, dtype, *args, **kwargs)
     _randomize(link)
     size = (4 - 1) // link.stride + 1
 

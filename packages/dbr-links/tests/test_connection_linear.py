@@ -1,9 +1,9 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
+from dbr.core import InvalidType, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_link_backward,
@@ -12,13 +12,6 @@ from dbr.core.testing.link_checks import (
     persistent_names,
 )
 from dbr.links.connection.linear import Linear
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return Linear(*args, **kwargs)
 
 
 def _reference(x, W, b, n_batch_axes=1):
@@ -79,10 +72,10 @@ def test_lazy_with_n_batch_axes():
     assert_allclose(y.array, _reference(x, link.W.array, link.b.array, 2), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_forward_values(dtype, nobias):
-    link = _make(dtype, 4, 3, nobias=nobias, initial_bias=initializers.Normal(1.0))
+    link = make_link(Linear, dtype, 4, 3, nobias=nobias, initial_bias=initializers.Normal(1.0))
     x = numpy.random.uniform(-1, 1, (5, 4)).astype(dtype)
     y = link(x)
     assert y.dtype == dtype and y.shape == (5, 3)
@@ -90,10 +83,10 @@ def test_forward_values(dtype, nobias):
     assert_allclose(y.array, _reference(x, link.W.array, b), **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(dtype, nobias):
-    link = _make(dtype, 3, 2, nobias=nobias, initial_bias=initializers.Normal(1.0))
+    link = make_link(Linear, dtype, 3, 2, nobias=nobias, initial_bias=initializers.Normal(1.0))
     x = numpy.random.uniform(-1, 1, (4, 3)).astype(dtype)
     gy = numpy.random.uniform(-1, 1, (4, 2)).astype(dtype)
     # Without a bias, link.params() holds W alone.
@@ -101,7 +94,7 @@ def test_backward(dtype, nobias):
 
 
 def test_backward_n_batch_axes():
-    link = _make(numpy.float64, 3, 2)
+    link = make_link(Linear, numpy.float64, 3, 2)
     x = numpy.random.uniform(-1, 1, (2, 2, 3))
     gy = numpy.random.uniform(-1, 1, (2, 2, 2))
     check_backward(

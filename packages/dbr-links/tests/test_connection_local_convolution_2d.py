@@ -1,8 +1,8 @@
 import numpy
 import pytest
 
-from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core import InvalidType, initializers
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_link_backward,
@@ -12,12 +12,11 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.connection.local_convolution_2d import LocalConvolution2D
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
 
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return LocalConvolution2D(*args, initial_bias=initializers.Normal(1.0), **kwargs)
+    return make_link(
+        LocalConvolution2D, dtype, *args, initial_bias=initializers.Normal(1.0), **kwargs
+    )
 
 
 def _reference(x, W, b, stride=(1, 1)):
@@ -69,7 +68,7 @@ def test_lazy_initialisation(in_channels, in_size):
     )
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 @pytest.mark.parametrize("stride", [1, (2, 1)])
 def test_forward_values(dtype, nobias, stride):
@@ -81,7 +80,7 @@ def test_forward_values(dtype, nobias, stride):
     assert_allclose(y.array, _reference(x, link.W.array, b, link.stride), **tolerances(dtype))
 
 
-@pytest.mark.parametrize("x_dtype", DTYPES)
+@pytest.mark.parametrize("x_dtype", FLOAT_DTYPES)
 def test_input_of_another_dtype_without_bias(x_dtype):
     # W and x meet in their common dtype; y has x's dtype (a bias must have it too).
     link = _make(numpy.float32, 2, 3, (5, 4), 2, nobias=True)
@@ -92,7 +91,7 @@ def test_input_of_another_dtype_without_bias(x_dtype):
     assert_allclose(y.array, expected, **tolerances(x_dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(dtype, nobias):
     link = _make(dtype, 2, 2, 4, 2, stride=2, nobias=nobias)

@@ -2,8 +2,8 @@ import numpy
 import pytest
 
 import dbr.functions as F
-from dbr.core import InvalidType, initializers, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core import InvalidType, initializers
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -13,13 +13,6 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.functions.activation.relu import ReLU
 from dbr.links.connection.mlp_convolution_2d import MLPConvolution2D
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return MLPConvolution2D(*args, **kwargs)
 
 
 def _reference(link, x, stride=1, pad=0, activation=F.relu):
@@ -92,9 +85,11 @@ def test_none_in_channels_is_lazy():
     assert link[0].W.shape == (4, 6, 1, 1)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_values(dtype):
-    link = _make(dtype, 3, (4, 5, 2), 3, pad=1, bias_init=initializers.Normal(0.5))
+    link = make_link(
+        MLPConvolution2D, dtype, 3, (4, 5, 2), 3, pad=1, bias_init=initializers.Normal(0.5)
+    )
     x = numpy.random.uniform(-1, 1, (2, 3, 5, 4)).astype(dtype)
     y = link(x)
     assert y.shape == (2, 2, 5, 4)
@@ -112,10 +107,10 @@ def test_custom_activation():
     assert not numpy.allclose(y.array, _reference(link, x), atol=1e-3)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
     numpy.random.seed(2)
-    link = _make(dtype, 2, (3, 4), 2, bias_init=initializers.Normal(0.5))
+    link = make_link(MLPConvolution2D, dtype, 2, (3, 4), 2, bias_init=initializers.Normal(0.5))
 
     def draw():
         x = numpy.random.uniform(-1, 1, (2, 2, 4, 4)).astype(dtype)

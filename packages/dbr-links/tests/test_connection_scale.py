@@ -1,9 +1,8 @@
 import numpy
 import pytest
 
-from dbr.core import using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -13,12 +12,9 @@ from dbr.core.testing.link_checks import (
 from dbr.links.connection.bias import Bias
 from dbr.links.connection.scale import Scale
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
 
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = Scale(*args, **kwargs)
+    link = make_link(Scale, dtype, *args, **kwargs)
     for param in link.params():
         param.array[...] = numpy.random.uniform(0.5, 1.5, param.shape)
     return link
@@ -37,7 +33,7 @@ def test_positional_and_keyword_forms():
     assert not hasattr(Scale(W_shape=3), "bias")
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("bias_term", [False, True])
 def test_forward_with_parameter(dtype, bias_term):
     link = _make(dtype, 1, (3, 4), bias_term)
@@ -58,7 +54,7 @@ def test_forward_with_given_scale_and_learnt_bias():
     assert_allclose(link(x, s).array, expected, **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
     link = _make(dtype, 1, 3, True)
     x = numpy.random.uniform(-1, 1, (2, 3, 2)).astype(dtype)

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,12 +12,11 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.connection.simplified_dropconnect import SimplifiedDropconnect
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
-
 
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return SimplifiedDropconnect(*args, initial_bias=initializers.Normal(1.0), **kwargs)
+    return make_link(
+        SimplifiedDropconnect, dtype, *args, initial_bias=initializers.Normal(1.0), **kwargs
+    )
 
 
 def _reference(x, W, b, mask=None, ratio=0.5):
@@ -62,7 +61,7 @@ def test_lazy_in_size():
     assert_allclose(y.array, _reference(x, link.W.array, link.b.array), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_test_mode_is_linear(dtype):
     link = _make(dtype, 4, 3)
     x = numpy.random.uniform(-1, 1, (5, 4)).astype(dtype)
@@ -71,7 +70,7 @@ def test_test_mode_is_linear(dtype):
     assert_allclose(y.array, _reference(x, link.W.array, link.b.array), **tolerances(dtype))
 
 
-@pytest.mark.parametrize("x_dtype", DTYPES)
+@pytest.mark.parametrize("x_dtype", FLOAT_DTYPES)
 def test_input_of_another_dtype_without_bias(x_dtype):
     # W and x meet in their common dtype; y has x's dtype (a bias must have it too).
     link = _make(numpy.float32, 4, 3, nobias=True)
@@ -92,7 +91,7 @@ def test_train_argument_alone_decides_as_in_chainer():
         assert_allclose(link(x, train=False).array, linear, atol=1e-12, rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("batchwise", [False, True])
 def test_forward_with_mask(dtype, batchwise):
     link = _make(dtype, 4, 3, ratio=0.25)
@@ -114,7 +113,7 @@ def test_batchwise_masks_differ_per_sample():
     assert_allclose(y[0], y[1], atol=1e-12, rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("nobias", [False, True])
 def test_backward(dtype, nobias):
     link = _make(dtype, 3, 2, ratio=0.4, nobias=nobias)

@@ -5,9 +5,9 @@ Chainer read); fixtures/caffe_pretrained_chainer.npz holds the features
 Chainer 7.8.1's links computed after its ``convert_caffemodel_to_npz``.
 """
 
-import importlib.util
 import os
 
+import caffe_nets
 import numpy
 import pytest
 
@@ -17,11 +17,6 @@ from dbr.links.model.vision import resnet
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CHAINER = numpy.load(os.path.join(FIXTURES, "caffe_pretrained_chainer.npz"))
-_spec = importlib.util.spec_from_file_location(
-    "caffe_nets", os.path.join(FIXTURES, "caffe_nets.py")
-)
-caffe_nets = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(caffe_nets)
 
 CASES = {
     "vgg16": (caffe_nets.write_vgg16, VGG16Layers, "VGG_ILSVRC_16_layers", (224, 224),

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -11,8 +11,6 @@ from dbr.core.testing.link_checks import (
     persistent_names,
 )
 from dbr.links.normalization.batch_normalization import BatchNormalization
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def _reference(x, gamma, beta, axis, eps=2e-5, mean=None, var=None):
@@ -124,7 +122,7 @@ def test_default_axis_is_batch_and_trailing_axes():
     assert_allclose(bn(x).array, expected, **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_running_statistics_after_several_batches(dtype):
     decay = 0.7
     bn = BatchNormalization(3, decay=decay, dtype=dtype)
@@ -205,7 +203,7 @@ def test_without_gamma_and_beta():
     assert_allclose(bn(x).array, _reference(x, 1.0, 0.0, (0,)), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_gradients(dtype):
     bn = BatchNormalization(
         3, dtype=dtype, initial_gamma=initializers.Uniform(1.0), initial_beta=initializers.Normal()

@@ -3,7 +3,7 @@ import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -11,8 +11,6 @@ from dbr.core.testing.link_checks import (
     persistent_names,
 )
 from dbr.links.normalization.batch_renormalization import BatchRenormalization
-
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
 def _expand(a, ndim):
@@ -58,7 +56,7 @@ def test_names():
     assert persistent_names(brn) == ["/N", "/avg_mean", "/avg_var"]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_training_values_and_running_statistics(dtype):
     decay = 0.6
     brn = BatchRenormalization(

@@ -1,9 +1,11 @@
+import functools
+
 import numpy
 import pytest
 
 from dbr.core import InvalidType, Variable, initializers, mixed16, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,7 +14,7 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.normalization.group_normalization import GroupNormalization
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+_make = functools.partial(make_link, GroupNormalization)
 
 
 def _reference(x, groups, gamma, beta, eps=1e-5):
@@ -21,11 +23,6 @@ def _reference(x, groups, gamma, beta, eps=1e-5):
     g = (g - g.mean(axis=2, keepdims=True)) / numpy.sqrt(g.var(axis=2, keepdims=True) + eps)
     scale = (slice(None),) + (None,) * (x.ndim - 2)
     return g.reshape(x.shape) * gamma[scale] + beta[scale]
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return GroupNormalization(*args, **kwargs)
 
 
 def test_positional_and_keyword_forms():
@@ -88,7 +85,7 @@ def test_lazy_size():
     )
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape", [(3, 6), (2, 6, 2, 3)])
 def test_values_same_in_train_and_test(dtype, shape):
     gn = _make(
@@ -104,7 +101,7 @@ def test_values_same_in_train_and_test(dtype, shape):
         assert_allclose(gn(x).array, expected, **tol)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_gradients(dtype):
     gn = _make(
         dtype, 2, 4, initial_gamma=initializers.Uniform(1.0), initial_beta=initializers.Normal()

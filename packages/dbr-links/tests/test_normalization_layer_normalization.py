@@ -1,9 +1,11 @@
+import functools
+
 import numpy
 import pytest
 
 from dbr.core import InvalidType, initializers, using_config
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_copy_modes,
     check_round_trip,
@@ -12,7 +14,7 @@ from dbr.core.testing.link_checks import (
 )
 from dbr.links.normalization.layer_normalization import LayerNormalization
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+_make = functools.partial(make_link, LayerNormalization)
 
 
 def _reference(x, gamma, beta, eps=1e-6):
@@ -20,11 +22,6 @@ def _reference(x, gamma, beta, eps=1e-6):
     mean = x64.mean(axis=1, keepdims=True)
     var = x64.var(axis=1, keepdims=True)
     return (x64 - mean) / numpy.sqrt(var + eps) * gamma + beta
-
-
-def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return LayerNormalization(*args, **kwargs)
 
 
 def test_positional_and_keyword_forms():
@@ -52,7 +49,7 @@ def test_lazy_size():
     assert_allclose(y.array, _reference(x, ln.gamma.array, ln.beta.array), **tolerances("float32"))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_values_same_in_train_and_test(dtype):
     ln = _make(
         dtype, 4, initial_gamma=initializers.Normal(1.0), initial_beta=initializers.Normal()
@@ -67,7 +64,7 @@ def test_values_same_in_train_and_test(dtype):
         assert_allclose(ln(x).array, expected, **tol)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_gradients(dtype):
     ln = _make(
         dtype, 4, initial_gamma=initializers.Uniform(1.0), initial_beta=initializers.Normal()

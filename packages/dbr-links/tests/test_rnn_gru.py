@@ -1,19 +1,16 @@
 import numpy
 import pytest
+from rnn_reference import linear, sigmoid
 
-from dbr.core import InvalidType, Variable, initializers, testing, using_config
-from dbr.core.testing import LinkTestCase, assert_allclose, tolerances
+from dbr.core import InvalidType, Variable, initializers, testing
+from dbr.core.testing import FLOAT_DTYPES, LinkTestCase, assert_allclose, make_link, tolerances
 from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_round_trip,
+    check_link_lifecycle,
     check_stateful_backward,
     check_stateful_steps,
-    param_names,
-    persistent_names,
 )
 from dbr.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
 NAMES = [
     "/U/W",
@@ -31,29 +28,21 @@ NAMES = [
 ]
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
-
-
 def _step(link, h, x):
     """NumPy reference of one GRU step in float64 (h None means zeros)."""
 
-    def lin(sub, v):
-        return v.astype(numpy.float64) @ sub.W.array.astype(numpy.float64).T + sub.b.array
-
     if h is None:  # r is multiplied by zeros: W_r and U_r do not matter
-        return _sigmoid(lin(link.W_z, x)) * numpy.tanh(lin(link.W, x))
+        return sigmoid(linear(link.W_z, x)) * numpy.tanh(linear(link.W, x))
     h = h.astype(numpy.float64)
-    r = _sigmoid(lin(link.W_r, x) + lin(link.U_r, h))
-    z = _sigmoid(lin(link.W_z, x) + lin(link.U_z, h))
-    h_bar = numpy.tanh(lin(link.W, x) + lin(link.U, r * h))
+    r = sigmoid(linear(link.W_r, x) + linear(link.U_r, h))
+    z = sigmoid(linear(link.W_z, x) + linear(link.U_z, h))
+    h_bar = numpy.tanh(linear(link.W, x) + linear(link.U, r * h))
     return z * h_bar + (1 - z) * h
 
 
 def _make(cls, dtype, *args, **kwargs):
     kwargs.setdefault("bias_init", initializers.Normal(0.5))
-    with using_config("dtype", numpy.dtype(dtype)):
-        return cls(*args, **kwargs)
+    return make_link(cls, dtype, *args, **kwargs)
 
 
 def _inputs(dtype, n=3, batch=4):
@@ -82,7 +71,7 @@ def test_alias_and_stateful_defaults():
     assert link.h is None and link.state_size == OUT
 
 
-@testing.parameterize(*testing.product({"dtype": DTYPES}))
+@testing.parameterize(*testing.product({"dtype": FLOAT_DTYPES}))
 class TestStatelessGRU(LinkTestCase):
     """One step ``link(h, x)`` against the float64 reference, and its gradients."""
 
@@ -98,7 +87,7 @@ class TestStatelessGRU(LinkTestCase):
 
 
 @pytest.mark.parametrize("cls", [StatefulGRU, GRU])
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateful_steps_against_reference(cls, dtype):
     link = _make(cls, dtype, IN, OUT)
     xs = _inputs(dtype)
@@ -125,7 +114,7 @@ def test_set_state():
         link.set_state(h)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateful_backward_through_two_steps(dtype):
     link = _make(StatefulGRU, dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, 2))
@@ -148,10 +137,7 @@ def test_gru_takes_one_argument():
 @pytest.mark.parametrize("cls", [StatelessGRU, StatefulGRU, GRU])
 def test_param_names_round_trip_copy(cls):
     link = cls(IN, OUT, bias_init=initializers.Normal(1.0))
-    assert param_names(link) == NAMES
-    assert persistent_names(link) == []
-    check_round_trip(link, cls(None, OUT))
-    check_copy_modes(link)
+    check_link_lifecycle(link, cls(None, OUT), NAMES)
 
 
 def test_wrong_input():

@@ -2,45 +2,25 @@ import os
 
 import numpy
 import pytest
+from rnn_reference import lstm_step
 
-from dbr.core import InvalidType, Variable, initializers, using_config
+from dbr.core import InvalidType, Variable, initializers
 from dbr.core.gradient_check import check_backward
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_round_trip,
+    check_link_lifecycle,
     check_stateful_backward,
     param_names,
     persistent_names,
 )
 from dbr.links.rnn.lstm import LSTM, StatelessLSTM
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
-
-
-def _step(link, c, h, x):
-    """NumPy reference of one LSTM step in float64: gates interleaved per unit (a, i, f, o)."""
-    W = link.upward.W.array.astype(numpy.float64)
-    b = link.upward.b.array.astype(numpy.float64)
-    u = x.astype(numpy.float64) @ W.T + b
-    if h is not None:
-        u += h @ link.lateral.W.array.astype(numpy.float64).T
-    u = u.reshape(len(x), -1, 4)
-    a, i, f, o = (u[:, :, k] for k in range(4))
-    c_prev = numpy.zeros_like(a) if c is None else c
-    c_new = numpy.tanh(a) * _sigmoid(i) + _sigmoid(f) * c_prev
-    return c_new, _sigmoid(o) * numpy.tanh(c_new)
 
 
 def _make(cls, dtype, *args, **kwargs):
     kwargs.setdefault("bias_init", initializers.Normal(0.5))
-    with using_config("dtype", numpy.dtype(dtype)):
-        return cls(*args, **kwargs)
+    return make_link(cls, dtype, *args, **kwargs)
 
 
 def _inputs(dtype, n_steps=3, batch=4, size=IN):
@@ -111,17 +91,17 @@ def test_lazy_in_size(cls, args):
     assert link.upward.W.shape == (4 * OUT, 5)
     assert y.shape == (4, OUT)
     numpy.testing.assert_array_equal(link.upward.b.array, numpy.array([0, 0, 2, 0] * OUT, "f"))
-    assert_allclose(y.array, _step(link, None, None, x)[1], **tolerances("float32"))
+    assert_allclose(y.array, lstm_step(link, None, None, x)[1], **tolerances("float32"))
 
 
 # -- the stateful LSTM ----------------------------------------------------------------
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_steps_against_reference(dtype):
     link = _make(LSTM, dtype, IN, OUT)
     c = h = None
     for x in _inputs(dtype):
         y = link(x)
-        c, h = _step(link, c, h, x)
+        c, h = lstm_step(link, c, h, x)
         assert y.dtype == dtype and y.shape == (4, OUT)
         assert_allclose(y.array, h, **tolerances(dtype))
         assert_allclose(link.c.array, c, **tolerances(dtype))
@@ -145,7 +125,7 @@ def test_set_state():
     link.set_state(Variable(c), Variable(h))
     x = _inputs(numpy.float32, 1)[0]
     y = link(x)
-    c_ref, h_ref = _step(link, c, h, x)
+    c_ref, h_ref = lstm_step(link, c, h, x)
     assert_allclose(y.array, h_ref, **tolerances("float32"))
     assert_allclose(link.c.array, c_ref, **tolerances("float32"))
 
@@ -157,7 +137,7 @@ def test_shrinking_batch_updates_the_first_rows():
     link(x1)
     c1, h1 = link.c.array.copy(), link.h.array.copy()
     y = link(x2)
-    c2, h2 = _step(link, c1[:2], h1[:2], x2)
+    c2, h2 = lstm_step(link, c1[:2], h1[:2], x2)
     assert y.shape == (2, OUT)
     assert link.c.shape == (3, OUT) and link.h.shape == (3, OUT)
     tol = tolerances("float32")
@@ -168,7 +148,7 @@ def test_shrinking_batch_updates_the_first_rows():
     assert_allclose(link.h.array, numpy.concatenate([h2, h1[2:]]), **tol)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward_through_two_steps(dtype):
     link = _make(LSTM, dtype, IN, OUT)
     xs = _inputs(dtype, 2, batch=2)
@@ -195,23 +175,23 @@ def test_backward_through_shrinking_batch():
 
 
 # -- the stateless LSTM -------------------------------------------------------------
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateless_against_reference(dtype):
     link = _make(StatelessLSTM, dtype, IN, OUT)
     x = _inputs(dtype, 1)[0]
     c = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
     h = numpy.random.uniform(-1, 1, (4, OUT)).astype(dtype)
     c_new, h_new = link(c, h, x)
-    c_ref, h_ref = _step(link, c.astype(numpy.float64), h.astype(numpy.float64), x)
+    c_ref, h_ref = lstm_step(link, c.astype(numpy.float64), h.astype(numpy.float64), x)
     assert c_new.dtype == dtype and h_new.shape == (4, OUT)
     assert_allclose(c_new.array, c_ref, **tolerances(dtype))
     assert_allclose(h_new.array, h_ref, **tolerances(dtype))
     c_new, h_new = link(None, None, x)
-    c_ref, h_ref = _step(link, None, None, x)
+    c_ref, h_ref = lstm_step(link, None, None, x)
     assert_allclose(h_new.array, h_ref, **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateless_backward(dtype):
     link = _make(StatelessLSTM, dtype, IN, OUT)
     c, h = (numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype) for _ in range(2))
@@ -237,17 +217,11 @@ def test_param_names(cls):
     assert persistent_names(cls(IN, OUT)) == []
 
 
-def test_round_trip_into_lazy_link():
+def test_round_trip_into_lazy_link_and_copy():
     link = LSTM(IN, OUT, bias_init=initializers.Normal(1.0))
-    fresh = check_round_trip(link, LSTM(OUT))
-    xs = _inputs(numpy.float32, 2)
-    for x in xs:
+    fresh = check_link_lifecycle(link, LSTM(OUT), ["/lateral/W", "/upward/W", "/upward/b"])
+    for x in _inputs(numpy.float32, 2):
         numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
-
-
-def test_copy_modes():
-    link = LSTM(IN, OUT)
-    check_copy_modes(link)
 
 
 def test_copy_init_keeps_gate_initialization():

@@ -1,42 +1,31 @@
 import numpy
 import pytest
+from rnn_reference import linear, sigmoid
 
-from dbr.core import InvalidType, Variable, testing, using_config
-from dbr.core.testing import LinkTestCase, assert_allclose, tolerances
+from dbr.core import InvalidType, Variable, testing
+from dbr.core.testing import FLOAT_DTYPES, LinkTestCase, assert_allclose, make_link, tolerances
 from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_round_trip,
+    check_link_lifecycle,
     check_stateful_backward,
     check_stateful_steps,
-    param_names,
-    persistent_names,
 )
 from dbr.links.rnn.mgu import StatefulMGU, StatelessMGU
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
 
 
 def _step(link, h, x):
     """NumPy reference of one MGU step in float64 (h None means zeros)."""
 
-    def lin(sub, v):
-        return v @ sub.W.array.astype(numpy.float64).T + sub.b.array.astype(numpy.float64)
-
     x = x.astype(numpy.float64)
     h = numpy.zeros((len(x), OUT)) if h is None else h.astype(numpy.float64)
-    f = _sigmoid(lin(link.W_f, numpy.concatenate([h, x], axis=1)))
-    h_bar = numpy.tanh(lin(link.W_h, numpy.concatenate([f * h, x], axis=1)))
+    f = sigmoid(linear(link.W_f, numpy.concatenate([h, x], axis=1)))
+    h_bar = numpy.tanh(linear(link.W_h, numpy.concatenate([f * h, x], axis=1)))
     return f * h_bar + (1 - f) * h
 
 
 def _make(cls, dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = cls(*args, **kwargs)
+    link = make_link(cls, dtype, *args, **kwargs)
     for sub in (link.W_f, link.W_h):
         sub.b.array[...] = numpy.random.uniform(-1, 1, sub.b.shape)
     return link
@@ -57,7 +46,7 @@ def test_construction():
         assert link.W_f.b.shape == (OUT,) and link.W_h.b.shape == (OUT,)
 
 
-@testing.parameterize(*testing.product({"dtype": DTYPES}))
+@testing.parameterize(*testing.product({"dtype": FLOAT_DTYPES}))
 class TestStatelessMGU(LinkTestCase):
     """One step ``link(h, x)`` against the float64 reference, and its gradients."""
 
@@ -72,7 +61,7 @@ class TestStatelessMGU(LinkTestCase):
         return (_step(link, *inputs).astype(self.dtype),)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateful_steps_reset_and_set_state(dtype):
     link = _make(StatefulMGU, dtype, IN, OUT)
     xs = _inputs(dtype)
@@ -87,7 +76,7 @@ def test_set_state_needs_a_variable():
         StatefulMGU(IN, OUT).set_state(numpy.zeros((1, OUT), numpy.float32))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_stateful_backward_through_two_steps(dtype):
     link = _make(StatefulMGU, dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, 2))
@@ -99,10 +88,7 @@ def test_stateful_backward_through_two_steps(dtype):
 @pytest.mark.parametrize("cls", [StatelessMGU, StatefulMGU])
 def test_param_names_round_trip_copy(cls):
     link = _make(cls, numpy.float32, IN, OUT)
-    assert param_names(link) == ["/W_f/W", "/W_f/b", "/W_h/W", "/W_h/b"]
-    assert persistent_names(link) == []
-    check_round_trip(link, cls(IN, OUT))
-    check_copy_modes(link)
+    check_link_lifecycle(link, cls(IN, OUT), ["/W_f/W", "/W_f/b", "/W_h/W", "/W_h/b"])
 
 
 def test_wrong_input():

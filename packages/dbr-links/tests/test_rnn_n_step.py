@@ -11,11 +11,12 @@ from collections.abc import Callable
 
 import numpy
 import pytest
+from rnn_reference import sigmoid
 
 import dbr.functions as F
 from dbr.core import InvalidType, Variable, initializers, using_config
 from dbr.core.serializers import load_npz
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
 from dbr.core.testing.link_checks import (
     check_backward_clear_of_kinks,
     check_copy_modes,
@@ -34,12 +35,7 @@ from dbr.links.rnn.n_step_rnn import (
     NStepRNNTanh,
 )
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
-
-
-def _sigmoid(x):
-    return 1 / (1 + numpy.exp(-x))
 
 
 def _relu(z):
@@ -54,18 +50,18 @@ def _elman_step(act):
 
 
 def _gru_step(w, b, x, h):
-    r = _sigmoid(w[0] @ x + w[3] @ h + b[0] + b[3])
-    z = _sigmoid(w[1] @ x + w[4] @ h + b[1] + b[4])
+    r = sigmoid(w[0] @ x + w[3] @ h + b[0] + b[3])
+    z = sigmoid(w[1] @ x + w[4] @ h + b[1] + b[4])
     candidate = numpy.tanh(w[2] @ x + b[2] + r * (w[5] @ h + b[5]))
     return ((1 - z) * candidate + z * h,)
 
 
 def _lstm_step(w, b, x, h, c):
     # Chainer's roles: w0/w4 input gate, w1/w5 forget gate, w2/w6 cell input, w3/w7 output gate
-    i = _sigmoid(w[0] @ x + w[4] @ h + b[0] + b[4])
-    f = _sigmoid(w[1] @ x + w[5] @ h + b[1] + b[5])
+    i = sigmoid(w[0] @ x + w[4] @ h + b[0] + b[4])
+    f = sigmoid(w[1] @ x + w[5] @ h + b[1] + b[5])
     a = numpy.tanh(w[2] @ x + w[6] @ h + b[2] + b[6])
-    o = _sigmoid(w[3] @ x + w[7] @ h + b[3] + b[7])
+    o = sigmoid(w[3] @ x + w[7] @ h + b[3] + b[7])
     c = f * c + i * a
     return o * numpy.tanh(c), c
 
@@ -140,11 +136,6 @@ def _call(link, states, xs, **kwargs):
     """``link(*states, xs)``, split into the final states (a tuple) and the outputs."""
     *finals, ys = link(*states, xs, **kwargs)
     return tuple(finals), ys
-
-
-def _make(cls, dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        return cls(*args, **kwargs)
 
 
 def _randomize(link, seed=0):
@@ -244,7 +235,7 @@ def test_param_names(cls):
 @pytest.mark.parametrize("cls", CLASSES)
 @pytest.mark.parametrize("lengths", [[6, 3, 2, 2], [2, 6, 3, 2, 1], [5]])
 def test_forward_against_reference(cls, lengths):
-    link = _make(cls, numpy.float64, 2, 3, 4, 0.0)
+    link = make_link(cls, numpy.float64, 2, 3, 4, 0.0)
     _randomize(link)
     xs = _inputs(lengths, 3, numpy.float64)
     states = _states(link, len(xs), numpy.float64)
@@ -259,9 +250,9 @@ def test_forward_against_reference(cls, lengths):
 
 
 @pytest.mark.parametrize("cls", CLASSES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_forward_dtypes(cls, dtype):
-    link = _make(cls, dtype, 1, 3, 4, 0.0)
+    link = make_link(cls, dtype, 1, 3, 4, 0.0)
     _randomize(link)
     xs = _inputs([2, 4, 3], 3, dtype)
     states = _states(link, 3, dtype)
@@ -294,7 +285,7 @@ def test_none_states_are_zeros(cls):
 @pytest.mark.parametrize("cls", CLASSES)
 def test_lazy_in_size(cls):
     n = FAMILIES[cls].n_weights
-    link = _make(cls, numpy.float64, 2, None, 4, 0.0)
+    link = make_link(cls, numpy.float64, 2, None, 4, 0.0)
     first = link.direction
     for k, layer in enumerate(link):
         for j in range(n):
@@ -317,7 +308,7 @@ def test_lazy_in_size(cls):
 
 @pytest.mark.parametrize("cls", CLASSES)
 def test_dropout_train_versus_test(cls):
-    link = _make(cls, numpy.float64, 2, 3, 4, 0.5)
+    link = make_link(cls, numpy.float64, 2, 3, 4, 0.5)
     _randomize(link)
     xs = _inputs([3, 4], 3, numpy.float64)
     none = (None,) * link.n_cells
@@ -338,7 +329,7 @@ def test_dropout_train_versus_test(cls):
 
 @pytest.mark.parametrize("cls", CLASSES)
 def test_dropout_spares_the_first_layer_input(cls):
-    link = _make(cls, numpy.float64, 1, 3, 4, 0.9)
+    link = make_link(cls, numpy.float64, 1, 3, 4, 0.9)
     _randomize(link)
     xs = _inputs([3, 2], 3, numpy.float64)
     _, ys = _call(link, (None,) * link.n_cells, xs)
@@ -351,13 +342,13 @@ def test_dropout_spares_the_first_layer_input(cls):
 
 
 @pytest.mark.parametrize("cls", CLASSES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(cls, dtype):
     # Backprop runs in dtype, the numerical gradient in float64: a float32 finite
     # difference with eps=1e-3 carries rounding noise of the tolerance's size, which
     # depends on the BLAS kernels of the machine. The ReLU links have a kink wherever
     # a pre-activation crosses 0: inputs with one within a step are drawn again.
-    link = _make(cls, dtype, 2, 2, 3, 0.0)
+    link = make_link(cls, dtype, 2, 2, 3, 0.0)
     lengths = [2, 1, 3]
     width = 3 * link.direction
     n_cells = link.n_cells
@@ -390,7 +381,7 @@ def _assert_grads(link, xs, grads, gxs, tol):
 
 
 def test_birnn_gradients_match_composed_functions():
-    link = _make(NStepBiRNNTanh, numpy.float64, 1, 2, 3, 0.0)
+    link = make_link(NStepBiRNNTanh, numpy.float64, 1, 2, 3, 0.0)
     _randomize(link)
     xs = [Variable(x) for x in _inputs([2, 3], 2, numpy.float64)]
     hx = Variable(_states(link, 2, numpy.float64)[0])
@@ -423,7 +414,7 @@ def test_birnn_gradients_match_composed_functions():
 
 
 def test_gru_gradients_through_unsorted_sequences_match_composed_functions():
-    link = _make(NStepGRU, numpy.float64, 1, 2, 3, 0.0)
+    link = make_link(NStepGRU, numpy.float64, 1, 2, 3, 0.0)
     _randomize(link)
     xs = [Variable(x) for x in _inputs([1, 3, 2], 2, numpy.float64)]
     link.cleargrads()
@@ -452,7 +443,7 @@ def test_gru_gradients_through_unsorted_sequences_match_composed_functions():
 
 
 def test_lstm_parameter_gradients_match_composed_functions():
-    link = _make(NStepLSTM, numpy.float64, 1, 2, 3, 0.0)
+    link = make_link(NStepLSTM, numpy.float64, 1, 2, 3, 0.0)
     _randomize(link)
     xs = _inputs([2, 3], 2, numpy.float64)
     link.cleargrads()
@@ -504,7 +495,7 @@ def test_round_trip(cls):
 def test_loads_a_chainer_model_and_gives_its_outputs(cls, file, prefix):
     # Written by Chainer 7.8.1's save_npz from its own link; see
     # dbr-functions/tests/fixtures/make_rnn_chainer.py, which made these files.
-    link = _make(cls, numpy.float64, 2, 3, 2, 0.0)
+    link = make_link(cls, numpy.float64, 2, 3, 2, 0.0)
     load_npz(os.path.join(FIXTURES, file), link)
     with numpy.load(os.path.join(FIXTURES, "n_step_lstm_link_io.npz"), allow_pickle=False) as io:
         io = {k[len(prefix) + 1 :]: v for k, v in io.items() if k.startswith(prefix + "/")}

@@ -1,23 +1,13 @@
 import numpy
 import pytest
+from rnn_reference import lstm_gates, sigmoid
 
-from dbr.core import InvalidType, using_config
-from dbr.core.testing import assert_allclose, tolerances
-from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_round_trip,
-    check_stateful_backward,
-    param_names,
-    persistent_names,
-)
+from dbr.core import InvalidType
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, make_link, tolerances
+from dbr.core.testing.link_checks import check_link_lifecycle, check_stateful_backward
 from dbr.links.rnn.peephole import StatefulPeepholeLSTM
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
-
-
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
 
 
 def _step(link, c, h, x):
@@ -26,22 +16,17 @@ def _step(link, c, h, x):
     def w(sub):
         return sub.W.array.astype(numpy.float64)
 
-    u = x.astype(numpy.float64) @ w(link.upward).T + link.upward.b.array.astype(numpy.float64)
-    if h is not None:
-        u += h @ w(link.lateral).T
-    u = u.reshape(len(x), -1, 4)
-    a, i, f, o = (u[:, :, k] for k in range(4))
+    a, i, f, o = lstm_gates(link, h, x)
     c = numpy.zeros_like(a) if c is None else c
-    i = _sigmoid(i + c @ w(link.peep_i).T)
-    f = _sigmoid(f + c @ w(link.peep_f).T)
+    i = sigmoid(i + c @ w(link.peep_i).T)
+    f = sigmoid(f + c @ w(link.peep_f).T)
     c = numpy.tanh(a) * i + f * c
-    o = _sigmoid(o + c @ w(link.peep_o).T)
+    o = sigmoid(o + c @ w(link.peep_o).T)
     return c, o * numpy.tanh(c)
 
 
 def _make(dtype, *args):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = StatefulPeepholeLSTM(*args)
+    link = make_link(StatefulPeepholeLSTM, dtype, *args)
     link.upward.b.array[...] = numpy.random.uniform(-1, 1, link.upward.b.shape)
     return link
 
@@ -59,7 +44,7 @@ def test_construction():
     assert link.upward.W.shape == (4 * OUT, 5)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_steps_against_reference(dtype):
     link = _make(dtype, IN, OUT)
     xs = [numpy.random.uniform(-1, 1, (4, IN)).astype(dtype) for _ in range(3)]
@@ -78,7 +63,7 @@ def test_steps_against_reference(dtype):
         assert_allclose(link(x).array, h, **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward_through_two_steps(dtype):
     link = _make(dtype, IN, OUT)
     xs = tuple(numpy.random.uniform(-1, 1, (2, IN)).astype(dtype) for _ in range(2))
@@ -87,24 +72,11 @@ def test_backward_through_two_steps(dtype):
     check_stateful_backward(link, xs, gy, dtype)
 
 
-def test_param_names():
-    assert param_names(StatefulPeepholeLSTM(IN, OUT)) == [
-        "/lateral/W",
-        "/peep_f/W",
-        "/peep_i/W",
-        "/peep_o/W",
-        "/upward/W",
-        "/upward/b",
-    ]
-    assert persistent_names(StatefulPeepholeLSTM(IN, OUT)) == []
-
-
-def test_round_trip_and_copy():
+def test_names_round_trip_and_copy():
     link = _make(numpy.float32, IN, OUT)
-    fresh = check_round_trip(link, StatefulPeepholeLSTM(None, OUT))
+    names = ["/lateral/W", "/peep_f/W", "/peep_i/W", "/peep_o/W", "/upward/W", "/upward/b"]
     x = numpy.random.uniform(-1, 1, (2, IN)).astype(numpy.float32)
-    numpy.testing.assert_array_equal(fresh(x).array, link(x).array)
-    check_copy_modes(link)
+    check_link_lifecycle(link, StatefulPeepholeLSTM(None, OUT), names, inputs=(x,))
 
 
 def test_wrong_input():

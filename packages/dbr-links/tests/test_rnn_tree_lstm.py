@@ -1,51 +1,36 @@
 import numpy
 import pytest
+from rnn_reference import linear, sigmoid
 
-from dbr.core import InvalidType, using_config
-from dbr.core.testing import assert_allclose, tolerances
-from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_link_backward,
-    check_round_trip,
-    param_names,
-    persistent_names,
-)
+from dbr.core import InvalidType
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, make_link, tolerances
+from dbr.core.testing.link_checks import check_link_backward, check_link_lifecycle
 from dbr.links.rnn.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
-
-
-def _lin(sub, v):
-    y = v.astype(numpy.float64) @ sub.W.array.astype(numpy.float64).T
-    return y if sub.b is None else y + sub.b.array.astype(numpy.float64)
-
-
 def _cell(a, i, o, fs, cs):
-    c = numpy.tanh(a) * _sigmoid(i) + sum(_sigmoid(f) * c for f, c in zip(fs, cs))
-    return c, _sigmoid(o) * numpy.tanh(c)
+    c = numpy.tanh(a) * sigmoid(i) + sum(sigmoid(f) * c for f, c in zip(fs, cs))
+    return c, sigmoid(o) * numpy.tanh(c)
 
 
 def _child_sum(link, cs, hs, x):
     """NumPy reference of the Child-Sum TreeLSTM in float64."""
-    u = _lin(link.W_x, x)
+    u = linear(link.W_x, x)
     a, i, o, f = (u[:, k * OUT : (k + 1) * OUT] for k in range(4))
     if hs:
-        aio = _lin(link.W_h_aio, sum(h.astype(numpy.float64) for h in hs))
+        aio = linear(link.W_h_aio, sum(h.astype(numpy.float64) for h in hs))
         a, i, o = a + aio[:, :OUT], i + aio[:, OUT : 2 * OUT], o + aio[:, 2 * OUT :]
-    fs = [f + _lin(link.W_h_f, h) for h in hs]
+    fs = [f + linear(link.W_h_f, h) for h in hs]
     return _cell(a, i, o, fs, [c.astype(numpy.float64) for c in cs])
 
 
 def _nary(link, cs, hs, x):
     """NumPy reference of the N-ary TreeLSTM in float64."""
-    u = _lin(link.W_x, x)
+    u = linear(link.W_x, x)
     for k, h in enumerate(hs, start=1):
-        u = u + _lin(getattr(link, f"W_h{k}"), h)
+        u = u + linear(getattr(link, f"W_h{k}"), h)
     blocks = [u[:, k * OUT : (k + 1) * OUT] for k in range(3 + len(hs))]
     return _cell(
         blocks[0], blocks[1], blocks[2], blocks[3:], [c.astype(numpy.float64) for c in cs]
@@ -53,8 +38,7 @@ def _nary(link, cs, hs, x):
 
 
 def _make(cls, dtype, *args):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = cls(*args)
+    link = make_link(cls, dtype, *args)
     link.W_x.b.array[...] = numpy.random.uniform(-1, 1, link.W_x.b.shape)
     return link
 
@@ -91,7 +75,7 @@ def _check_against_reference(link, reference, dtype, n):
     assert_allclose(h.array, h_ref, **tolerances(dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_child_sum_against_reference(dtype, n):
     _check_against_reference(_make(ChildSumTreeLSTM, dtype, IN, OUT), _child_sum, dtype, n)
@@ -119,7 +103,7 @@ def test_child_sum_none_means_zeros():
         link(None, None, None)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("n_ary", [1, 2])
 def test_nary_against_reference(dtype, n_ary):
     _check_against_reference(_make(NaryTreeLSTM, dtype, IN, OUT, n_ary), _nary, dtype, n_ary)
@@ -146,7 +130,7 @@ def test_lazy_in_size():
         assert h.shape == (4, OUT)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward(dtype):
     gc, gh = (numpy.random.uniform(-1, 1, (2, OUT)).astype(dtype) for _ in range(2))
     for link in (_make(ChildSumTreeLSTM, dtype, IN, OUT), _make(NaryTreeLSTM, dtype, IN, OUT)):
@@ -156,14 +140,11 @@ def test_backward(dtype):
 
 def test_param_names_round_trip_copy():
     link = _make(ChildSumTreeLSTM, numpy.float32, IN, OUT)
-    assert param_names(link) == ["/W_h_aio/W", "/W_h_f/W", "/W_x/W", "/W_x/b"]
-    check_round_trip(link, ChildSumTreeLSTM(None, OUT))
-    check_copy_modes(link)
+    names = ["/W_h_aio/W", "/W_h_f/W", "/W_x/W", "/W_x/b"]
+    check_link_lifecycle(link, ChildSumTreeLSTM(None, OUT), names)
     link = _make(NaryTreeLSTM, numpy.float32, IN, OUT, 3)
-    assert param_names(link) == ["/W_h1/W", "/W_h2/W", "/W_h3/W", "/W_x/W", "/W_x/b"]
-    assert persistent_names(link) == []
-    check_round_trip(link, NaryTreeLSTM(None, OUT, 3))
-    check_copy_modes(link)
+    names = ["/W_h1/W", "/W_h2/W", "/W_h3/W", "/W_x/W", "/W_x/b"]
+    check_link_lifecycle(link, NaryTreeLSTM(None, OUT, 3), names)
 
 
 def test_wrong_input():

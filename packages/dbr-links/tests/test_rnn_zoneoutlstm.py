@@ -1,41 +1,17 @@
 import numpy
 import pytest
+from rnn_reference import lstm_step
 
 from dbr.core import InvalidType, Variable, using_config
-from dbr.core.testing import assert_allclose, bad_input_test, tolerances
-from dbr.core.testing.link_checks import (
-    check_copy_modes,
-    check_round_trip,
-    check_stateful_backward,
-    param_names,
-    persistent_names,
-)
+from dbr.core.testing import FLOAT_DTYPES, assert_allclose, bad_input_test, make_link, tolerances
+from dbr.core.testing.link_checks import check_link_lifecycle, check_stateful_backward
 from dbr.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
-DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 IN, OUT = 3, 2
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + numpy.exp(-x))
-
-
-def _candidates(link, c, h, x):
-    """NumPy reference, in float64, of the new cell and output before zoneout."""
-    u = x.astype(numpy.float64) @ link.upward.W.array.astype(numpy.float64).T
-    u += link.upward.b.array.astype(numpy.float64)
-    if h is not None:
-        u += h @ link.lateral.W.array.astype(numpy.float64).T
-    u = u.reshape(len(x), -1, 4)
-    a, i, f, o = (u[:, :, k] for k in range(4))
-    c = numpy.zeros_like(a) if c is None else c
-    c_new = numpy.tanh(a) * _sigmoid(i) + _sigmoid(f) * c
-    return c_new, _sigmoid(o) * numpy.tanh(c_new)
-
-
 def _make(dtype, *args, **kwargs):
-    with using_config("dtype", numpy.dtype(dtype)):
-        link = StatefulZoneoutLSTM(*args, **kwargs)
+    link = make_link(StatefulZoneoutLSTM, dtype, *args, **kwargs)
     link.upward.b.array[...] = numpy.random.uniform(-1, 1, link.upward.b.shape)
     return link
 
@@ -57,14 +33,14 @@ def test_construction():
     assert link.upward.W.shape == (4 * OUT, 5)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_test_mode_is_a_plain_lstm(dtype):
     link = _make(dtype, IN, OUT)
     c = h = None
     with using_config("train", False):
         for x in _inputs(dtype):
             y = link(x)
-            c, h = _candidates(link, c, h, x)
+            c, h = lstm_step(link, c, h, x)
             assert y.dtype == dtype
             assert_allclose(y.array, h, **tolerances(dtype))
             assert_allclose(link.c.array, c, **tolerances(dtype))
@@ -76,7 +52,7 @@ def test_train_mode_extreme_ratios(ratio):
     c = h = numpy.zeros((4, OUT))
     for x in _inputs(numpy.float64):
         y = link(x)
-        c_new, h_new = _candidates(link, c, h, x)
+        c_new, h_new = lstm_step(link, c, h, x)
         c, h = (c_new, h_new) if ratio == 0.0 else (c, h)
         assert_allclose(y.array, h, atol=1e-12, rtol=1e-12)
         assert_allclose(link.c.array, c, atol=1e-12, rtol=1e-12)
@@ -90,7 +66,7 @@ def test_train_mode_mixes_old_and_new():
     link.set_state(Variable(c0), Variable(h0))
     x = numpy.random.uniform(-1, 1, (50, IN))
     y = link(x).array
-    c_new, h_new = _candidates(link, c0, h0, x)
+    c_new, h_new = lstm_step(link, c0, h0, x)
     kept = numpy.isclose(y, h0)
     assert numpy.all(kept | numpy.isclose(y, h_new))
     assert 0.25 < kept.mean() < 0.75
@@ -111,12 +87,12 @@ def test_reset_and_set_state():
         h = numpy.random.uniform(-1, 1, (4, OUT)).astype(numpy.float32)
         link.set_state(Variable(c), Variable(h))
         y = link(xs[0])
-    assert_allclose(y.array, _candidates(link, c, h, xs[0])[1], **tolerances("float32"))
+    assert_allclose(y.array, lstm_step(link, c, h, xs[0])[1], **tolerances("float32"))
     with pytest.raises(TypeError, match=r"set_state: expected c to be a Variable, got ndarray"):
         link.set_state(c, Variable(h))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_backward_through_two_steps(dtype):
     link = _make(dtype, IN, OUT)
     xs = tuple(_inputs(dtype, 2, batch=2))
@@ -128,10 +104,8 @@ def test_backward_through_two_steps(dtype):
 
 def test_param_names_round_trip_copy():
     link = _make(numpy.float32, IN, OUT)
-    assert param_names(link) == ["/lateral/W", "/upward/W", "/upward/b"]
-    assert persistent_names(link) == []
-    check_round_trip(link, StatefulZoneoutLSTM(None, OUT))
-    check_copy_modes(link)
+    names = ["/lateral/W", "/upward/W", "/upward/b"]
+    check_link_lifecycle(link, StatefulZoneoutLSTM(None, OUT), names)
 
 
 test_bad_input = bad_input_test(

@@ -1,3 +1,6 @@
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,10 @@ from dbr.training.updaters.standard_updater import StandardUpdater
 
 W0 = np.array([[0.5], [-1.0], [2.0]])
 LR = 0.05
+
+# The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
+_FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
 
 
 class Linear(Link):
@@ -38,36 +45,6 @@ class Net(Chain):
         return self.inner(x, t)
 
 
-class PlainSGD:
-    """A minimal SGD: ``update()`` steps with the gradients already in the target."""
-
-    def __init__(self, lr=LR):
-        self.lr = lr
-        self.target = None
-        self.t = 0
-        self.epoch = 0
-        self.use_auto_new_epoch = False
-
-    def setup(self, link):
-        self.target = link
-        return self
-
-    def update(self, lossfun=None, *args, **kwds):
-        if lossfun is not None:
-            self.target.cleargrads()
-            lossfun(*args, **kwds).backward()
-        for param in self.target.params():
-            param.array -= self.lr * param.grad
-        self.t += 1
-
-    def new_epoch(self, auto=False):
-        self.epoch += 1
-
-    def serialize(self, serializer):
-        self.t = serializer("t", self.t)
-        self.epoch = serializer("epoch", self.epoch)
-
-
 def data(n=12, seed=0):
     rng = np.random.default_rng(seed)
     return rng.standard_normal((n, 3)), rng.standard_normal((n, 1))
@@ -81,7 +58,7 @@ def grad(W, x, t, n):
 def run_parallel(model, batch_size, n_devices, iterations, x, t):
     devices = {"main": "@numpy", **{f"d{i}": "@numpy" for i in range(1, n_devices)}}
     it = SerialIterator(TupleDataset(x, t), batch_size, shuffle=False)
-    updater = ParallelUpdater(it, PlainSGD().setup(model), devices=devices)
+    updater = ParallelUpdater(it, PlainSGD(LR).setup(model), devices=devices)
     for _ in range(iterations):
         updater.update()
     return updater
@@ -93,7 +70,7 @@ def test_same_as_standard_updater_for_sum_over_batch():
     run_parallel(parallel, 6, 2, 4, x, t)
     standard = Net(denominator=6)
     it = SerialIterator(TupleDataset(x, t), 6, shuffle=False)
-    updater = StandardUpdater(it, PlainSGD().setup(standard))
+    updater = StandardUpdater(it, PlainSGD(LR).setup(standard))
     for _ in range(4):
         updater.update()
     W = W0.copy()
@@ -133,7 +110,7 @@ def test_given_models_are_used():
     it = SerialIterator(TupleDataset(x, t), 4, shuffle=False)
     updater = ParallelUpdater(
         it,
-        PlainSGD().setup(main),
+        PlainSGD(LR).setup(main),
         models={"main": main, "second": other},
         devices={"main": "@numpy", "second": "@numpy"},
     )
@@ -148,7 +125,7 @@ def test_reports_of_every_copy_reach_the_trainer(tmp_path):
     model = Net()
     it = SerialIterator(TupleDataset(x, t), 4, shuffle=False)
     updater = ParallelUpdater(
-        it, PlainSGD().setup(model), devices={"main": "@numpy", "second": "@numpy"}
+        it, PlainSGD(LR).setup(model), devices={"main": "@numpy", "second": "@numpy"}
     )
     trainer = Trainer(updater, (1, "iteration"), out=str(tmp_path))
     seen = []
@@ -161,7 +138,7 @@ def test_reports_of_every_copy_reach_the_trainer(tmp_path):
 
 def test_auto_new_epoch():
     x, t = data(n=8)
-    opt = PlainSGD()
+    opt = PlainSGD(LR)
     it = SerialIterator(TupleDataset(x, t), 4)
     updater = ParallelUpdater(it, opt.setup(Net()), devices={"main": "@numpy", "b": "@numpy"})
     assert opt.use_auto_new_epoch
@@ -205,7 +182,7 @@ def test_bad_arguments():
     x, t = data()
     it = SerialIterator(TupleDataset(x, t), 4)
     model = Net()
-    opt = PlainSGD().setup(model)
+    opt = PlainSGD(LR).setup(model)
     with pytest.raises(ValueError, match="devices must be a dict from names to devices"):
         ParallelUpdater(it, opt)
     with pytest.raises(ValueError, match="devices must have a 'main' entry, got the keys"):

@@ -54,14 +54,8 @@ def test_keys_and_values_over_an_interval(tmp_path, make_trainer):
             assert float(observed[key]) == pytest.approx(value, rel=1e-5, abs=1e-7), key
 
 
-def test_options_custom_statistics_and_nan(tmp_path, make_trainer):
-    trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))
-    model.name = "model"
-    ext = ParameterStatistics(
-        [model], statistics={"absmax": lambda x: np.abs(x).max()}, report_grads=False,
-        trigger=(1, "iteration"), skip_nan_params=True,
-    )  # fmt: skip
-    ext.register_statistics("first", lambda x: x[0])
+def data_statistics_with_nan_bias(trainer, model, ext):
+    """Run ``ext`` for one iteration with ``model.b`` set to NaN first; its ``/data/`` reports."""
     reports = []
     trainer.extend(ext)
     trainer.extend(lambda t: reports.append(dict(t.observation)), name="rec")
@@ -71,7 +65,18 @@ def test_options_custom_statistics_and_nan(tmp_path, make_trainer):
 
     trainer.extend(poison, name="poison", priority=1000)
     trainer.run()
-    observed = {k: v for k, v in reports[0].items() if "/data/" in k}
+    return {k: v for k, v in reports[0].items() if "/data/" in k}
+
+
+def test_options_custom_statistics_and_nan(tmp_path, make_trainer):
+    trainer, model = make_trainer(tmp_path, stop=(1, "iteration"))
+    model.name = "model"
+    ext = ParameterStatistics(
+        [model], statistics={"absmax": lambda x: np.abs(x).max()}, report_grads=False,
+        trigger=(1, "iteration"), skip_nan_params=True,
+    )  # fmt: skip
+    ext.register_statistics("first", lambda x: x[0])
+    observed = data_statistics_with_nan_bias(trainer, model, ext)
     assert set(observed) == {
         "model/W/data/absmax", "model/W/data/first", "model/b/data/absmax", "model/b/data/first"
     }  # fmt: skip
@@ -95,16 +100,7 @@ def test_nan_array_gives_one_nan_per_statistic_without_suffixes(tmp_path, make_t
         [model], statistics={"q": quartiles}, report_grads=False, trigger=(1, "iteration"),
         skip_nan_params=True,
     )  # fmt: skip
-    reports = []
-    trainer.extend(ext)
-    trainer.extend(lambda t: reports.append(dict(t.observation)), name="rec")
-
-    def poison(t):
-        model.b.array[...] = np.nan
-
-    trainer.extend(poison, name="poison", priority=1000)
-    trainer.run()
-    observed = {k: v for k, v in reports[0].items() if "/data/" in k}
+    observed = data_statistics_with_nan_bias(trainer, model, ext)
     assert set(observed) == {"model/W/data/q/0", "model/W/data/q/1", "model/b/data/q"}
     assert np.isnan(observed["model/b/data/q"])
     assert calls == [model.W.size]

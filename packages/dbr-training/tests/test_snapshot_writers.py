@@ -13,6 +13,7 @@ import pytest
 
 from dbr.core import Link, Parameter
 from dbr.core.serializers import DictionarySerializer, load_npz, save_npz
+from dbr.core.testing.processes import process_alive, wait_until
 from dbr.training.extensions.snapshot_writers import (
     ProcessQueueWriter,
     ProcessWriter,
@@ -343,30 +344,6 @@ def test_a_live_writers_temporary_directory_is_kept(tmp_path):
     assert model.W.array[0, 0] == 1.0
 
 
-def _alive(pid):
-    """Whether process ``pid`` runs (a zombie, exited but not reaped, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _wait_until(condition, seconds, what):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: not after {seconds} s")
-        time.sleep(0.02)
-
-
 SCRIPT_HEAD = """
 import os, sys, threading, time
 import multiprocessing
@@ -412,7 +389,7 @@ def _first_line(process, seconds):
 
 def _kill_all(pids):
     for pid in pids:
-        if _alive(pid):
+        if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -441,7 +418,7 @@ def test_unfinalized_queue_writer_lets_the_interpreter_exit_after_its_saves(
     assert script.returncode == 0, stderr
     assert stderr == ""
     assert np.load(tmp_path / "snapshot")["w"].tolist() == [0, 1, 2]
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(process_alive(pid) for pid in pids)
 
 
 @pytest.mark.parametrize("saving", [False, True], ids=["idle", "mid-save"])
@@ -460,10 +437,10 @@ def test_process_queue_writer_consumer_exits_when_the_trainer_is_killed(tmp_path
     (consumer,) = [int(pid) for pid in _first_line(script, 60).split()]
     try:
         if saving:
-            _wait_until((tmp_path / "started").exists, 30, "the save's start")
+            wait_until((tmp_path / "started").exists, 30, "the save's start")
         script.kill()
         script.wait()
-        _wait_until(lambda: not _alive(consumer), 15, "the consumer's exit")
+        wait_until(lambda: not process_alive(consumer), 15, "the consumer's exit")
     finally:
         _kill_all([consumer])
         script.communicate()

@@ -1,3 +1,6 @@
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,10 @@ from dbr.training.optimizers.sgd import SGD
 from dbr.training.trainer import Trainer
 from dbr.training.updaters.standard_updater import StandardUpdater
 
+# The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
+_FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
+
 
 class Linear(Link):
     def __init__(self):
@@ -32,41 +39,25 @@ class Linear(Link):
         return super().to_device(device)
 
 
-class RecordingOptimizer:
+class RecordingOptimizer(PlainSGD):
     """Records the arguments of every update; a plain SGD step when given a loss function."""
 
     def __init__(self, lr=0.1):
-        self.lr = lr
-        self.target = None
-        self.t = 0
-        self.epoch = 0
-        self.use_auto_new_epoch = False
+        super().__init__(lr)
         self.calls = []
         self.new_epoch_calls = []
         self.loss_scales = []
 
-    def setup(self, link):
-        self.target = link
-        return self
-
     def update(self, lossfun=None, *args, **kwds):
         self.calls.append((lossfun, args, kwds))
-        self.target.cleargrads()
-        lossfun(*args, **kwds).backward()
-        for param in self.target.params():
-            param.array -= self.lr * param.grad
-        self.t += 1
+        super().update(lossfun, *args, **kwds)
 
     def new_epoch(self, auto=False):
         self.new_epoch_calls.append(auto)
-        self.epoch += 1
+        super().new_epoch(auto)
 
     def set_loss_scale(self, loss_scale):
         self.loss_scales.append(loss_scale)
-
-    def serialize(self, serializer):
-        self.t = serializer("t", self.t)
-        self.epoch = serializer("epoch", self.epoch)
 
 
 def data(n=10, seed=0):

@@ -1,3 +1,6 @@
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,10 @@ from dbr.training.extension import PRIORITY_EDITOR, PRIORITY_WRITER, Extension, 
 from dbr.training.extensions import LogReport, snapshot
 from dbr.training.trainer import Trainer
 from dbr.training.updaters.standard_updater import StandardUpdater
+
+# The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
+_FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
 
 
 class Linear(Link):
@@ -35,35 +42,6 @@ class Net(Chain):
 
     def forward(self, x, t):
         return self.inner(x, t)
-
-
-class PlainSGD:
-    """A minimal optimizer (this package's optimizers are tested elsewhere)."""
-
-    def __init__(self, lr=0.1):
-        self.lr = lr
-        self.t = 0
-        self.epoch = 0
-        self.target = None
-        self.use_auto_new_epoch = False
-
-    def setup(self, link):
-        self.target = link
-        return self
-
-    def update(self, lossfun=None, *args, **kwds):
-        self.target.cleargrads()
-        lossfun(*args, **kwds).backward()
-        for param in self.target.params():
-            param.array -= self.lr * param.grad
-        self.t += 1
-
-    def new_epoch(self, auto=False):
-        self.epoch += 1
-
-    def serialize(self, serializer):
-        self.t = serializer("t", self.t)
-        self.epoch = serializer("epoch", self.epoch)
 
 
 def make_data(n=10):
@@ -354,19 +332,22 @@ def test_finalize_errors_do_not_stop_other_finalizers(tmp_path):
     assert log == ["first", "third"]
 
 
+class Counter(Extension):
+    """Counts its calls and saves the count."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, trainer):
+        self.count += 1
+
+    def serialize(self, serializer):
+        self.count = serializer("count", self.count)
+
+
 def test_serialize_round_trip(tmp_path, monkeypatch):
     clock = iter(float(i) for i in range(1000))
     monkeypatch.setattr(trainer_module, "_get_time", lambda: next(clock))
-
-    class Counter(Extension):
-        def __init__(self):
-            self.count = 0
-
-        def __call__(self, trainer):
-            self.count += 1
-
-        def serialize(self, serializer):
-            self.count = serializer("count", self.count)
 
     trainer = make_trainer(stop=(5, "iteration"), out=str(tmp_path))
     trainer.extend(Counter(), trigger=(2, "iteration"))
@@ -489,24 +470,12 @@ def test_resume_without_the_snapshot_extension_skips_its_state_with_one_warning(
 
 
 def test_resume_with_an_extra_extension_starts_it_fresh(tmp_path):
-    class Counter(Extension):
-        trigger = 2, "iteration"
-
-        def __init__(self):
-            self.count = 0
-
-        def __call__(self, trainer):
-            self.count += 1
-
-        def serialize(self, serializer):
-            self.count = serializer("count", self.count)
-
     trainer, path = saved_with_snapshot_and_log_report(tmp_path)
     resumed = make_adam_trainer(tmp_path / "second")
     resumed.extend(LogReport(trigger=(2, "iteration")))
     resumed.extend(snapshot(filename="snap"), trigger=(5, "iteration"))
     counter = Counter()
-    resumed.extend(counter)
+    resumed.extend(counter, trigger=(2, "iteration"))
     load_npz(str(path), resumed)  # no warning: warnings are errors here
     assert_resumed_state(resumed, trainer)
     assert counter.count == 0

@@ -62,3 +62,20 @@ def check_input_count(who, inputs, expected, why):
         raise ArgumentAssertionError(
             f"{who}: expected {expected} input(s) ({why}), got {len(inputs)}"
         )
+
+
+def input_and_operand(who, link, name, inputs, operand, option):
+    """``(x, y)`` from a forward's inputs: ``y`` is ``link``'s parameter ``name``, or an input.
+
+    A link built with ``option=None`` has no parameter ``name`` and takes its
+    ``operand`` (its bias, its scale) as the second input ``y``; one with the
+    parameter takes ``x`` alone. Another number of inputs raises as
+    :func:`check_input_count`.
+    """
+    if hasattr(link, name):
+        check_input_count(who, inputs, 1, f"x; the link has the parameter {name}")
+        return inputs[0], getattr(link, name)
+    check_input_count(
+        who, inputs, 2, f"x and the {operand} y; the link was built with {option}=None"
+    )
+    return inputs[0], inputs[1]

@@ -26,6 +26,22 @@ __all__ = [
 ]
 
 
+def _reached(functions, live):
+    """Yield, in order, the ``functions`` reading a value in ``live``, adding their outputs to it.
+
+    ``live`` holds ``id``s of variable nodes; a function none of whose inputs is live
+    is passed over (it does not depend on the model's inputs or on kept values).
+    """
+    for func in functions:
+        if not any(id(x) in live for x in func.inputs):
+            continue
+        for ref in func.outputs:
+            out = ref()
+            if out is not None:
+                live.add(id(out))
+        yield func
+
+
 class UnsupportedFunctionError(ValueError):
     """Raised when the recorded graph holds a function that no converter handles."""
 
@@ -568,13 +584,7 @@ class _GraphBuilder:
         out_name_of = {}
         if out_names is not None:
             out_name_of = {id(v.node): n for n, v in zip(out_names, out_vars.values())}
-        for func in functions:
-            if not any(id(x) in live for x in func.inputs):
-                continue
-            for ref in func.outputs:
-                out = ref()
-                if out is not None:
-                    live.add(id(out))
+        for func in _reached(functions, live):
             self.converted.append(func)
             in_onnx = [name_of(x, func, j) for j, x in enumerate(func.inputs)]
             count = label_counts.get(func.label, 0)
@@ -692,13 +702,7 @@ class _GraphBuilder:
     def _check_converters(self, functions, kinds):
         live = set(kinds)
         missing = {}
-        for func in functions:
-            if not any(id(x) in live for x in func.inputs):
-                continue
-            for ref in func.outputs:
-                out = ref()
-                if out is not None:
-                    live.add(id(out))
+        for func in _reached(functions, live):
             if self._converter(func) is None:
                 cls = type(func)
                 missing.setdefault(func.label, f"{cls.__module__}.{cls.__qualname__}")

@@ -2,7 +2,9 @@
 
 - :func:`assert_allclose`: compare arrays or Variables (NumPy or CuPy) with a
   message naming the largest errors and where they are;
-  :func:`tolerances`: default tolerances per dtype and order of derivative.
+  :func:`tolerances`: default tolerances per dtype and order of derivative;
+  :data:`FLOAT_DTYPES`: the floating dtypes a test runs over;
+  :func:`uniform`: a random input array of a shape and dtype.
 - :func:`product`, :func:`product_dict`, :func:`parameterize`: run every
   test of a pytest class once per set of attributes.
 - :class:`FunctionTestCase`: declare a function's inputs, forward and
@@ -11,7 +13,8 @@
   reference forward; forward and backward (inputs and parameters) tests follow.
 - :mod:`~dbr.core.testing.link_checks`: a link's parameter and persistent
   names, save-and-load round trip, copy modes, gradients (redrawn clear of
-  kinks) and recurrent steps, as plain functions (LinkTestCase uses them).
+  kinks) and recurrent steps, as plain functions (LinkTestCase uses them);
+  :func:`make_link`: a link built with its parameters in a given dtype.
 - :func:`bad_input_test`, :func:`check_bad_input`: a table of calls that
   must be refused, each with its error and message fragments.
 - ``dbr.core.testing.distinct_bad_inputs``: a ``conftest.py`` hook running
@@ -24,21 +27,24 @@ the device helpers need pytest, which is imported only when they are first used,
 ``assert_allclose`` works without it.
 """
 
-from dbr.core.testing.array import assert_allclose, tolerances
+from dbr.core.testing.array import FLOAT_DTYPES, assert_allclose, tolerances, uniform
 from dbr.core.testing.parameterized import parameterize, product, product_dict
 
 __all__ = [
     "DEVICES",
+    "FLOAT_DTYPES",
     "FunctionTestCase",
     "LinkTestCase",
     "assert_allclose",
     "bad_input_test",
     "check_bad_input",
     "get_test_device",
+    "make_link",
     "parameterize",
     "product",
     "product_dict",
     "tolerances",
+    "uniform",
 ]
 
 
@@ -51,6 +57,10 @@ def __getattr__(name):
         from dbr.core.testing.link_test import LinkTestCase
 
         return LinkTestCase
+    if name == "make_link":
+        from dbr.core.testing.link_checks import make_link
+
+        return make_link
     if name in ("bad_input_test", "check_bad_input"):
         from dbr.core.testing import bad_input
 

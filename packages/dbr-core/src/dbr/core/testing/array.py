@@ -1,11 +1,14 @@
-"""Comparison of arrays in tests, and the tolerances that suit each floating dtype."""
+"""Comparison of arrays in tests, the tolerances that suit each floating dtype, random inputs."""
 
 import numpy
 
 from dbr.core import backend
 from dbr.core.variable import Variable
 
-__all__ = ["assert_allclose", "tolerances"]
+__all__ = ["FLOAT_DTYPES", "assert_allclose", "tolerances", "uniform"]
+
+#: The floating dtypes a test runs over, those :func:`tolerances` knows.
+FLOAT_DTYPES = (numpy.float16, numpy.float32, numpy.float64)
 
 _float64 = numpy.dtype(numpy.float64)
 
@@ -56,6 +59,16 @@ def tolerances(dtype, kind="forward"):
         raise ValueError(f"tolerances: expected a float16, float32 or float64 dtype, got {dtype}")
     atol, rtol = table[dtype]
     return {"atol": atol, "rtol": rtol}
+
+
+def uniform(shape, dtype, low=-1, high=1):
+    """Return a NumPy array of ``shape`` drawn uniformly from ``[low, high)``, cast to ``dtype``.
+
+    It draws from NumPy's global generator (in float64, then casts), so a seeded
+    test draws the same values as ``numpy.random.uniform(low, high, shape)``;
+    ``shape=()`` gives a 0-d array.
+    """
+    return numpy.asarray(numpy.random.uniform(low, high, shape)).astype(dtype)
 
 
 def _as_host_array(x, name):

@@ -23,6 +23,7 @@ import io
 import numpy
 
 from dbr.core import backend
+from dbr.core.configuration import using_config
 from dbr.core.function_hook import FunctionHook
 from dbr.core.gradient_check import NondifferentiableError, check_backward
 from dbr.core.link import Link
@@ -34,15 +35,23 @@ __all__ = [
     "check_backward_clear_of_kinks",
     "check_copy_modes",
     "check_link_backward",
+    "check_link_lifecycle",
     "check_round_trip",
     "check_stateful_backward",
     "check_stateful_steps",
+    "make_link",
     "param_names",
     "persistent_names",
 ]
 
 # How many draws check_backward_clear_of_kinks makes before it gives up.
 REDRAW_ATTEMPTS = 20
+
+
+def make_link(cls, dtype, *args, **kwargs):
+    """``cls(*args, **kwargs)`` built under ``config.dtype = dtype``, so its parameters take it."""
+    with using_config("dtype", numpy.dtype(dtype)):
+        return cls(*args, **kwargs)
 
 
 def param_names(link):
@@ -158,6 +167,27 @@ def check_copy_modes(link):
         assert fresh[name].dtype == param.dtype, name
         changed |= not numpy.array_equal(fresh[name].array, param.array)
     assert changed, "copy('init') refilled no parameter"
+
+
+def check_link_lifecycle(link, fresh, params, persistents=(), inputs=None, forward=None):
+    """Check ``link``'s names, its save-and-load round trip into ``fresh`` and its copy modes.
+
+    The checks a link's life goes through, in one call: :func:`param_names`
+    must be ``params`` and :func:`persistent_names` ``persistents``, then
+    :func:`check_round_trip` (``fresh``, ``inputs`` and ``forward`` as there)
+    and :func:`check_copy_modes` must pass.
+
+    Returns:
+        ``fresh``, loaded from ``link``.
+    """
+    for what, names, expected in (
+        ("parameter", param_names(link), list(params)),
+        ("persistent", persistent_names(link), list(persistents)),
+    ):
+        assert names == expected, f"{what} names {names}, expected {expected}"
+    fresh = check_round_trip(link, fresh, inputs, forward)
+    check_copy_modes(link)
+    return fresh
 
 
 def check_link_backward(function, inputs, grad_outputs, params, dtype, tol=None):

@@ -175,20 +175,32 @@ def check_nonempty(x_type, key):
             )
 
 
+def check_statistic(name, a, shape, expected, context=""):
+    """Raise InvalidType unless ``a`` is a floating array (not a Variable) of ``shape``.
+
+    ``expected`` words the expectation in the message; ``context`` is added to
+    its description of what ``a`` is.
+    """
+    actual = getattr(a, "shape", None)
+    dtype = getattr(a, "dtype", None)
+    is_array = not isinstance(a, Variable) and dtype is not None
+    if not is_array or actual != shape or dtype.kind != "f":
+        raise type_check.InvalidType(
+            expected, f"{name} is {type(a).__name__} of shape {actual} and dtype {dtype}{context}"
+        )
+
+
 def check_running(gamma_type, arrays):
     """Raise InvalidType unless each ``(name, array)`` is a floating array of gamma's shape."""
     gamma_shape = type_check.eval(gamma_type.shape)
     for name, a in arrays:
-        if a is None:
-            continue
-        shape = getattr(a, "shape", None)
-        dtype = getattr(a, "dtype", None)
-        is_array = not isinstance(a, Variable) and dtype is not None
-        if not is_array or shape != gamma_shape or dtype.kind != "f":
-            raise type_check.InvalidType(
+        if a is not None:
+            check_statistic(
+                name,
+                a,
+                gamma_shape,
                 f"{name} is a floating array and {name}.shape == gamma.shape",
-                f"{name} is {type(a).__name__} of shape {shape} and dtype {dtype}, "
-                f"gamma.shape == {gamma_shape}",
+                f", gamma.shape == {gamma_shape}",
             )
 
 

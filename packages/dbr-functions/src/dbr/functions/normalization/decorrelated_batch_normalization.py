@@ -15,11 +15,11 @@ function is differentiable any number of times.
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, ops, type_check
+from dbr.core import FunctionNode, ops, type_check
 from dbr.core.backend import get_array_module
 from dbr.functions.math.inv import batch_inv
 from dbr.functions.normalization._statistics import compute_dtype
-from dbr.functions.normalization.batch_normalization import check_real
+from dbr.functions.normalization.batch_normalization import check_real, check_statistic
 
 # -- matrix square root and Sylvester equations of symmetric positive definite matrices --
 
@@ -116,14 +116,9 @@ def _check_x(x_type, groups):
 
 
 def _check_array(name, a, shape):
-    actual = getattr(a, "shape", None)
-    dtype = getattr(a, "dtype", None)
-    is_array = not isinstance(a, Variable) and dtype is not None
-    if not is_array or actual != shape or dtype.kind != "f":
-        raise type_check.InvalidType(
-            f"{name} is a floating array of shape {shape} (groups, C[, C])",
-            f"{name} is {type(a).__name__} of shape {actual} and dtype {dtype}",
-        )
+    check_statistic(
+        name, a, shape, f"{name} is a floating array of shape {shape} (groups, C[, C])"
+    )
 
 
 # -- decorrelated batch normalization -------------------------------------------------------

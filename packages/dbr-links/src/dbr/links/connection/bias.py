@@ -48,10 +48,5 @@ class Bias(Link):
             ValueError: for another number of inputs (also an AssertionError,
                 as in Chainer).
         """
-        if hasattr(self, "b"):
-            _checks.check_input_count("Bias.forward", xs, 1, "x; the link has the parameter b")
-            return F.bias(xs[0], self.b, self.axis)
-        _checks.check_input_count(
-            "Bias.forward", xs, 2, "x and the bias y; the link was built with shape=None"
-        )
-        return F.bias(xs[0], xs[1], self.axis)
+        x, b = _checks.input_and_operand("Bias.forward", self, "b", xs, "bias", "shape")
+        return F.bias(x, b, self.axis)

@@ -67,12 +67,6 @@ class Scale(Chain):
             ValueError: for another number of inputs (also an AssertionError,
                 as in Chainer).
         """
-        if hasattr(self, "W"):
-            _checks.check_input_count("Scale.forward", xs, 1, "x; the link has the parameter W")
-            z = F.scale(xs[0], self.W, self.axis)
-        else:
-            _checks.check_input_count(
-                "Scale.forward", xs, 2, "x and the scale y; the link was built with W_shape=None"
-            )
-            z = F.scale(xs[0], xs[1], self.axis)
+        x, W = _checks.input_and_operand("Scale.forward", self, "W", xs, "scale", "W_shape")
+        z = F.scale(x, W, self.axis)
         return self.bias(z) if hasattr(self, "bias") else z

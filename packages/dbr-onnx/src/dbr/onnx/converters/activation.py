@@ -65,29 +65,32 @@ def _softplus(p):
     return c.nodes
 
 
+def _from_axis_1(c, p):
+    """The name of the second input reshaped so that ONNX broadcasts it from ``x``'s axis 1.
+
+    dbr's parameter (PReLU's ``W``, Swish's ``beta``) spans axes ``1..ndim`` of
+    ``x``; ONNX broadcasts from the right, so trailing axes of length one are added.
+    """
+    w = p.input_names[1]
+    shape = p.input_arrays[1].shape
+    trailing = p.input_arrays[0].ndim - 1 - len(shape)
+    if trailing:
+        w = c.op("Reshape", [w, c.const(list(shape) + [1] * trailing)])
+    return w
+
+
 def _prelu(p):
     c = Chain(p)
-    x, w = p.input_names
-    x_ndim = p.input_arrays[0].ndim
-    w_ndim = p.input_arrays[1].ndim
-    # dbr's W spans axes 1..w_ndim of x; ONNX broadcasts from the right.
-    trailing = x_ndim - 1 - w_ndim
-    if trailing:
-        shape = list(p.input_arrays[1].shape) + [1] * trailing
-        w = c.op("Reshape", [w, c.const(shape)])
+    x = p.input_names[0]
+    w = _from_axis_1(c, p)
     c.op("PRelu", [x, w], p.output_names)
     return c.nodes
 
 
 def _swish(p):
     c = Chain(p)
-    x, beta = p.input_names
-    x_ndim = p.input_arrays[0].ndim
-    b_ndim = p.input_arrays[1].ndim
-    trailing = x_ndim - 1 - b_ndim
-    if trailing:
-        shape = list(p.input_arrays[1].shape) + [1] * trailing
-        beta = c.op("Reshape", [beta, c.const(shape)])
+    x = p.input_names[0]
+    beta = _from_axis_1(c, p)
     s = c.op("Sigmoid", [c.op("Mul", [x, beta])])
     c.op("Mul", [x, s], p.output_names)
     return c.nodes
