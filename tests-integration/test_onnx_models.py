@@ -224,3 +224,6 @@ def test_export_and_run_example(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "test accuracy with ONNX Runtime" in captured.out
     assert "training" in captured.err and "images" in captured.err  # the progress bar
+    # It ends at the number of training images, in the last epoch, not past them.
+    last = captured.err.replace("\n", "\r").split("\r")[-2]
+    assert "1437/1437" in last and "epoch=1," in last, last

@@ -47,8 +47,10 @@ def train(model, dataset, epochs, batchsize=64):
             model.cleargrads()
             loss.backward()
             optimizer.update()
-            progress.update(len(t))
-            progress.set_postfix(epoch=iterator.epoch + 1, loss=f"{float(loss.array):.3f}")
+            # The batch that ends an epoch is topped up from the next one: count up to the total.
+            progress.update(min(len(t), progress.total - progress.n))
+            epoch = min(iterator.epoch + 1, epochs)
+            progress.set_postfix(epoch=epoch, loss=f"{float(loss.array):.3f}")
 
 
 def main(argv=None):

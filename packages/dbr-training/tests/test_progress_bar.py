@@ -91,3 +91,26 @@ def test_a_wide_terminal_gets_chainers_line(tmp_path, make_trainer, monkeypatch)
     trainer.run()
     shown = lines(out.getvalue())
     assert all(line.startswith("total [") and "Estimated time to finish" in line for line in shown)
+
+
+class _UnsizedTerminal(_Terminal):
+    """A terminal whose descriptor reports no size (0x0), as a pseudo-terminal nobody sized."""
+
+    def fileno(self):
+        return 1
+
+
+def test_a_terminal_that_reports_no_size_gets_the_line_fitted_to_columns(
+    tmp_path, make_trainer, monkeypatch
+):
+    # On sys.stdout tqdm asks os.get_terminal_size(fileno) itself: with 0x0 it drew nothing.
+    monkeypatch.setattr("os.get_terminal_size", lambda *a: os.terminal_size((0, 0)))
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((80, 24)))
+    out = _UnsizedTerminal()
+    monkeypatch.setattr("sys.stdout", out)
+    trainer, _ = make_trainer(tmp_path, (3, "epoch"), batch=2)
+    trainer.extend(ProgressBar(update_interval=3))
+    trainer.run()
+    shown = lines(out.getvalue())
+    assert len(shown) == 6
+    assert all(len(line) < 80 and line.rstrip().endswith(" left") for line in shown), shown

@@ -117,17 +117,19 @@ class ProgressBar(extension.Extension):
             length = _check_training_length("ProgressBar", tuple(get_length()))
         self._training_length = length
         self._updater = trainer.updater
+        terminal = self._terminal_size()
         self._bar = _TrainingBar(
             training_fields=self._training_fields(),
             total=self._estimate_total(),
             initial=self._updater.iteration,
             file=self._out,
-            bar_format=self._fitting_format(),
+            bar_format=self._fitting_format(terminal),
             ascii=".#",
             mininterval=0,
             miniters=1,
             dynamic_ncols=False,
             unit="iter",
+            **self._tqdm_size(terminal),
         )
         self._end_line()
 
@@ -149,12 +151,27 @@ class ProgressBar(extension.Extension):
             counts = f"{{n}}/{length} iter | epoch {{epoch}} ({{epoch_percentage:.0f}}%)"
         return f"{{percentage:5.1f}}% {bar}{counts} | {{speed}} it/s | {{eta_s}} left"
 
-    def _fitting_format(self):
-        """Chainer's layout, or on a terminal too narrow for it the short one, fitted."""
+    def _terminal_size(self):
+        """The size of the terminal written to (COLUMNS and LINES first); None if not one."""
         isatty = getattr(self._out, "isatty", None)
         if not (isatty and isatty()):
+            return None
+        return shutil.get_terminal_size()
+
+    @staticmethod
+    def _tqdm_size(terminal):
+        # On sys.stdout tqdm asks the descriptor itself and draws nothing where a terminal
+        # reports no size (a pseudo-terminal nobody sized, as ``script`` without a terminal
+        # makes): give it the size the line was fitted to, in its convention (one less).
+        if terminal is None:
+            return {}
+        return {"ncols": terminal.columns - 1, "nrows": terminal.lines - 1}
+
+    def _fitting_format(self, terminal):
+        """Chainer's layout, or on a terminal too narrow for it the short one, fitted."""
+        if terminal is None:
             return self._chainer_format(self._bar_length)
-        room = shutil.get_terminal_size().columns - 1
+        room = terminal.columns - 1
         if self._printed_width(self._chainer_format(self._bar_length)) <= room:
             return self._chainer_format(self._bar_length)
         spare = room - self._printed_width(self._short_format(0))
@@ -194,7 +211,10 @@ class ProgressBar(extension.Extension):
         total = self._estimate_total()
         if total is not None:
             bar.total = total
-        bar.bar_format = self._fitting_format()
+        terminal = self._terminal_size()
+        bar.bar_format = self._fitting_format(terminal)
+        for name, value in self._tqdm_size(terminal).items():
+            setattr(bar, name, value)
         done = self._updater.iteration - bar.n
         if done > 0:
             bar.update(done)
