@@ -13,7 +13,8 @@ import pytest
 import dbr.functions as F
 import dbr.links as L
 from dbr.core import Chain, serializers, static_graph, using_config
-from dbr.training import optimizers
+from dbr.datasets import SerialIterator, TupleDataset
+from dbr.training import Trainer, extensions, optimizers, updaters
 
 
 class MLP(Chain):
@@ -146,6 +147,38 @@ def test_an_lstm_language_model_trains_to_define_by_runs_bits(optimizer):
     )
     # One schedule per time step of an update, and the first step's recorded twice.
     assert sum(len(s) for s in static_model.schedule_manager.schedules.values()) == 6
+
+
+def trainer_result(predictor, tmp_path):
+    rng = numpy.random.default_rng(3)
+    data = TupleDataset(
+        rng.standard_normal((64, 20)).astype(numpy.float32),
+        rng.integers(0, 10, 64).astype(numpy.int32),
+    )
+    model = L.Classifier(predictor)
+    updater = updaters.StandardUpdater(
+        SerialIterator(data, 16, shuffle=False), optimizers.MomentumSGD(lr=0.05).setup(model)
+    )
+    trainer = Trainer(updater, (3, "epoch"), out=str(tmp_path))
+    trainer.extend(
+        extensions.Evaluator(SerialIterator(data, 16, repeat=False, shuffle=False), model)
+    )
+    trainer.extend(extensions.LogReport(trigger=(1, "epoch")))
+    numpy.random.seed(11)
+    trainer.run()
+    log = trainer.get_extension("LogReport").log
+    return log, [p.array for _, p in sorted(model.namedparams())]
+
+
+def test_a_trainer_with_an_evaluator_trains_to_define_by_runs_bits(tmp_path):
+    static_model, plain = twins(MLP)
+    log_s, params_s = trainer_result(static_model, tmp_path / "static")
+    log_p, params_p = trainer_result(plain, tmp_path / "plain")
+    for a, b in zip(params_s, params_p, strict=True):
+        numpy.testing.assert_array_equal(a, b, strict=True)
+    keys = ("main/loss", "main/accuracy", "validation/main/loss", "validation/main/accuracy")
+    assert [[e[k] for k in keys] for e in log_s] == [[e[k] for k in keys] for e in log_p]
+    assert len(log_s) == 3
 
 
 def test_snapshots_move_between_static_and_define_by_run_models(tmp_path):

@@ -76,6 +76,10 @@ def test_data_parallel_training_equals_one_process(n, name):
     assert_ok(run_ranks("equivalence.py", n, name))
 
 
+def test_a_static_graph_model_trains_to_define_by_runs_bits():
+    assert_ok(run_ranks("equivalence.py", 2, "naive", "--static"))
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_scatter_dataset_and_evaluator(n):
     assert_ok(run_ranks("scatter_evaluate.py", n))
