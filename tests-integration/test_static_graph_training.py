@@ -7,6 +7,11 @@ every parameter equal define-by-run's to the last bit. Snapshots move
 between a static and a define-by-run model.
 """
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy
 import pytest
 
@@ -204,18 +209,58 @@ def test_snapshots_move_between_static_and_define_by_run_models(tmp_path):
         numpy.testing.assert_array_equal(restored(x).array, plain(x).array)
 
 
-def test_a_stateful_link_inside_a_static_chain_is_refused():
-    class StatefulLM(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.lstm = L.LSTM(4, 4)
+class StatefulLM(Chain):
+    """The PTB example's shape: stateful L.LSTM links, the whole BPTT window in one call."""
 
-        @static_graph
-        def forward(self, x):
-            return self.lstm(x)
+    def __init__(self, vocab=30, units=16):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(vocab, units)
+            self.l1 = L.LSTM(units, units)
+            self.l2 = L.LSTM(units, units)
+            self.out = L.Linear(units, vocab)
 
-    with pytest.raises(
-        RuntimeError, match=r"keeps a Variable it computed in /lstm/[ch]; .*StatelessLSTM"
-    ):
-        StatefulLM()(numpy.ones((2, 4), numpy.float32))
+    def reset_state(self):
+        self.l1.reset_state()
+        self.l2.reset_state()
+
+    def forward(self, words):
+        return [self.out(self.l2(self.l1(F.dropout(self.embed(w), 0.1)))) for w in words]
+
+
+def stateful_lm_steps(model, updates=30, steps=4, batch=4):
+    rng = numpy.random.default_rng(4)
+    corpus = rng.integers(0, 30, (updates * steps + 1, batch)).astype(numpy.int32)
+    numpy.random.seed(9)
+    optimizer = optimizers.SGD(lr=0.5).setup(model)
+    for i in range(updates):
+        if i % 10 == 0:
+            model.reset_state()
+        ys = model([corpus[t] for t in range(i * steps, (i + 1) * steps)])
+        loss = sum(F.softmax_cross_entropy(y, corpus[i * steps + k + 1]) for k, y in enumerate(ys))
+        model.cleargrads()
+        loss.backward()
+        loss.unchain_backward()
+        optimizer.update()
+        yield loss.array, [p.array.copy() for _, p in sorted(model.namedparams())]
+
+
+def test_stateful_lstm_links_in_a_static_chain_train_to_define_by_runs_bits():
+    static_model, plain = twins(StatefulLM)
+    assert_same_training(stateful_lm_steps(static_model), stateful_lm_steps(plain))
+    # The state of the LSTM links: absent after reset_state, then carried between calls.
+    assert len(static_model.schedule_manager.schedules) == 2
+
+
+def test_the_static_graph_benchmark_runs_its_dbr_side():
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "static_graph.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--side", "dbr", "--repeat", "1", "--cases", "recurrent",
+         "mlp-b32"],
+        capture_output=True, text=True, check=True, cwd=script.parent,
+    )  # fmt: skip
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(result) == {"recurrent", "mlp-b32"}
+    for case in result.values():
+        assert case["define-by-run"] > 0 and case["static"] > 0
+        assert set(case["peak"]) == {"define-by-run", "static"}

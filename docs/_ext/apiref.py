@@ -75,7 +75,7 @@ PAGES = [
         [
             ("Variables and function nodes", "dbr.core", CORE_GRAPH),
             ("Function hooks", "dbr.core.function_hooks", "all"),
-            ("Graph optimizations", "dbr.core.graph_optimizations", "module"),
+            ("Graph optimizations", "dbr.core.graph_optimizations", ["ScheduleManager"]),
             ("Operators", "dbr.core.ops", "all"),
         ],
     ),

@@ -229,15 +229,41 @@ def test_a_new_parameter_is_refused():
         net(numpy.ones((2, 3)))
 
 
-def test_a_variable_kept_on_the_chain_is_refused():
-    class Stateful(Net):
-        @static_graph
-        def forward(self, x):
-            self.h = ops.matmul(x, self.W)
-            return ops.sum(self.h)
+class Stateful(Net):
+    """Keeps a running state on the chain, as a stateful RNN link does."""
 
-    with pytest.raises(RuntimeError, match=r"keeps a Variable it computed in /h.*argument"):
-        Stateful()(numpy.ones((1, 3)))
+    def reset_state(self):
+        self.h = None
+
+    def forward(self, x):
+        h = ops.matmul(x, self.W)
+        if getattr(self, "h", None) is not None:
+            h = h + self.h * 0.5
+        self.h = h
+        return ops.sum(h * self.V, axis=1)
+
+
+class StaticStateful(Stateful):
+    forward = static_graph(Stateful.forward)
+
+
+def test_state_kept_on_a_link_is_read_and_written_by_every_replay():
+    def unrolled(net):
+        seen = []
+        for x in batches(4, (2, 3)):
+            net.reset_state()
+            net.cleargrads()
+            total = 0
+            for step in range(4):
+                total = total + ops.sum(net(x * (step + 1)))
+            total.backward()
+            seen.extend([total.array, net.h.array, net.W.grad.copy(), net.V.grad.copy()])
+        return seen
+
+    static = StaticStateful()
+    assert_same_bits(unrolled(static), unrolled(Stateful()))
+    # With no state (after reset_state) and with it: two signatures.
+    assert len(static.schedule_manager.schedules) == 2
 
 
 def test_a_replaced_persistent_array_records_again():

@@ -4,8 +4,8 @@
   ratio, a BN ``N``) and their persistent arrays, watched between calls.
 - The sequence of functions a recording applied, compared between the first
   two recordings of a signature.
-- Variables computed inside the forward and kept on a link (a stateful RNN
-  link's ``h``): a replay could not update them.
+- Variables a link holds besides its parameters (a stateful RNN link's ``c``
+  and ``h``): state that a call reads like an argument and writes like a result.
 """
 
 import weakref
@@ -102,22 +102,35 @@ def _plain_value(value):
     return type(value) in _PLAIN
 
 
-def refuse_kept_variables(chain, name, steps, params):
-    """Raise if a link holds a Variable computed while recording (a replay cannot update it)."""
-    computed = {id(y) for step in steps for y in step.outputs}
-    kept = set(map(id, params))
+def state_held(chain):
+    """``(path, link.__dict__, name, Variable)`` of each Variable a link holds besides its
+    parameters: state that a call reads as an argument (a stateful LSTM's ``c`` and ``h``)."""
+    held = []
     for path, link in chain.namedlinks():
-        for attr, value in vars(link).items():
-            if (
-                isinstance(value, Variable)
-                and id(value) not in kept
-                and id(value._data) in computed
-            ):
-                raise RuntimeError(
-                    f"static_graph: {name} keeps a Variable it computed in "
-                    f"{where(path, attr)}; a replay cannot update it. Pass such state in as an "
-                    "argument and return it (as L.StatelessLSTM does), or remove @static_graph"
-                )
+        d = vars(link)
+        params = d.get("_params", ())
+        for name, value in d.items():
+            if isinstance(value, Variable) and name not in params:
+                held.append((path, d, name, value))
+    return held
+
+
+def state_written(chain, steps, held, inner_state):
+    """``(link.__dict__, name, Variable)`` of the state a recorded call left on its links.
+
+    A Variable computed by the recorded functions is a result of the call,
+    which every replay writes back; state the call did not change gets its
+    Variable from before the call back.
+    """
+    computed = {id(y) for step in steps for y in step.outputs}
+    given = {id(var): outer for (_, _, _, outer), var in zip(held, inner_state)}
+    written = []
+    for _, d, name, value in state_held(chain):
+        if id(value) in given:
+            d[name] = given[id(value)]
+        elif id(value._data) in computed:
+            written.append((d, name, value))
+    return written
 
 
 def detach(schedule, params):

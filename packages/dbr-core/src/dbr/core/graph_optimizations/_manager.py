@@ -20,7 +20,8 @@ from dbr.core.graph_optimizations._checks import (
     changes,
     detach,
     fingerprint,
-    refuse_kept_variables,
+    state_held,
+    state_written,
     watch_list,
     where,
 )
@@ -45,7 +46,7 @@ class ScheduleManager:
         self._first_recording = {}
         self._train = None
         self._watch = None
-        self._code_changes = set()
+        self._volatile = set()  # (id(link.__dict__), name) that may change on every call
         self._chain = None
 
     def __reduce__(self):
@@ -81,7 +82,11 @@ class ScheduleManager:
         self._train = train
         leaves = []
         template = _structure.flatten((args, kwargs), leaves, "argument")
-        key = (train, config.enable_backprop, template)
+        held = state_held(chain)
+        kept = tuple(
+            [(path, name, _structure.flatten(v, leaves, "state")) for path, _, name, v in held]
+        )
+        key = (train, config.enable_backprop, template, kept)
         if self._watch is not None:
             self._check_watch(chain)
         schedules = self.schedules.get(key)
@@ -89,20 +94,29 @@ class ScheduleManager:
             for schedule in schedules:
                 if schedule.is_free():
                     outputs = ScheduleNode(schedule).apply([*leaves, *schedule.params])
-                    return _structure.rebuild(schedule.returned, iter(outputs))
-        return self._record(forward, chain, template, key, leaves)
+                    return _results(schedule, outputs)
+        return self._record(forward, chain, template, key, leaves, held)
 
-    def _record(self, forward, chain, template, key, leaves):
+    def _record(self, forward, chain, template, key, leaves, held):
         if self.verbosity_level >= 1:
             print(f"static_graph: recording a call of {_name(chain, forward)}")
         lazy_initialization_allowed = self._watch is None
         before = watch_list(chain)
         inner = [_inner(x) for x in leaves]
-        inner_args, inner_kwargs = _structure.rebuild(template, iter(inner))
-        with Recorder(lambda: watch_list(chain), changed_entries) as recorder:
-            returned = forward(chain, *inner_args, **inner_kwargs)
-        self._code_changes |= recorder.code_changes
-        changed = changes(before, self._code_changes)
+        n_args = len(leaves) - len(held)
+        inner_args, inner_kwargs = _structure.rebuild(template, iter(inner[:n_args]))
+        for (_, d, name, _), var in zip(held, inner[n_args:]):
+            d[name] = var  # the recorded graph starts from the state as from an argument
+        try:
+            with Recorder(lambda: watch_list(chain), changed_entries) as recorder:
+                returned = forward(chain, *inner_args, **inner_kwargs)
+        except BaseException:
+            for path, d, name, var in held:
+                d[name] = var
+            raise
+        state = state_written(chain, recorder.steps, held, inner[n_args:])
+        self._volatile |= recorder.code_changes | {(id(d), name) for d, name, _ in state}
+        changed = changes(before, self._volatile)
         if changed and not lazy_initialization_allowed:
             raise RuntimeError(
                 f"static_graph: {_name(chain, forward)} changed {where(*changed[:2])} from "
@@ -112,8 +126,9 @@ class ScheduleManager:
             )
         outs = []
         returned_template = _structure.flatten(returned, outs, "output")
+        n_returned = len(outs)
+        outs.extend(var for _, _, var in state)
         params = list(chain.params())
-        refuse_kept_variables(chain, _name(chain, forward), recorder.steps, params)
         with_graph = config.enable_backprop
         schedule = Schedule(
             recorder.steps,
@@ -125,16 +140,18 @@ class ScheduleManager:
             with_graph,
         )
         schedule.returned = returned_template
+        schedule.n_returned = n_returned
+        schedule.state = [(d, name) for d, name, _ in state]
         if with_graph:
             detach(schedule, params)
         self._keep(key, schedule, fingerprint(recorder.steps, schedule), chain, forward)
-        self._watch = watch_list(chain, self._code_changes)
+        self._watch = watch_list(chain, self._volatile)
         if not with_graph:
             return returned
         outputs = ScheduleNode(schedule, tuple([_array(y) for y in outs])).apply(
             [*leaves, *schedule.params]
         )
-        return _structure.rebuild(returned_template, iter(outputs))
+        return _results(schedule, outputs)
 
     def _keep(self, key, schedule, steps_fingerprint, chain, forward):
         schedules = self.schedules.setdefault(key, [])
@@ -169,6 +186,14 @@ class ScheduleManager:
             f"{type(chain).__name__}'s schedules were recorded with the old value; call "
             "chain.schedule_manager.clear() after such a change to record them again"
         )
+
+
+def _results(schedule, outputs):
+    """The call's return value from a replay's outputs; the state outputs go to their links."""
+    n = schedule.n_returned
+    for (d, name), var in zip(schedule.state, outputs[n:]):
+        d[name] = var
+    return _structure.rebuild(schedule.returned, iter(outputs[:n]))
 
 
 def _inner(leaf):
