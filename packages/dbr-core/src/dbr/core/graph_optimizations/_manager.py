@@ -111,7 +111,7 @@ class ScheduleManager:
             with Recorder(lambda: watch_list(chain), changed_entries) as recorder:
                 returned = forward(chain, *inner_args, **inner_kwargs)
         except BaseException:
-            for path, d, name, var in held:
+            for _, d, name, var in held:
                 d[name] = var
             raise
         state = state_written(chain, recorder.steps, held, inner[n_args:])
