@@ -1,5 +1,6 @@
 """dbr.core.utils: array sizes, temporary directories and keyword-argument parsing."""
 
+import inspect
 import os
 
 import numpy
@@ -81,3 +82,17 @@ def test_a_misspelt_name_of_dbr_core_gets_a_suggestion():
 
     with pytest.raises(AttributeError, match="did you mean 'Variable'"):
         _ = dbr.core.Varaible
+
+
+def test_docstring_tail_appends_shared_sections_as_if_written_in_place():
+    # The tail is indented as the docstring's body: 8 spaces in this nested function.
+    tail = "\n        Args:\n            x: the input.\n"
+
+    @utils.docstring_tail(tail)
+    def f(x):
+        """Summary.
+
+        More.
+        """
+
+    assert inspect.cleandoc(f.__doc__) == "Summary.\n\nMore.\n\nArgs:\n    x: the input."

@@ -159,6 +159,30 @@ def parse_kwargs(kwargs, *name_and_values, **unexpected):
     return values
 
 
+def docstring_tail(tail):
+    """Decorator appending ``tail``, docstring sections that several functions share.
+
+    ``tail`` starts with a blank line and is indented as a function
+    docstring's body is, so that the function's ``__doc__`` reads as if the
+    sections were written in it: a family of functions with the same
+    arguments (the unary math functions, the MNIST-like loaders) keeps each
+    its own summary and example, and the ``Args:``/``Returns:`` text once.
+
+    Args:
+        tail (str): the sections to append.
+
+    Returns:
+        A decorator that appends them to the function's docstring and
+        returns the function.
+    """
+
+    def decorate(function):
+        function.__doc__ = function.__doc__.rstrip(" ") + tail + "    "
+        return function
+
+    return decorate
+
+
 def missing_attribute(module_name, name, names):
     """The AttributeError for ``module_name.name``, suggesting the closest of ``names``.
 

@@ -246,20 +246,6 @@ def image_dataset(
     return TupleDataset(images, labels.astype(label_dtype))
 
 
-def docstring_tail(tail):
-    """Decorator appending ``tail``, sections shared by several loaders, to a docstring.
-
-    ``tail`` starts with a blank line and is indented as a function docstring's body
-    is, so that the function's ``__doc__`` reads as if the sections were written in it.
-    """
-
-    def decorate(function):
-        function.__doc__ = function.__doc__.rstrip(" ") + tail + "    "
-        return function
-
-    return decorate
-
-
 MNIST_LIKE_DOC = """
     Args:
         withlabel (bool): Return datasets of (image, label) pairs; otherwise return the

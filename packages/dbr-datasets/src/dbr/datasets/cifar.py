@@ -18,6 +18,7 @@ import tarfile
 import numpy
 
 from dbr.core.serializers.plain_pickle import read_plain_pickle
+from dbr.core.utils import docstring_tail
 from dbr.datasets import _loader_utils, download
 from dbr.datasets.tuple_dataset import TupleDataset
 
@@ -85,7 +86,7 @@ _DOC = """
 """
 
 
-@_loader_utils.docstring_tail(_DOC)
+@docstring_tail(_DOC)
 def get_cifar10(withlabel=True, ndim=3, scale=1.0, dtype=None):
     """Get the CIFAR-10 dataset of small natural images.
 
@@ -104,7 +105,7 @@ def get_cifar10(withlabel=True, ndim=3, scale=1.0, dtype=None):
     return _to_datasets(_retrieve("cifar-10.npz", _CIFAR10), withlabel, ndim, scale, image_dtype)
 
 
-@_loader_utils.docstring_tail(_DOC)
+@docstring_tail(_DOC)
 def get_cifar100(withlabel=True, ndim=3, scale=1.0, dtype=None):
     """Get the CIFAR-100 dataset of small natural images, with its 100 fine labels.
 

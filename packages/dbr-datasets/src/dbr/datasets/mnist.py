@@ -2,6 +2,7 @@
 
 import numpy
 
+from dbr.core.utils import docstring_tail
 from dbr.datasets import _loader_utils
 
 _DATASET = "mnist"
@@ -32,7 +33,7 @@ _FILES = {
 }
 
 
-@_loader_utils.docstring_tail(_loader_utils.MNIST_LIKE_DOC)
+@docstring_tail(_loader_utils.MNIST_LIKE_DOC)
 def get_mnist(
     withlabel=True, ndim=1, scale=1.0, dtype=None, label_dtype=numpy.int32, rgb_format=False
 ):
