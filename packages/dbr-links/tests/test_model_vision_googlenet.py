@@ -318,3 +318,11 @@ def test_predict(model):
     assert y.shape == (1, 1000)
     assert_allclose(y.array, probs.mean(axis=0, keepdims=True), **TOL)
     assert y.creator is None
+
+
+def test_prepare_doc_names_each_network_mean():
+    from dbr.links.model.vision import resnet, vgg
+
+    assert "BGR minus ``(104, 117, 123)``.\n" in prepare.__doc__
+    assert "BGR minus\n        ``(103.063, 115.903, 123.152)``.\n" in resnet.prepare.__doc__
+    assert "BGR minus\n        ``(103.939, 116.779, 123.68)``.\n" in vgg.prepare.__doc__

@@ -79,3 +79,15 @@ def input_and_operand(who, link, name, inputs, operand, option):
         who, inputs, 2, f"x and the {operand} y; the link was built with {option}=None"
     )
     return inputs[0], inputs[1]
+
+
+# The Returns and Raises of the forward of a link that takes its operand through
+# input_and_operand (Bias, Scale).
+OPERAND_FORWARD_DOC = """
+        Returns:
+            Variable: of ``x``'s shape and dtype.
+
+        Raises:
+            ValueError: for another number of inputs (also an AssertionError,
+                as in Chainer).
+"""

@@ -8,6 +8,7 @@ left as it is; ``max(fan, 1)`` keeps the scale finite there.
 
 from dbr.core.initializers._sampling import fill_normal
 from dbr.core.initializers._scaled import FanOptionDraw, ScaledDraw, SumOfFansDraw
+from dbr.core.utils import docstring_tail
 
 
 class Normal(ScaledDraw):
@@ -27,34 +28,34 @@ class Normal(ScaledDraw):
         super().__init__(scale, dtype, rng=rng)
 
 
+_FAN_SCALED_DOC = """
+    Args:
+        scale (float): A factor on the standard deviation.
+        dtype: The dtype the initializer is meant for, or None for any.
+        rng: A random number generator (see :class:`Normal`), or None.
+"""
+
+
+@docstring_tail(_FAN_SCALED_DOC)
 class LeCunNormal(ScaledDraw):
     """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(1 / fan_in)``.
 
     ``fan_in`` is given by :func:`~dbr.core.initializers.get_fans`; the array
     must have two or more axes. Reference: LeCun et al., *Efficient BackProp*
     (1998).
-
-    Args:
-        scale (float): A factor on the standard deviation.
-        dtype: The dtype the initializer is meant for, or None for any.
-        rng: A random number generator (see :class:`Normal`), or None.
     """
 
     _draw = staticmethod(fill_normal)
     _gain = 1.0
 
 
+@docstring_tail(_FAN_SCALED_DOC)
 class GlorotNormal(SumOfFansDraw):
     """Fills an array with draws from N(0, std**2), ``std = scale * sqrt(2 / (fan_in + fan_out))``.
 
     Also known as Xavier initialization. The fans are given by
     :func:`~dbr.core.initializers.get_fans`; the array must have two or more
     axes. Reference: Glorot & Bengio, AISTATS 2010.
-
-    Args:
-        scale (float): A factor on the standard deviation.
-        dtype: The dtype the initializer is meant for, or None for any.
-        rng: A random number generator (see :class:`Normal`), or None.
     """
 
     _draw = staticmethod(fill_normal)

@@ -9,6 +9,7 @@ left as it is; ``max(fan, 1)`` keeps the bound finite there.
 
 from dbr.core.initializers._sampling import fill_uniform
 from dbr.core.initializers._scaled import FanOptionDraw, ScaledDraw, SumOfFansDraw
+from dbr.core.utils import docstring_tail
 
 
 class Uniform(ScaledDraw):
@@ -28,6 +29,15 @@ class Uniform(ScaledDraw):
         super().__init__(scale, dtype, rng=rng)
 
 
+_FAN_SCALED_DOC = """
+    Args:
+        scale (float): A factor on the bound.
+        dtype: The dtype the initializer is meant for, or None for any.
+        rng: A random number generator (see :class:`Uniform`), or None.
+"""
+
+
+@docstring_tail(_FAN_SCALED_DOC)
 class LeCunUniform(ScaledDraw):
     """Fills an array with draws from U(-s, s), ``s = scale * sqrt(3 / fan_in)``.
 
@@ -35,28 +45,19 @@ class LeCunUniform(ScaledDraw):
     :class:`~dbr.core.initializers.LeCunNormal`. ``fan_in`` is given by
     :func:`~dbr.core.initializers.get_fans`; the array must have two or more
     axes. Reference: LeCun et al., *Efficient BackProp* (1998).
-
-    Args:
-        scale (float): A factor on the bound.
-        dtype: The dtype the initializer is meant for, or None for any.
-        rng: A random number generator (see :class:`Uniform`), or None.
     """
 
     _draw = staticmethod(fill_uniform)
     _gain = 3.0
 
 
+@docstring_tail(_FAN_SCALED_DOC)
 class GlorotUniform(SumOfFansDraw):
     """Fills an array with draws from U(-s, s), ``s = scale * sqrt(6 / (fan_in + fan_out))``.
 
     Also known as Xavier initialization. The fans are given by
     :func:`~dbr.core.initializers.get_fans`; the array must have two or more
     axes. Reference: Glorot & Bengio, AISTATS 2010.
-
-    Args:
-        scale (float): A factor on the bound.
-        dtype: The dtype the initializer is meant for, or None for any.
-        rng: A random number generator (see :class:`Uniform`), or None.
     """
 
     _draw = staticmethod(fill_uniform)

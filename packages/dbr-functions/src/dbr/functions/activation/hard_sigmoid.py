@@ -4,7 +4,9 @@ import numpy
 
 from dbr.core import as_variable, backend
 from dbr.core.utils import force_array, force_type
+from dbr.functions._docs import fill
 from dbr.functions._gpu import ACC_PREAMBLE, ElementwiseGrad, kernel
+from dbr.functions.activation.sigmoid import DOCS
 from dbr.functions.math._elementwise import FloatInput
 
 _HARD_SIGMOID_ELEMENTWISE = {
@@ -56,6 +58,7 @@ class HardSigmoid(FloatInput):
         return (grad_outputs[0] * as_variable(coef),)
 
 
+@fill(**DOCS)
 def hard_sigmoid(x):
     """Hard sigmoid, a piecewise linear approximation of the sigmoid.
 
@@ -68,12 +71,7 @@ def hard_sigmoid(x):
 
     The gradient is 0.2 where ``-2.5 < x < 2.5`` and 0 elsewhere.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with values in ``[0, 1]``.
+    {args_unit_interval}
 
     >>> import numpy as np
     >>> hard_sigmoid(np.array([-3.0, 0.0, 1.0, 3.0], np.float32)).array

@@ -2,7 +2,8 @@
 
 import numbers
 
-from dbr.core import as_variable, ops, type_check
+from dbr.core import as_variable, ops
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.math.minmax import max as max_
 
 
@@ -45,23 +46,16 @@ def maxout(x, pool_size, axis=1):
     x = as_variable(x)
     ndim = x.ndim
     if x.dtype.kind != "f":
-        _invalid("x.dtype.kind == 'f'", f"{x.dtype.kind!r} != 'f'")
+        raise invalid_type("maxout", "x.dtype.kind == 'f'", f"{x.dtype.kind!r} != 'f'")
     if not -ndim <= axis < ndim:
-        _invalid(f"-x.ndim <= {axis} < x.ndim", f"x.ndim == {ndim}")
+        raise invalid_type("maxout", f"-x.ndim <= {axis} < x.ndim", f"x.ndim == {ndim}")
     axis = int(axis) % ndim
     length = x.shape[axis]
     if length % pool_size != 0:
-        _invalid(
+        raise invalid_type(
+            "maxout",
             f"x.shape[{axis}] % pool_size == 0",
             f"x.shape[{axis}] == {length}, pool_size == {pool_size}",
         )
     shape = x.shape[:axis] + (length // pool_size, pool_size) + x.shape[axis + 1 :]
     return max_(ops.reshape(x, shape), axis=axis + 1)
-
-
-def _invalid(expect, actual):
-    message = (
-        "Invalid operation is performed in: maxout (Forward)\n\n"
-        f"Expect: {expect}\nActual: {actual}"
-    )
-    raise type_check.InvalidType(expect, actual, message)

@@ -4,9 +4,21 @@ import numpy
 
 from dbr.core import backend
 from dbr.functions._cpu import blockwise
+from dbr.functions._docs import fill
 from dbr.functions._gpu import ACC_PREAMBLE, kernel
 from dbr.functions._tuning import MIN_PARALLEL_SIZE
 from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+
+# The argument and result of sigmoid and hard_sigmoid (see dbr.functions._docs.fill).
+DOCS = {
+    "args_unit_interval": """\
+Args:
+    x (Variable or array): input of a floating dtype (float16, float32 or
+        float64), any shape.
+
+Returns:
+    Variable: of ``x``'s shape and dtype, with values in ``[0, 1]``.""",
+}
 
 # sigmoid(x) == tanh(x / 2) / 2 + 1/2: one transcendental pass that
 # never overflows, unlike exp(-x) for large negative x.
@@ -72,6 +84,7 @@ class Sigmoid(UnaryElementwise):
         return (blockwise(_sigmoid_block, y, x),)
 
 
+@fill(**DOCS)
 def sigmoid(x):
     """Elementwise logistic sigmoid, :math:`y_i = 1 / (1 + \\exp(-x_i))`.
 
@@ -79,12 +92,7 @@ def sigmoid(x):
     not overflow for inputs of large magnitude. The gradient is
     :math:`y_i (1 - y_i)`.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with values in ``[0, 1]``.
+    {args_unit_interval}
 
     >>> import numpy as np
     >>> sigmoid(np.array([-1.0, 0.0, 1.0], np.float32)).array.round(4)

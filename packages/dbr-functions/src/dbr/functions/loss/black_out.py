@@ -3,22 +3,14 @@
 Composed of differentiable functions, so gradients of every order follow.
 """
 
-from dbr.core import Variable, ops, type_check
+from dbr.core import Variable, ops
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.math.average import average
 from dbr.functions.math.expm1 import expm1
 from dbr.functions.math.exponential import exp
 from dbr.functions.math.logsumexp import logsumexp
 
 _REDUCES = ("mean", "no")
-
-
-def _invalid(expect, actual):
-    return type_check.InvalidType(
-        expect,
-        actual,
-        msg=f"Invalid operation is performed in: black_out (Forward)\n\n"
-        f"Expect: {expect}\nActual: {actual}",
-    )
 
 
 def _check_inputs(x, t, W, samples):
@@ -45,7 +37,7 @@ def _check_inputs(x, t, W, samples):
     ]
     for expect, ok, actual in checks:
         if not ok:
-            raise _invalid(expect, actual)
+            raise invalid_type("black_out", expect, actual)
 
 
 def _array(x):

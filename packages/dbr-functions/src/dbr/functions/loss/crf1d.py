@@ -9,7 +9,8 @@ sequence still running.
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, ops, type_check
+from dbr.core import FunctionNode, Variable, backend, ops
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.math.logsumexp import logsumexp
 from dbr.functions.math.minmax import max as _max
 
@@ -40,15 +41,6 @@ def _rows_in_order(head, finished):
     return _ConcatRows().apply((head, *finished[::-1]))[0]
 
 
-def _invalid(who, expect, actual):
-    return type_check.InvalidType(
-        expect,
-        actual,
-        msg=f"Invalid operation is performed in: {who} (Forward)\n\n"
-        f"Expect: {expect}\nActual: {actual}",
-    )
-
-
 def _check_inputs(who, cost, xs, ys=None):
     """Check the shapes and dtypes of ``cost``, ``xs`` and ``ys`` before computing anything."""
     if not isinstance(xs, (list, tuple)) or not xs:
@@ -62,18 +54,22 @@ def _check_inputs(who, cost, xs, ys=None):
     xs = [_array(x) for x in xs]
     ys = None if ys is None else [_array(y) for y in ys]
     if cost.dtype.kind != "f":
-        raise _invalid(who, "cost.dtype.kind == 'f'", f"cost.dtype.kind == {cost.dtype.kind!r}")
+        raise invalid_type(
+            who, "cost.dtype.kind == 'f'", f"cost.dtype.kind == {cost.dtype.kind!r}"
+        )
     if cost.ndim != 2 or cost.shape[0] != cost.shape[1]:
-        raise _invalid(who, "cost.shape == (K, K)", f"cost.shape == {cost.shape}")
+        raise invalid_type(who, "cost.shape == (K, K)", f"cost.shape == {cost.shape}")
     n_label = cost.shape[0]
     previous = None
     for i, x in enumerate(xs):
         if x.dtype != cost.dtype:
-            raise _invalid(who, f"xs[{i}].dtype == cost.dtype", f"{x.dtype} != {cost.dtype}")
+            raise invalid_type(who, f"xs[{i}].dtype == cost.dtype", f"{x.dtype} != {cost.dtype}")
         if x.ndim != 2 or x.shape[1] != n_label:
-            raise _invalid(who, f"xs[{i}].shape == (B, {n_label})", f"xs[{i}].shape == {x.shape}")
+            raise invalid_type(
+                who, f"xs[{i}].shape == (B, {n_label})", f"xs[{i}].shape == {x.shape}"
+            )
         if previous is not None and x.shape[0] > previous:
-            raise _invalid(
+            raise invalid_type(
                 who,
                 f"xs[{i}].shape[0] <= xs[{i - 1}].shape[0] (sorted by decreasing length)",
                 f"{x.shape[0]} > {previous}",
@@ -82,9 +78,11 @@ def _check_inputs(who, cost, xs, ys=None):
         if ys is not None:
             y = ys[i]
             if y.dtype.kind != "i":
-                raise _invalid(who, f"ys[{i}].dtype.kind == 'i'", f"ys[{i}].dtype == {y.dtype}")
+                raise invalid_type(
+                    who, f"ys[{i}].dtype.kind == 'i'", f"ys[{i}].dtype == {y.dtype}"
+                )
             if y.shape != x.shape[:1]:
-                raise _invalid(
+                raise invalid_type(
                     who, f"ys[{i}].shape == xs[{i}].shape[:1]", f"{y.shape} != {x.shape[:1]}"
                 )
 

@@ -9,18 +9,12 @@ import numbers
 
 import numpy
 
-from dbr.core import Variable, backend, ops, type_check
+from dbr.core import Variable, backend, ops
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.activation.relu import relu
 from dbr.functions.math.sqrt import sqrt
 
-
-def _invalid(expect, actual):
-    return type_check.InvalidType(
-        expect,
-        actual,
-        msg="Invalid operation is performed in: discriminative_margin_based_clustering_loss "
-        f"(Forward)\n\nExpect: {expect}\nActual: {actual}",
-    )
+_WHO = "discriminative_margin_based_clustering_loss"
 
 
 def _l1_norm(x, axis):
@@ -121,14 +115,17 @@ def discriminative_margin_based_clustering_loss(
     emb_array = embeddings.array if isinstance(embeddings, Variable) else embeddings
     labels = labels.array if isinstance(labels, Variable) else labels
     if emb_array.dtype.kind != "f":
-        raise _invalid("embeddings.dtype.kind == 'f'", f"embeddings.dtype == {emb_array.dtype}")
+        raise invalid_type(
+            _WHO, "embeddings.dtype.kind == 'f'", f"embeddings.dtype == {emb_array.dtype}"
+        )
     if emb_array.ndim != 4:
-        raise _invalid("embeddings.ndim == 4", f"embeddings.ndim == {emb_array.ndim}")
+        raise invalid_type(_WHO, "embeddings.ndim == 4", f"embeddings.ndim == {emb_array.ndim}")
     if labels.dtype.kind not in "iu":
-        raise _invalid("labels.dtype.kind in 'iu'", f"labels.dtype == {labels.dtype}")
+        raise invalid_type(_WHO, "labels.dtype.kind in 'iu'", f"labels.dtype == {labels.dtype}")
     n_batch, n_dim, height, width = emb_array.shape
     if labels.shape != (n_batch, height, width):
-        raise _invalid(
+        raise invalid_type(
+            _WHO,
             "labels.shape == (embeddings.shape[0],) + embeddings.shape[2:]",
             f"{labels.shape} != {(n_batch, height, width)}",
         )

@@ -5,6 +5,25 @@ import numbers
 from dbr.core import FunctionNode, type_check
 from dbr.core.ops import sum as _sum
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
+
+# How bias and scale broadcast y, and their result and errors (see dbr.functions._docs.fill).
+DOCS = {
+    "broadcast_y": """\
+``y.shape`` must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is repeated
+along the other axes of ``x``. For example ``x`` of shape
+``(100, 3, 40, 5, 6)``, ``y`` of shape ``(3, 40)`` and ``axis=1`` give
+NumPy's broadcasting of ``y`` as shape ``(1, 3, 40, 1, 1)``. Note that
+``axis`` is the first axis of ``x`` that ``y`` applies to, not NumPy's
+reduction axis.""",
+    "result_and_errors": """\
+Returns:
+    Variable: of ``x``'s shape and dtype.
+
+Raises:
+    TypeError: ``axis`` is not an int.
+    ValueError: ``axis`` is not in ``[-x.ndim, x.ndim]``.""",
+}
 
 
 def _normalize_axis(x, axis, name):
@@ -66,15 +85,11 @@ class Bias(FunctionNode):
         return tuple(ret)
 
 
+@fill(**DOCS)
 def bias(x, y, axis=1):
     """Elementwise sum ``x + y`` with ``y`` broadcast along the axes of ``x`` from ``axis`` on.
 
-    ``y.shape`` must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is repeated
-    along the other axes of ``x``. For example ``x`` of shape
-    ``(100, 3, 40, 5, 6)``, ``y`` of shape ``(3, 40)`` and ``axis=1`` give
-    NumPy's broadcasting of ``y`` as shape ``(1, 3, 40, 1, 1)``. Note that
-    ``axis`` is the first axis of ``x`` that ``y`` applies to, not NumPy's
-    reduction axis.
+    {broadcast_y}
 
     Args:
         x (Variable or array): input of a floating dtype.
@@ -83,12 +98,7 @@ def bias(x, y, axis=1):
         axis (int): the first axis of ``x`` along which ``y`` is applied
             (negative values count from the end, as ``axis + x.ndim``).
 
-    Returns:
-        Variable: of ``x``'s shape and dtype.
-
-    Raises:
-        TypeError: ``axis`` is not an int.
-        ValueError: ``axis`` is not in ``[-x.ndim, x.ndim]``.
+    {result_and_errors}
 
     >>> import numpy as np
     >>> x = np.zeros((2, 3, 2), np.float32)

@@ -10,7 +10,9 @@ import numpy
 
 from dbr.core import FunctionNode, ops
 from dbr.core.backend import get_array_module
+from dbr.functions._docs import fill
 from dbr.functions.math._axes import Scan, flip, normalize_single_axis
+from dbr.functions.math.cumsum import DOCS
 
 _float16 = numpy.dtype(numpy.float16)
 
@@ -131,17 +133,14 @@ class LinearScan(FunctionNode):
         return tuple(ret)
 
 
+@fill(**DOCS)
 def cumprod(x, axis=None):
     """Cumulative product of the elements of ``x`` along ``axis``.
 
     ``y[..., i, ...] = x[..., 0, ...] * ... * x[..., i, ...]`` along ``axis``.
     The gradients are exact where ``x`` has zeros (no division by ``x``).
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64; float16 is accumulated in float32).
-        axis (None or int): the axis to accumulate along; None accumulates
-            over the flattened input (and returns a 1-D result).
+    {args_cumulative}
 
     Returns:
         Variable: the cumulative products, of ``x``'s dtype, shaped like ``x``

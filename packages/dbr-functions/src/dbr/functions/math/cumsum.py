@@ -4,7 +4,18 @@ import numpy
 
 from dbr.core import ops
 from dbr.core.backend import get_array_module
+from dbr.functions._docs import fill
 from dbr.functions.math._axes import Scan, flip, normalize_single_axis
+
+# The arguments of cumsum and cumprod (see dbr.functions._docs.fill).
+DOCS = {
+    "args_cumulative": """\
+Args:
+    x (Variable or array): input of a floating dtype (float16, float32 or
+        float64; float16 is accumulated in float32).
+    axis (None or int): the axis to accumulate along; None accumulates
+        over the flattened input (and returns a 1-D result).""",
+}
 
 _float16 = numpy.dtype(numpy.float16)
 
@@ -28,16 +39,13 @@ class Cumsum(Scan):
         return Cumsum(self.axis, not self.reverse).apply(grad_outputs)
 
 
+@fill(**DOCS)
 def cumsum(x, axis=None):
     """Cumulative sum of the elements of ``x`` along ``axis``.
 
     ``y[..., i, ...] = x[..., 0, ...] + ... + x[..., i, ...]`` along ``axis``.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64; float16 is accumulated in float32).
-        axis (None or int): the axis to accumulate along; None accumulates
-            over the flattened input (and returns a 1-D result).
+    {args_cumulative}
 
     Returns:
         Variable: the cumulative sums, of ``x``'s dtype, shaped like ``x``

@@ -1,7 +1,9 @@
 """expm1: ``exp(x) - 1``, accurate for small ``x``."""
 
 from dbr.core.utils import force_array, force_type
+from dbr.functions._docs import fill
 from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+from dbr.functions.math._unary_docs import DOCS
 
 
 class Expm1Grad(UnaryGrad):
@@ -24,15 +26,11 @@ class Expm1(UnaryElementwise):
     grad = Expm1Grad
 
 
+@fill(**DOCS)
 def expm1(x):
     """Elementwise :math:`y_i = e^{x_i} - 1`, computed without cancellation near 0.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32
-            or float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float_any_dtype}
 
     >>> import numpy as np
     >>> expm1(np.array([0.0, 1e-10], np.float64)).array

@@ -2,7 +2,9 @@
 
 import math
 
+from dbr.functions._docs import fill
 from dbr.functions.math._elementwise import UnaryElementwise
+from dbr.functions.math._unary_docs import DOCS
 
 
 class Exp(UnaryElementwise):
@@ -16,15 +18,11 @@ class Exp(UnaryElementwise):
         return (grad_outputs[0] * y,)
 
 
+@fill(**DOCS)
 def exp(x):
     """Elementwise exponential, :math:`y_i = e^{x_i}`.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32
-            or float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float_any_dtype}
 
     >>> import numpy as np
     >>> exp(np.array([0.0, 1.0])).array.round(4)

@@ -1,6 +1,8 @@
 """Hyperbolic functions: sinh, cosh and the inverse hyperbolic tangent arctanh."""
 
+from dbr.functions._docs import fill
 from dbr.functions.math._elementwise import UnaryElementwise
+from dbr.functions.math._unary_docs import DOCS
 
 
 class Sinh(UnaryElementwise):
@@ -13,15 +15,11 @@ class Sinh(UnaryElementwise):
         return (grad_outputs[0] * cosh(x),)
 
 
+@fill(**DOCS)
 def sinh(x):
     """Elementwise hyperbolic sine, :math:`y_i = \\sinh x_i`.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32
-            or float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float_any_dtype}
 
     >>> import numpy as np
     >>> sinh(np.array([0.0, 1.0])).array.round(4)
@@ -40,14 +38,11 @@ class Cosh(UnaryElementwise):
         return (grad_outputs[0] * sinh(x),)
 
 
+@fill(**DOCS)
 def cosh(x):
     """Elementwise hyperbolic cosine, :math:`y_i = \\cosh x_i`.
 
-    Args:
-        x (Variable or array): input of a floating dtype, any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float}
 
     >>> import numpy as np
     >>> cosh(np.array([0.0, 1.0])).array.round(4)
@@ -66,16 +61,13 @@ class Arctanh(UnaryElementwise):
         return (grad_outputs[0] / (1.0 - x * x),)
 
 
+@fill(**DOCS)
 def arctanh(x):
     """Elementwise inverse hyperbolic tangent, :math:`y_i = \\tanh^{-1} x_i`.
 
     Defined for :math:`-1 < x_i < 1`; its gradient is :math:`1 / (1 - x_i^2)`.
 
-    Args:
-        x (Variable or array): input of a floating dtype, any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float}
 
     >>> import numpy as np
     >>> arctanh(np.array([0.0, 0.5])).array.round(4)

@@ -3,6 +3,22 @@
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.ops import sum_to
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
+
+# The gradient, arguments and result of maximum and minimum (see dbr.functions._docs.fill).
+DOCS = {
+    "args_pair": """\
+The gradient flows to the input that was selected; where they are equal,
+it goes to ``x1``.
+
+Args:
+    x1 (Variable or array): input of a floating dtype.
+    x2 (Variable or array): input of ``x1``'s dtype; the shapes of ``x1``
+        and ``x2`` broadcast together.
+
+Returns:
+    Variable: of the broadcast shape and the inputs' dtype.""",
+}
 
 
 class MaskGrad(FunctionNode):
@@ -82,19 +98,11 @@ class Minimum(_Select):
         return x1 <= x2
 
 
+@fill(**DOCS)
 def maximum(x1, x2):
     """Elementwise maximum of two inputs, :math:`y_i = \\max(x1_i, x2_i)`.
 
-    The gradient flows to the input that was selected; where they are equal,
-    it goes to ``x1``.
-
-    Args:
-        x1 (Variable or array): input of a floating dtype.
-        x2 (Variable or array): input of ``x1``'s dtype; the shapes of ``x1``
-            and ``x2`` broadcast together.
-
-    Returns:
-        Variable: of the broadcast shape and the inputs' dtype.
+    {args_pair}
 
     >>> import numpy as np
     >>> maximum(np.array([1.0, 4.0], np.float32), np.array([3.0, 2.0], np.float32)).array
@@ -103,19 +111,11 @@ def maximum(x1, x2):
     return Maximum().apply((x1, x2))[0]
 
 
+@fill(**DOCS)
 def minimum(x1, x2):
     """Elementwise minimum of two inputs, :math:`y_i = \\min(x1_i, x2_i)`.
 
-    The gradient flows to the input that was selected; where they are equal,
-    it goes to ``x1``.
-
-    Args:
-        x1 (Variable or array): input of a floating dtype.
-        x2 (Variable or array): input of ``x1``'s dtype; the shapes of ``x1``
-            and ``x2`` broadcast together.
-
-    Returns:
-        Variable: of the broadcast shape and the inputs' dtype.
+    {args_pair}
 
     >>> import numpy as np
     >>> minimum(np.array([1.0, 4.0], np.float32), np.array([3.0, 2.0], np.float32)).array

@@ -5,6 +5,7 @@ import numpy
 from dbr.core import FunctionNode, ops
 from dbr.core.backend import get_array_module
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
 from dbr.functions.math._axes import (
     Reduction,
     check_float_input_axes,
@@ -12,6 +13,17 @@ from dbr.functions.math._axes import (
     kept_shape,
     normalize_single_axis,
 )
+
+# The arguments of max and min (see dbr.functions._docs.fill).
+DOCS = {
+    "args_reduce": """\
+Args:
+    x (Variable or array): input of a floating dtype (float16, float32 or
+        float64), with at least one element along each reduced axis.
+    axis (None, int or tuple of int): the axes to reduce (all if None);
+        negative values count from the last axis.
+    keepdims (bool): keep the reduced axes with length one.""",
+}
 
 
 class _Selector(Reduction):
@@ -88,18 +100,14 @@ class ArgMin(_IndexSelector):
     _name = "argmin"
 
 
+@fill(**DOCS)
 def max(x, axis=None, keepdims=False):  # Chainer's name
     """Maximum of the elements of ``x`` over ``axis``.
 
     The gradient flows to every element equal to the maximum (to all of them
     when several tie).
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64), with at least one element along each reduced axis.
-        axis (None, int or tuple of int): the axes to reduce (all if None);
-            negative values count from the last axis.
-        keepdims (bool): keep the reduced axes with length one.
+    {args_reduce}
 
     Returns:
         Variable: the maxima, of ``x``'s dtype.
@@ -111,18 +119,14 @@ def max(x, axis=None, keepdims=False):  # Chainer's name
     return Max(axis, keepdims).apply((x,))[0]
 
 
+@fill(**DOCS)
 def min(x, axis=None, keepdims=False):  # Chainer's name
     """Minimum of the elements of ``x`` over ``axis``.
 
     The gradient flows to every element equal to the minimum (to all of them
     when several tie).
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32 or
-            float64), with at least one element along each reduced axis.
-        axis (None, int or tuple of int): the axes to reduce (all if None);
-            negative values count from the last axis.
-        keepdims (bool): keep the reduced axes with length one.
+    {args_reduce}
 
     Returns:
         Variable: the minima, of ``x``'s dtype.

@@ -6,8 +6,19 @@ that does not require a gradient and has no creator, so backprop stops at it
 """
 
 from dbr.core import Variable, backend
-from dbr.core.type_check import InvalidType
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
+from dbr.functions._invalid_type import invalid_type
+
+# The argument and result that ceil, floor, fix and sign share (see dbr.functions._docs.fill).
+DOCS = {
+    "args_numeric_no_grad": """\
+Args:
+    x (Variable or array): input of a floating or integer dtype.
+
+Returns:
+    Variable: of ``x``'s shape and dtype, with ``requires_grad=False``.""",
+}
 
 
 def _input_array(x, name):
@@ -22,11 +33,7 @@ def _input_array(x, name):
     if kind not in "fiu":
         expect = "x.dtype.kind in 'fiu'"
         actual = f"x.dtype.kind == {kind!r} (x.dtype == {array.dtype})"
-        raise InvalidType(
-            expect,
-            actual,
-            msg=f"Invalid operation is performed in: {name}\n\nExpect: {expect}\nActual: {actual}",
-        )
+        raise invalid_type(name, expect, actual, forward=False)
     return array
 
 
@@ -37,17 +44,14 @@ def _apply_without_gradient(x, name):
     return Variable(force_array(getattr(xp, name)(array), array.dtype), requires_grad=False)
 
 
+@fill(**DOCS)
 def ceil(x):
     """Elementwise ceiling, :math:`y_i = \\lceil x_i \\rceil`.
 
     Not differentiable: the result requires no gradient and backprop stops
     at it.
 
-    Args:
-        x (Variable or array): input of a floating or integer dtype.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with ``requires_grad=False``.
+    {args_numeric_no_grad}
 
     >>> import numpy as np
     >>> ceil(np.array([-1.5, 0.2, 2.0], np.float32)).array
@@ -56,17 +60,14 @@ def ceil(x):
     return _apply_without_gradient(x, "ceil")
 
 
+@fill(**DOCS)
 def floor(x):
     """Elementwise floor, :math:`y_i = \\lfloor x_i \\rfloor`.
 
     Not differentiable: the result requires no gradient and backprop stops
     at it.
 
-    Args:
-        x (Variable or array): input of a floating or integer dtype.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with ``requires_grad=False``.
+    {args_numeric_no_grad}
 
     >>> import numpy as np
     >>> floor(np.array([-1.5, 0.2, 2.0], np.float32)).array
@@ -75,6 +76,7 @@ def floor(x):
     return _apply_without_gradient(x, "floor")
 
 
+@fill(**DOCS)
 def fix(x):
     """Elementwise rounding toward zero (the integer part of each element).
 
@@ -84,11 +86,7 @@ def fix(x):
     Not differentiable: the result requires no gradient and backprop stops
     at it.
 
-    Args:
-        x (Variable or array): input of a floating or integer dtype.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with ``requires_grad=False``.
+    {args_numeric_no_grad}
 
     >>> import numpy as np
     >>> fix(np.array([-1.5, 0.2, 2.7], np.float32)).array

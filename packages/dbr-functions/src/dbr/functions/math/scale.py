@@ -4,7 +4,9 @@ from dbr.core import FunctionNode
 from dbr.core.ops import reshape
 from dbr.core.ops import sum as _sum
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
 from dbr.functions.math.bias import (
+    DOCS,
     _broadcast_axes,
     _check_types,
     _normalize_axis,
@@ -40,15 +42,11 @@ class Scale(FunctionNode):
         return tuple(ret)
 
 
+@fill(**DOCS)
 def scale(x, y, axis=1):
     """Elementwise product ``x * y`` with ``y`` broadcast along the axes of ``x`` from ``axis`` on.
 
-    ``y.shape`` must equal ``x.shape[axis:axis + y.ndim]``; ``y`` is repeated
-    along the other axes of ``x``. For example ``x`` of shape
-    ``(100, 3, 40, 5, 6)``, ``y`` of shape ``(3, 40)`` and ``axis=1`` give
-    NumPy's broadcasting of ``y`` as shape ``(1, 3, 40, 1, 1)``. Note that
-    ``axis`` is the first axis of ``x`` that ``y`` applies to, not NumPy's
-    reduction axis.
+    {broadcast_y}
 
     Args:
         x (Variable or array): input of a floating dtype.
@@ -57,12 +55,7 @@ def scale(x, y, axis=1):
         axis (int): the first axis of ``x`` along which ``y`` is applied
             (negative values count from the end, as ``axis + x.ndim``).
 
-    Returns:
-        Variable: of ``x``'s shape and dtype.
-
-    Raises:
-        TypeError: ``axis`` is not an int.
-        ValueError: ``axis`` is not in ``[-x.ndim, x.ndim]``.
+    {result_and_errors}
 
     >>> import numpy as np
     >>> x = np.ones((2, 3), np.float32)

@@ -1,8 +1,10 @@
 """sign: the elementwise sign, which is not differentiable."""
 
-from dbr.functions.math.rounding import _apply_without_gradient
+from dbr.functions._docs import fill
+from dbr.functions.math.rounding import DOCS, _apply_without_gradient
 
 
+@fill(**DOCS)
 def sign(x):
     """Elementwise sign: -1 where ``x < 0``, 0 where ``x == 0`` and 1 where ``x > 0``.
 
@@ -10,11 +12,7 @@ def sign(x):
     Variable that requires no gradient and has no creator, so it unchains
     the computational graph.
 
-    Args:
-        x (Variable or array): input of a floating or integer dtype.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype, with ``requires_grad=False``.
+    {args_numeric_no_grad}
 
     >>> import numpy as np
     >>> sign(np.array([-2.5, 0.0, 3.0], np.float32)).array

@@ -2,7 +2,9 @@
 
 from dbr.core import FunctionNode
 from dbr.core.utils import force_array
+from dbr.functions._docs import fill
 from dbr.functions.math._elementwise import UnaryGrad, check_float_input
+from dbr.functions.math._unary_docs import DOCS
 
 
 class Square(FunctionNode):
@@ -33,15 +35,11 @@ class SquareGrad(UnaryGrad):
         return 2.0 * ggx * gy
 
 
+@fill(**DOCS)
 def square(x):
     """Elementwise square, :math:`y_i = x_i^2`.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32
-            or float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float_any_dtype}
 
     >>> import numpy as np
     >>> square(np.array([-2.0, 3.0], np.float32)).array

@@ -10,7 +10,9 @@ import functools
 from dbr.core import FunctionNode, backend, type_check
 from dbr.core.ops import sum_to
 from dbr.core.utils import force_array, force_type
+from dbr.functions._docs import fill
 from dbr.functions.math._elementwise import UnaryElementwise, UnaryGrad
+from dbr.functions.math._unary_docs import DOCS
 
 
 class SinGrad(UnaryGrad):
@@ -32,15 +34,11 @@ class Sin(UnaryElementwise):
     grad = SinGrad
 
 
+@fill(**DOCS)
 def sin(x):
     """Elementwise sine, :math:`y_i = \\sin x_i`.
 
-    Args:
-        x (Variable or array): input of a floating dtype (float16, float32
-            or float64), any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float_any_dtype}
 
     >>> import numpy as np
     >>> sin(np.array([0.0, np.pi / 2], np.float32)).array
@@ -69,14 +67,11 @@ class Cos(UnaryElementwise):
     grad = CosGrad
 
 
+@fill(**DOCS)
 def cos(x):
     """Elementwise cosine, :math:`y_i = \\cos x_i`.
 
-    Args:
-        x (Variable or array): input of a floating dtype, any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float}
 
     >>> import numpy as np
     >>> cos(np.array([0.0, np.pi], np.float32)).array
@@ -106,14 +101,11 @@ class Tan(UnaryElementwise):
     grad = TanGrad
 
 
+@fill(**DOCS)
 def tan(x):
     """Elementwise tangent, :math:`y_i = \\tan x_i`.
 
-    Args:
-        x (Variable or array): input of a floating dtype, any shape.
-
-    Returns:
-        Variable: of ``x``'s shape and dtype.
+    {args_float}
 
     >>> import numpy as np
     >>> tan(np.array([0.0, np.pi / 4])).array.round(4)

@@ -2,7 +2,8 @@
 
 import numbers
 
-from dbr.core import Variable, as_variable, backend, type_check
+from dbr.core import Variable, as_variable, backend
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.activation.softmax import softmax
 
 
@@ -43,12 +44,7 @@ def gumbel_softmax(log_pi, tau=0.1, axis=1):
     dtype = data.dtype
     if dtype.kind != "f":
         expect, actual = "log_pi.dtype.kind == 'f'", f"{dtype.kind!r} != 'f'"
-        raise type_check.InvalidType(
-            expect,
-            actual,
-            msg="Invalid operation is performed in: gumbel_softmax (Forward)\n\n"
-            f"Expect: {expect}\nActual: {actual}",
-        )
+        raise invalid_type("gumbel_softmax", expect, actual)
     xp = backend.get_array_module(data)
     if data.ndim < 1:
         return Variable(xp.ones((), dtype))

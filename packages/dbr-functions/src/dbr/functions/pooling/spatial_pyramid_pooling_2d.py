@@ -2,7 +2,8 @@
 
 import math
 
-from dbr.core import ops, type_check
+from dbr.core import ops
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.array.concat import concat
 from dbr.functions.pooling.max_pooling_nd import apply_max_pooling
 
@@ -50,11 +51,7 @@ def spatial_pyramid_pooling_2d(x, pyramid_height, pooling=None):
         raise ValueError(f"{who}: pyramid_height must be >= 1, got {pyramid_height!r}")
     if x.ndim != 4:
         expect, actual = "x.ndim == 4", f"{x.ndim} != 4"
-        raise type_check.InvalidType(
-            expect,
-            actual,
-            f"Invalid operation is performed in: {who}\n\nExpect: {expect}\nActual: {actual}",
-        )
+        raise invalid_type(who, expect, actual, forward=False)
     n, _, h, w = x.shape
     levels = []
     for level in range(int(pyramid_height)):

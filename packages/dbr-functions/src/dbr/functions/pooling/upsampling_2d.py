@@ -1,8 +1,10 @@
 """upsampling_2d: put each element back where max pooling found it."""
 
 from dbr.core import Variable, type_check
+from dbr.functions._docs import fill
 from dbr.functions.connection._im2col import as_tuple
 from dbr.functions.pooling._pooling import SpreadToOutsize, Windows, WindowScatter
+from dbr.functions.pooling.unpooling_2d import DOCS
 
 
 class Upsampling2D(SpreadToOutsize, WindowScatter):
@@ -49,6 +51,7 @@ class Upsampling2D(SpreadToOutsize, WindowScatter):
         w.check_spread_input(x_type, self.outsize)
 
 
+@fill(**DOCS)
 def upsampling_2d(x, indexes, ksize, stride=None, pad=0, outsize=None, cover_all=True):
     """Upsampling with the indexes of a max pooling: the maxima go back where they were.
 
@@ -65,18 +68,10 @@ def upsampling_2d(x, indexes, ksize, stride=None, pad=0, outsize=None, cover_all
         indexes (array): integer array of ``x``'s shape with entries in
             ``[0, k_h * k_w)``, as ``max_pooling_2d(..., return_indices=True)``
             returns it.
-        ksize (int or pair of ints): window size; ``k`` means ``(k, k)``.
-        stride (int, pair of ints or None): window stride; None means ``ksize``.
-        pad (int or pair of ints): padding cropped from both sides of each
-            spatial axis.
-        outsize (None, int or pair of ints): the output's ``(h_o, w_o)``; a
-            pooling of that shape must give ``(h, w)``. None means the smallest
-            one: ``h_o = s_h (h - 1) + k_h - 2 p_h`` (``- s_h + 1`` when
-            ``cover_all``), likewise ``w_o``.
+        {windows_and_outsize}
         cover_all (bool): whether the max pooling used ``cover_all``.
 
-    Returns:
-        Variable: of shape ``(n, c, h_o, w_o)`` and ``x``'s dtype.
+    {result}
 
     >>> import numpy as np
     >>> from dbr.functions.pooling.max_pooling_2d import max_pooling_2d

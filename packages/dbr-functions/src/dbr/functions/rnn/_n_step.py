@@ -20,8 +20,9 @@ import numbers
 
 import numpy
 
-from dbr.core import FunctionNode, Variable, backend, grad, type_check
+from dbr.core import FunctionNode, Variable, backend, grad
 from dbr.functions import _tuning
+from dbr.functions._invalid_type import invalid_type
 from dbr.functions.array.concat import concat
 from dbr.functions.array.separate import separate
 from dbr.functions.array.split_axis import split_axis
@@ -45,15 +46,6 @@ def _checked_array(who, name, x):
             f"{who}: expected {name} to be a Variable or an array, got {type(x).__name__}"
         )
     return x
-
-
-def _invalid(who, expect, actual):
-    return type_check.InvalidType(
-        expect,
-        actual,
-        msg=f"Invalid operation is performed in: {who} (Forward)\n\n"
-        f"Expect: {expect}\nActual: {actual}",
-    )
 
 
 def check_kwargs(who, kwargs):
@@ -103,17 +95,17 @@ def check_inputs(who, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_weights, di
 
     h = _checked_array(who, "hx", hx)
     if h.dtype.kind != "f":
-        raise _invalid(who, "hx.dtype.kind == 'f'", f"hx.dtype == {h.dtype}")
+        raise invalid_type(who, "hx.dtype.kind == 'f'", f"hx.dtype == {h.dtype}")
     if h.ndim != 3 or h.shape[0] != n_rnn:
-        raise _invalid(who, f"hx.shape == ({n_rnn}, B, N)", f"hx.shape == {h.shape}")
+        raise invalid_type(who, f"hx.shape == ({n_rnn}, B, N)", f"hx.shape == {h.shape}")
     dtype = h.dtype
     n_units = h.shape[2]
     if cx is not None:
         c = _checked_array(who, "cx", cx)
         if c.dtype != dtype:
-            raise _invalid(who, "cx.dtype == hx.dtype", f"{c.dtype} != {dtype}")
+            raise invalid_type(who, "cx.dtype == hx.dtype", f"{c.dtype} != {dtype}")
         if c.shape != h.shape:
-            raise _invalid(who, "cx.shape == hx.shape", f"{c.shape} != {h.shape}")
+            raise invalid_type(who, "cx.shape == hx.shape", f"{c.shape} != {h.shape}")
 
     previous = h.shape[1]
     n_in = None
@@ -121,10 +113,10 @@ def check_inputs(who, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_weights, di
         name = f"xs[{t}]"
         x = _checked_array(who, name, x)
         if x.dtype != dtype:
-            raise _invalid(who, f"{name}.dtype == hx.dtype", f"{x.dtype} != {dtype}")
+            raise invalid_type(who, f"{name}.dtype == hx.dtype", f"{x.dtype} != {dtype}")
         if x.ndim != 2 or (n_in is not None and x.shape[1] != n_in):
             expect = f"{name}.ndim == 2" if n_in is None else f"{name}.shape == (B_{t}, {n_in})"
-            raise _invalid(who, expect, f"{name}.shape == {x.shape}")
+            raise invalid_type(who, expect, f"{name}.shape == {x.shape}")
         n_in = x.shape[1]
         if x.shape[0] > previous:
             expect = (
@@ -132,7 +124,7 @@ def check_inputs(who, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_weights, di
                 if t == 0
                 else f"{name}.shape[0] <= xs[{t - 1}].shape[0] (sorted by decreasing length)"
             )
-            raise _invalid(who, expect, f"{x.shape[0]} > {previous}")
+            raise invalid_type(who, expect, f"{x.shape[0]} > {previous}")
         previous = x.shape[0]
 
     half = n_weights // 2
@@ -147,17 +139,19 @@ def check_inputs(who, n_layers, dropout_ratio, hx, cx, ws, bs, xs, n_weights, di
             else:
                 width = n_units * directions
             if w.dtype != dtype:
-                raise _invalid(who, f"{name}.dtype == hx.dtype", f"{w.dtype} != {dtype}")
+                raise invalid_type(who, f"{name}.dtype == hx.dtype", f"{w.dtype} != {dtype}")
             if w.shape != (n_units, width):
-                raise _invalid(
+                raise invalid_type(
                     who, f"{name}.shape == {(n_units, width)}", f"{name}.shape == {w.shape}"
                 )
             name = f"bs[{k}][{j}]"
             b = _checked_array(who, name, bs[k][j])
             if b.dtype != dtype:
-                raise _invalid(who, f"{name}.dtype == hx.dtype", f"{b.dtype} != {dtype}")
+                raise invalid_type(who, f"{name}.dtype == hx.dtype", f"{b.dtype} != {dtype}")
             if b.shape != (n_units,):
-                raise _invalid(who, f"{name}.shape == ({n_units},)", f"{name}.shape == {b.shape}")
+                raise invalid_type(
+                    who, f"{name}.shape == ({n_units},)", f"{name}.shape == {b.shape}"
+                )
 
 
 class RecurrentLayer(FunctionNode):

@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Link, Parameter
+from dbr.core.utils import docstring_tail
 from dbr.links import _checks
 
 
@@ -34,19 +35,13 @@ class Bias(Link):
                 self.b = Parameter(0, shape)
         self.axis = axis
 
+    @docstring_tail(_checks.OPERAND_FORWARD_DOC)
     def forward(self, *xs):
         """Return ``x + b``, or ``x + y`` for a link built without ``shape``.
 
         Args:
             xs: ``(x,)`` when the link has the parameter ``b``, else ``(x, y)``
                 with the bias ``y`` of shape ``x.shape[axis:axis + y.ndim]``.
-
-        Returns:
-            Variable: of ``x``'s shape and dtype.
-
-        Raises:
-            ValueError: for another number of inputs (also an AssertionError,
-                as in Chainer).
         """
         x, b = _checks.input_and_operand("Bias.forward", self, "b", xs, "bias", "shape")
         return F.bias(x, b, self.axis)

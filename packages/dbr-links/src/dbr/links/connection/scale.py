@@ -2,6 +2,7 @@
 
 import dbr.functions as F
 from dbr.core import Chain, Parameter
+from dbr.core.utils import docstring_tail
 from dbr.links import _checks
 from dbr.links.connection.bias import Bias
 
@@ -53,19 +54,13 @@ class Scale(Chain):
             if bias_term:
                 self.bias = Bias(axis, bias_shape)
 
+    @docstring_tail(_checks.OPERAND_FORWARD_DOC)
     def forward(self, *xs):
         """Return ``x * W (+ b)``, or ``x * y (+ b)`` for a link built without ``W_shape``.
 
         Args:
             xs: ``(x,)`` when the link has the parameter ``W``, else ``(x, y)``
                 with the scale ``y`` of shape ``x.shape[axis:axis + y.ndim]``.
-
-        Returns:
-            Variable: of ``x``'s shape and dtype.
-
-        Raises:
-            ValueError: for another number of inputs (also an AssertionError,
-                as in Chainer).
         """
         x, W = _checks.input_and_operand("Scale.forward", self, "W", xs, "scale", "W_shape")
         z = F.scale(x, W, self.axis)

@@ -10,6 +10,25 @@ before the link's :class:`~dbr.core.Chain` base.
 
 from dbr.core import Variable
 
+# The Args/Returns of the stateful links' ``forward`` (one step on ``(B, in_size)``),
+# appended to its one-line summary, hence the blank line first.
+HIDDEN_STEP_DOC = """
+
+        Args:
+            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
+
+        Returns:
+            Variable: the new hidden state, ``(B, out_size)``.
+"""
+CELL_HIDDEN_STEP_DOC = """
+
+        Args:
+            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
+
+        Returns:
+            Variable: the new output ``h``, ``(B, out_size)``.
+"""
+
 
 def check_states(link, **states):
     """Raise TypeError unless every value of ``states`` is a Variable, naming ``link``'s class."""

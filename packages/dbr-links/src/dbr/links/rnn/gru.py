@@ -2,8 +2,9 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.linear import Linear
-from dbr.links.rnn._state import HiddenState
+from dbr.links.rnn._state import HIDDEN_STEP_DOC, HiddenState
 
 
 class GRUBase(Chain):
@@ -111,15 +112,9 @@ class StatefulGRU(HiddenState, GRUBase):
         self.state_size = out_size
         self.reset_state()
 
+    @docstring_tail(HIDDEN_STEP_DOC)
     def forward(self, x):
-        """One step: update ``h`` from ``x`` and return it.
-
-        Args:
-            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
-
-        Returns:
-            Variable: the new hidden state, ``(B, out_size)``.
-        """
+        """One step: update ``h`` from ``x`` and return it."""
         z = self.W_z(x)
         h_bar = self.W(x)
         h = self.h

@@ -2,8 +2,9 @@
 
 import dbr.functions as F
 from dbr.core import Chain, Variable
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.linear import Linear
-from dbr.links.rnn._state import HiddenState
+from dbr.links.rnn._state import HIDDEN_STEP_DOC, HiddenState
 
 
 class MGUBase(Chain):
@@ -89,15 +90,9 @@ class StatefulMGU(HiddenState, MGUBase):
         self._state_size = out_size
         self.reset_state()
 
+    @docstring_tail(HIDDEN_STEP_DOC)
     def forward(self, x):
-        """One step: update ``h`` from ``x`` and return it.
-
-        Args:
-            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
-
-        Returns:
-            Variable: the new hidden state, ``(B, out_size)``.
-        """
+        """One step: update ``h`` from ``x`` and return it."""
         h = self.h
         if h is None:
             h = Variable(self.xp.zeros((x.shape[0], self._state_size), dtype=x.dtype))

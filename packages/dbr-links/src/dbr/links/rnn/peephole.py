@@ -2,8 +2,9 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.linear import Linear
-from dbr.links.rnn._state import CellHiddenState, zero_state
+from dbr.links.rnn._state import CELL_HIDDEN_STEP_DOC, CellHiddenState, zero_state
 
 
 class StatefulPeepholeLSTM(CellHiddenState, Chain):
@@ -52,15 +53,9 @@ class StatefulPeepholeLSTM(CellHiddenState, Chain):
             self.peep_f = Linear(out_size, out_size, nobias=True)
             self.peep_o = Linear(out_size, out_size, nobias=True)
 
+    @docstring_tail(CELL_HIDDEN_STEP_DOC)
     def forward(self, x):
-        """One step: update ``c`` and ``h`` from ``x`` and return the new output.
-
-        Args:
-            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
-
-        Returns:
-            Variable: the new output ``h``, ``(B, out_size)``.
-        """
+        """One step: update ``c`` and ``h`` from ``x`` and return the new output."""
         lstm_in = self.upward(x)
         if self.h is not None:
             lstm_in = lstm_in + self.lateral(self.h)

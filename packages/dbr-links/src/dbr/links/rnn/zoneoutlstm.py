@@ -2,8 +2,9 @@
 
 import dbr.functions as F
 from dbr.core import Chain
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.linear import Linear
-from dbr.links.rnn._state import SettableCellHiddenState, zero_state
+from dbr.links.rnn._state import CELL_HIDDEN_STEP_DOC, SettableCellHiddenState, zero_state
 
 
 class StatefulZoneoutLSTM(SettableCellHiddenState, Chain):
@@ -62,15 +63,9 @@ class StatefulZoneoutLSTM(SettableCellHiddenState, Chain):
             self.upward = Linear(in_size, 4 * out_size)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True)
 
+    @docstring_tail(CELL_HIDDEN_STEP_DOC)
     def forward(self, x):
-        """One step: update ``c`` and ``h`` from ``x`` and return the new output.
-
-        Args:
-            x (Variable or array): the input, ``(B, in_size)``, float16/32/64.
-
-        Returns:
-            Variable: the new output ``h``, ``(B, out_size)``.
-        """
+        """One step: update ``c`` and ``h`` from ``x`` and return the new output."""
         lstm_in = self.upward(x)
         h = self.h
         if h is None:

@@ -4,6 +4,7 @@ import math
 
 import numpy
 
+from dbr.core.utils import docstring_tail
 from dbr.training import optimizer
 from dbr.training.optimizers._method import HyperparameterMethod
 from dbr.training.optimizers._rule import FusedRule, update_moments
@@ -337,25 +338,24 @@ class _BoundedAdam(Adam):
         )
 
 
+# The arguments of AdaBound and AMSBound, after their one-line summaries.
+_BOUNDED_DOC = """
+
+    Args:
+        alpha, beta1, beta2: as for :class:`Adam`.
+        final_lr (float): the final (SGD) learning rate (default 0.1).
+        gamma (float): convergence speed of the bounds (default 1e-3).
+        eps, eta: as for :class:`Adam`.
+"""
+
+
+@docstring_tail(_BOUNDED_DOC)
 class AdaBound(_BoundedAdam):
-    """AdaBound: Adam with the step clipped to bounds converging to SGD (Luo et al.).
-
-    Args:
-        alpha, beta1, beta2: as for :class:`Adam`.
-        final_lr (float): the final (SGD) learning rate (default 0.1).
-        gamma (float): convergence speed of the bounds (default 1e-3).
-        eps, eta: as for :class:`Adam`.
-    """
+    """AdaBound: Adam with the step clipped to bounds converging to SGD (Luo et al.)."""
 
 
+@docstring_tail(_BOUNDED_DOC)
 class AMSBound(_BoundedAdam):
-    """AMSBound: AdaBound with AMSGrad's running maximum (Luo et al.).
-
-    Args:
-        alpha, beta1, beta2: as for :class:`Adam`.
-        final_lr (float): the final (SGD) learning rate (default 0.1).
-        gamma (float): convergence speed of the bounds (default 1e-3).
-        eps, eta: as for :class:`Adam`.
-    """
+    """AMSBound: AdaBound with AMSGrad's running maximum (Luo et al.)."""
 
     _amsgrad = True

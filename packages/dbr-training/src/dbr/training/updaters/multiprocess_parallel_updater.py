@@ -22,6 +22,7 @@ import warnings
 import numpy
 
 from dbr.core import Reporter, backend
+from dbr.core.utils import docstring_tail
 from dbr.datasets import call_converter, concat_examples
 from dbr.training.updaters.standard_updater import StandardUpdater
 
@@ -125,6 +126,19 @@ def _scatter(who, link, array, attribute):
             getattr(param, attribute)[...] = chunk
 
 
+_GATHER_DOC = """
+    Args:
+        link (~dbr.core.Link): a link whose parameters are on a GPU.
+
+    Returns:
+        cupy.ndarray: a 1-d float32 array.
+
+    Raises:
+        RuntimeError: the parameters are on the CPU.
+"""
+
+
+@docstring_tail(_GATHER_DOC)
 def gather_grads(link):
     """Return the gradients of ``link``'s parameters packed into one float32 GPU array.
 
@@ -132,33 +146,16 @@ def gather_grads(link):
     ``link.namedparams()`` names them), skipping uninitialized and empty
     ones; a parameter without a gradient contributes zeros. The packed array
     is what :func:`scatter_grads` unpacks, e.g. into a copy of the model.
-
-    Args:
-        link (~dbr.core.Link): a link whose parameters are on a GPU.
-
-    Returns:
-        cupy.ndarray: a 1-d float32 array.
-
-    Raises:
-        RuntimeError: the parameters are on the CPU.
     """
     return _gather("gather_grads", link, "grad")
 
 
+@docstring_tail(_GATHER_DOC)
 def gather_params(link):
     """Return the values of ``link``'s parameters packed into one float32 GPU array.
 
     The order and the parameters taken are as in :func:`gather_grads`; the
     packed array is what :func:`scatter_params` unpacks.
-
-    Args:
-        link (~dbr.core.Link): a link whose parameters are on a GPU.
-
-    Returns:
-        cupy.ndarray: a 1-d float32 array.
-
-    Raises:
-        RuntimeError: the parameters are on the CPU.
     """
     return _gather("gather_params", link, "array")
 

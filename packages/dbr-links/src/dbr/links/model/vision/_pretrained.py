@@ -122,6 +122,14 @@ def read_caffemodel(path):
         return CaffeFunction(path)
 
 
+# The Raises of the networks' ``convert_caffemodel_to_npz``, which call convert_caffemodel.
+CONVERT_CAFFEMODEL_RAISES = """
+        Raises:
+            ValueError: a layer of the model is missing from the file or has
+                another shape (the message names it).
+"""
+
+
 def convert_caffemodel(model, path_caffemodel, path_npz):
     """Copy the weights of ``path_caffemodel`` into ``model`` and save it as ``path_npz``."""
     model._transfer_caffe(read_caffemodel(path_caffemodel))
@@ -134,6 +142,37 @@ def save_npz_atomic(path, model):
     with open(partial, "wb") as f:
         save_npz(f, model, compression=False)
     os.replace(partial, path)
+
+
+_PREPARE_DOC = """
+
+    Args:
+        image (PIL.Image.Image or numpy.ndarray): an image; an array has
+            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
+            channels, and is cast to uint8.
+        size (pair of int or None): ``(width, height)`` of the result (PIL's
+            order, as Chainer); None keeps the image's size.
+
+    Returns:
+        numpy.ndarray: of shape ``(3, height, width)`` and dtype
+        ``config.dtype`` (float32 by default), BGR minus{mean}.
+
+    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
+    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
+"""
+
+
+def prepare_doc(mean):
+    """The docstring sections of a network module's ``prepare``, for ``docstring_tail``.
+
+    Args:
+        mean (sequence of 3 float): the BGR mean that ``prepare`` subtracts,
+            written as ``(104, 117, 123)`` at the end of the Returns line, or
+            on a line of its own where that line would pass 80 columns.
+    """
+    text = "``(" + ", ".join(f"{m:g}" for m in mean) + ")``"
+    fits = len(f"        ``config.dtype`` (float32 by default), BGR minus {text}.") <= 80
+    return _PREPARE_DOC.format(mean=(" " if fits else "\n        ") + text)
 
 
 def prepare_image(image, size, mean):

@@ -4,6 +4,7 @@ import collections
 
 import dbr.functions as F
 from dbr.core import initializers
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.inception import Inception
 from dbr.links.connection.linear import Linear
@@ -16,23 +17,9 @@ _CAFFE_FILE = "bvlc_googlenet.caffemodel"
 _AUX_INPUTS = {"loss1_fc2": "inception_4a", "loss2_fc2": "inception_4d"}
 
 
+@docstring_tail(_pretrained.prepare_doc(_MEAN_BGR))
 def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a GoogLeNet input: resized, BGR, mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus ``(104, 117, 123)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
+    """Turn an RGB image into a GoogLeNet input: resized, BGR, mean subtracted, (3, H, W)."""
     return _pretrained.prepare_image(image, size, _MEAN_BGR)
 
 
@@ -143,6 +130,7 @@ class GoogLeNet(_pretrained.PretrainedLayers):
         _caffe.transfer_googlenet(self, caffe, type(self).__name__)
 
     @classmethod
+    @docstring_tail(_pretrained.CONVERT_CAFFEMODEL_RAISES)
     def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz):
         """Convert BVLC's published ``bvlc_googlenet.caffemodel`` to an npz file.
 
@@ -150,10 +138,6 @@ class GoogLeNet(_pretrained.PretrainedLayers):
             path_caffemodel (str or os.PathLike): the Caffe model.
             path_npz (str or os.PathLike): the npz file to write (uncompressed,
                 with Chainer's key names), which ``pretrained_model`` loads.
-
-        Raises:
-            ValueError: a layer of the model is missing from the file or has
-                another shape (the message names it).
         """
         _pretrained.convert_caffemodel(cls(pretrained_model=None), path_caffemodel, path_npz)
 

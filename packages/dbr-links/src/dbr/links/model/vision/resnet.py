@@ -5,6 +5,7 @@ import warnings
 
 import dbr.functions as F
 from dbr.core import Chain, initializers
+from dbr.core.utils import docstring_tail
 from dbr.links._checks import is_int
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
@@ -15,24 +16,9 @@ _MEAN_BGR = (103.063, 115.903, 123.152)
 _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 
 
+@docstring_tail(_pretrained.prepare_doc(_MEAN_BGR))
 def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a ResNet input: resized, BGR, ImageNet mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus
-        ``(103.063, 115.903, 123.152)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
+    """Turn an RGB image into a ResNet input: resized, BGR, ImageNet mean subtracted, (3, H, W)."""
     return _pretrained.prepare_image(image, size, _MEAN_BGR)
 
 

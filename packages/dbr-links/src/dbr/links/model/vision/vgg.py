@@ -4,6 +4,7 @@ import collections
 
 import dbr.functions as F
 from dbr.core import initializers
+from dbr.core.utils import docstring_tail
 from dbr.links.connection.convolution_2d import Convolution2D
 from dbr.links.connection.linear import Linear
 from dbr.links.model.vision import _caffe, _pretrained
@@ -19,24 +20,9 @@ _DEFAULT_FILES = {16: "VGG_ILSVRC_16_layers.npz", 19: "VGG_ILSVRC_19_layers.npz"
 _CAFFE_FILES = {16: "VGG_ILSVRC_16_layers.caffemodel", 19: "VGG_ILSVRC_19_layers.caffemodel"}
 
 
+@docstring_tail(_pretrained.prepare_doc(_MEAN_BGR))
 def prepare(image, size=(224, 224)):
-    """Turn an RGB image into a VGG input: resized, BGR, ImageNet mean subtracted, (3, H, W).
-
-    Args:
-        image (PIL.Image.Image or numpy.ndarray): an image; an array has
-            shape ``(H, W)``, ``(H, W, C)`` or ``(C, H, W)`` (C = 1 or 3), RGB
-            channels, and is cast to uint8.
-        size (pair of int or None): ``(width, height)`` of the result (PIL's
-            order, as Chainer); None keeps the image's size.
-
-    Returns:
-        numpy.ndarray: of shape ``(3, height, width)`` and dtype
-        ``config.dtype`` (float32 by default), BGR minus
-        ``(103.939, 116.779, 123.68)``.
-
-    Resizing is bilinear (:func:`dbr.functions.resize_images`), where
-    Chainer used PIL's default filter; dbr-links does not depend on Pillow.
-    """
+    """Turn an RGB image into a VGG input: resized, BGR, ImageNet mean subtracted, (3, H, W)."""
     return _pretrained.prepare_image(image, size, _MEAN_BGR)
 
 
@@ -119,6 +105,7 @@ class VGGLayers(_pretrained.PretrainedLayers):
         _caffe.transfer_vgg(self, caffe, type(self).__name__)
 
     @classmethod
+    @docstring_tail(_pretrained.CONVERT_CAFFEMODEL_RAISES)
     def convert_caffemodel_to_npz(cls, path_caffemodel, path_npz):
         """Convert the published Caffe model to an npz file that ``pretrained_model`` loads.
 
@@ -127,10 +114,6 @@ class VGGLayers(_pretrained.PretrainedLayers):
                 (``..._19_...`` for :class:`VGG19Layers`).
             path_npz (str or os.PathLike): the npz file to write (uncompressed,
                 with Chainer's key names).
-
-        Raises:
-            ValueError: a layer of the model is missing from the file or has
-                another shape (the message names it).
         """
         _pretrained.convert_caffemodel(cls(pretrained_model=None), path_caffemodel, path_npz)
 
