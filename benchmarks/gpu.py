@@ -364,16 +364,22 @@ def table_row(name, case, ours, theirs):
     return "| " + " | ".join(cells) + " |"
 
 
+def _warmed_up(side, name, case, inputs, args):
+    """(model, step) of case ``name`` on one side, the step called ``args.warmup`` times."""
+    numpy.random.seed(0)
+    model = case.make_model()
+    step = side.prepare(name, model, inputs)
+    for _ in range(args.warmup):
+        step()
+    return model, step
+
+
 def measure(side, name, case, inputs, args):
     """(ms per iteration, peak MiB or None, host ms per iteration) of case ``name`` on
     one side, or ('error', 'error', 'error') after printing the traceback."""
     model = step = None
     try:
-        numpy.random.seed(0)
-        model = case.make_model()
-        step = side.prepare(name, model, inputs)
-        for _ in range(args.warmup):
-            step()
+        model, step = _warmed_up(side, name, case, inputs, args)
         ms, host_ms = median_ms(step, side.synchronize, args.iterations, args.repeats)
         return ms, side.peak_mib(step, args.memory_iterations), host_ms
     except Exception:
@@ -397,11 +403,7 @@ def profile(side, name, case, inputs, args):
     """
     model = step = None
     try:
-        numpy.random.seed(0)
-        model = case.make_model()
-        step = side.prepare(name, model, inputs)
-        for _ in range(args.warmup):
-            step()
+        model, step = _warmed_up(side, name, case, inputs, args)
         side.synchronize()
         text = ""
         if side.label == "dbr":

@@ -54,34 +54,26 @@ FIGURES = {
 }
 
 
+def _chain(steps, h, a, b, c):
+    """``steps`` rounds of ``h * a + b``, then ``** 2`` (even rounds) or ``/ c``: any framework."""
+    for i in range(steps):
+        h = h * a + b
+        h = h**2 if i % 2 == 0 else h / c
+    return h
+
+
 def chain_dbr(steps, x0, a, b, c):
     """Build the op chain in dbr; return the number of FunctionNodes applied."""
-    x = Variable(x0)
-    va, vb, vc = Variable(a), Variable(b), Variable(c)
-    h = x
-    n_ops = 0
-    for i in range(steps):
-        h = h * va + vb
-        h = h**2 if i % 2 == 0 else h / vc
-        n_ops += 3
+    h = _chain(steps, Variable(x0), Variable(a), Variable(b), Variable(c))
     sum_(h).backward()
-    return n_ops + 1
+    return 3 * steps + 1
 
 
 def chain_torch(torch, steps, x0, a, b, c):
     """The same chain in PyTorch."""
-    x = torch.from_numpy(x0).requires_grad_()
-    ta = torch.from_numpy(a).requires_grad_()
-    tb = torch.from_numpy(b).requires_grad_()
-    tc = torch.from_numpy(c).requires_grad_()
-    h = x
-    n_ops = 0
-    for i in range(steps):
-        h = h * ta + tb
-        h = h**2 if i % 2 == 0 else h / tc
-        n_ops += 3
+    h = _chain(steps, *(torch.from_numpy(v).requires_grad_() for v in (x0, a, b, c)))
     h.sum().backward()
-    return n_ops + 1
+    return 3 * steps + 1
 
 
 def recurrent_dbr(steps, x0, a, b):

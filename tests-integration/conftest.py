@@ -6,11 +6,13 @@ dataset root private to the test session. A test whose files are absent skips,
 saying which folder it looked in.
 """
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 _BESIDE_CHECKOUT = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 SHARED_DATASETS = Path(os.environ.get("DBR_SHARED_DATASETS", _BESIDE_CHECKOUT))
 
@@ -75,3 +77,16 @@ def pytest_terminal_summary(terminalreporter):
     for nodeid, name, value in _FIGURES:
         shown = f"{value:.4f}" if isinstance(value, float) else str(value)
         terminalreporter.write_line(f"{name}: {shown}    ({nodeid.split('::')[-1]})")
+
+
+def load_example(relative_path):
+    """The example script at ``relative_path`` under ``examples/``, imported afresh.
+
+    The module is named after the file (``"mnist/train_mnist.py"`` gives
+    ``train_mnist``) and is not entered in ``sys.modules``.
+    """
+    path = EXAMPLES / relative_path
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

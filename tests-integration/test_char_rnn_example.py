@@ -1,27 +1,15 @@
 """The character-level LSTM example on the real Tiny Shakespeare text."""
 
-import importlib.util
 import math
-import pathlib
 
 import pytest
-from conftest import require_files
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "char_rnn" / "train_char_rnn.py"
-
-
-def _load_example():
-    spec = importlib.util.spec_from_file_location("train_char_rnn", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_example, require_files
 
 
 def test_char_rnn_smoke_samples_text_of_the_requested_length(shared_dataset_root, tmp_path):
     require_files(shared_dataset_root, "tinyshakespeare/input.txt")
     text_path = shared_dataset_root / "tinyshakespeare" / "input.txt"
-    example = _load_example()
+    example = load_example("char_rnn/train_char_rnn.py")
     val_perplexity = example.main(
         ["--test", "--text", str(text_path), "--length", "80", "--out", str(tmp_path)]
     )
@@ -34,7 +22,7 @@ def test_char_rnn_smoke_samples_text_of_the_requested_length(shared_dataset_root
 
 
 def test_char_rnn_names_the_missing_text(tmp_path, capsys):
-    example = _load_example()
+    example = load_example("char_rnn/train_char_rnn.py")
     missing = tmp_path / "absent.txt"
     with pytest.raises(SystemExit):
         example.main(["--text", str(missing), "--out", str(tmp_path)])

@@ -1,25 +1,14 @@
 """The convnet examples: LeNet-5 on real MNIST, and the CIFAR networks on a synthetic tarball."""
 
-import importlib.util
 import io
 import json
 import math
-import pathlib
 import tarfile
 import time
 
 import numpy
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-CONVNET = ROOT / "examples" / "convnet"
-
-
-def _load_example(name):
-    spec = importlib.util.spec_from_file_location(name, CONVNET / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_example
 
 
 def _last_log_entry(out):
@@ -44,7 +33,7 @@ def _write_synthetic_cifar10(path, records_per_file=30):
 
 
 def test_lenet_smoke(mnist, tmp_path):
-    accuracy = _load_example("train_lenet").main(["--test", "--out", str(tmp_path)])
+    accuracy = load_example("convnet/train_lenet.py").main(["--test", "--out", str(tmp_path)])
     assert 0.0 <= accuracy <= 1.0
     entry = _last_log_entry(tmp_path)
     assert math.isfinite(entry["main/loss"]) and math.isfinite(entry["validation/main/loss"])
@@ -53,7 +42,7 @@ def test_lenet_smoke(mnist, tmp_path):
 
 
 def test_lenet_reaches_98_5_percent_after_one_epoch(mnist, tmp_path, report_figure):
-    example = _load_example("train_lenet")
+    example = load_example("convnet/train_lenet.py")
     start = time.perf_counter()
     accuracy = example.main(["--epoch", "1", "--out", str(tmp_path)])
     report_figure("LeNet-5 MNIST test accuracy after 1 epoch", accuracy)
@@ -68,7 +57,7 @@ def test_cifar_smoke_on_a_synthetic_binary_tarball(arch, tmp_path):
     _write_synthetic_cifar10(data)
     out = tmp_path / "out"
     argv = ["--test", "--arch", arch, "--data", str(data), "--batchsize", "32", "--out", str(out)]
-    accuracy = _load_example("train_cifar").main(argv)
+    accuracy = load_example("convnet/train_cifar.py").main(argv)
     assert 0.0 <= accuracy <= 1.0
     entry = _last_log_entry(out)
     assert entry["iteration"] == 4

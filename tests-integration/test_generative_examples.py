@@ -6,7 +6,6 @@ colour type, and the zlib stream decompressing to one filter byte plus one
 row of pixels per scanline.
 """
 
-import importlib.util
 import json
 import math
 import pathlib
@@ -16,17 +15,9 @@ import zlib
 
 import numpy
 import pytest
+from conftest import load_example
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def read_png(path):
@@ -58,7 +49,7 @@ def read_png(path):
 
 
 def test_png_helper_round_trips_grey_and_rgb_and_tiles_a_grid(tmp_path):
-    png = _load(EXAMPLES / "_png.py", "_png")
+    png = load_example("_png.py")
     grey = numpy.arange(15, dtype=numpy.uint8).reshape(3, 5) * 17
     rgb = numpy.random.RandomState(0).randint(0, 256, (4, 2, 3)).astype(numpy.uint8)
     for name, image in (("grey.png", grey), ("rgb.png", rgb)):
@@ -78,7 +69,7 @@ def test_png_helper_round_trips_grey_and_rgb_and_tiles_a_grid(tmp_path):
 
 
 def test_dcgan_smoke_trains_writes_previews_and_resumes(mnist, tmp_path, capfd):
-    example = _load(EXAMPLES / "dcgan" / "train_dcgan.py", "train_dcgan")
+    example = load_example("dcgan/train_dcgan.py")
     losses = example.main(["--test", "--out", str(tmp_path)])
     assert set(losses) == {"gen/loss", "dis/loss"}
     assert all(math.isfinite(v) and v > 0 for v in losses.values())
@@ -99,7 +90,7 @@ def test_dcgan_smoke_trains_writes_previews_and_resumes(mnist, tmp_path, capfd):
 
 
 def test_vae_smoke_trains_and_writes_reconstructions_and_samples(mnist, tmp_path, capfd):
-    example = _load(EXAMPLES / "vae" / "train_vae.py", "train_vae")
+    example = load_example("vae/train_vae.py")
     result = example.main(["--test", "--out", str(tmp_path)])
     assert all(math.isfinite(v) and v > 0 for v in result.values())
     assert read_png(tmp_path / "reconstructed_train.png").shape == (1 + 2 * 29, 1 + 10 * 29)
@@ -125,7 +116,7 @@ def test_vae_learns_on_real_mnist(mnist, tmp_path, report_figure):
     p = numpy.clip(train_x.mean(axis=0), 1e-6, 1 - 1e-6)
     baseline = float(-(test_x * numpy.log(p) + (1 - test_x) * numpy.log1p(-p)).sum(axis=1).mean())
 
-    example = _load(EXAMPLES / "vae" / "train_vae.py", "train_vae")
+    example = load_example("vae/train_vae.py")
     start = time.perf_counter()
     result = example.main(["--epoch", "1", "--train-size", "10000", "--out", str(tmp_path)])
     seconds = time.perf_counter() - start

@@ -1,6 +1,5 @@
 """The README's main job: the digits CNN's command, its default accuracy, and resuming a run."""
 
-import importlib.util
 import json
 import pathlib
 import subprocess
@@ -9,19 +8,13 @@ import time
 
 import numpy
 import pytest
+from conftest import load_example
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "digits" / "train_digits_cnn.py"
 
 pytest.importorskip("sklearn", reason="get_digits needs dbr-datasets[sklearn]")
 pytest.importorskip("matplotlib", reason="PlotReport needs dbr-training[plot]")
-
-
-def _load_example():
-    spec = importlib.util.spec_from_file_location("train_digits_cnn", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _log_without_time(out):
@@ -49,7 +42,7 @@ def test_the_command_with_one_epoch_writes_log_plots_and_snapshots(tmp_path):
 
 
 def test_the_default_run_reaches_97_percent_on_the_digits_test_split(tmp_path, report_figure):
-    example = _load_example()
+    example = load_example("digits/train_digits_cnn.py")
     start = time.perf_counter()
     accuracy = example.main(["--out", str(tmp_path)])
     report_figure("digits CNN test accuracy, default run (20 epochs)", accuracy)
@@ -58,7 +51,7 @@ def test_the_default_run_reaches_97_percent_on_the_digits_test_split(tmp_path, r
 
 
 def test_a_resumed_run_repeats_the_uninterrupted_run(tmp_path):
-    example = _load_example()
+    example = load_example("digits/train_digits_cnn.py")
     whole, resumed = tmp_path / "whole", tmp_path / "resumed"
     common = ["--test", "--epoch", "2", "--seed", "3"]
     example.main([*common, "--out", str(whole)])

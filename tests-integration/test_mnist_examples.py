@@ -1,26 +1,15 @@
 """The MNIST examples on the real MNIST files: the Trainer MLP and the hand-written loop."""
 
-import importlib.util
-import pathlib
 import re
 import time
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples" / "mnist"
-
-
-def _load_example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_example
 
 
 def test_train_mnist_smoke(mnist, tmp_path):
     pytest.importorskip("matplotlib", reason="PlotReport needs dbr-training[plot]")
-    example = _load_example("train_mnist")
+    example = load_example("mnist/train_mnist.py")
     accuracy = example.main(["--test", "--epoch", "2", "--out", str(tmp_path)])
     # 500 training images, 10 updates: far above chance (0.1) already.
     assert 0.3 < accuracy <= 1.0
@@ -29,7 +18,7 @@ def test_train_mnist_smoke(mnist, tmp_path):
 
 
 def test_train_mnist_resumes_from_its_snapshot(mnist, tmp_path):
-    example = _load_example("train_mnist")
+    example = load_example("mnist/train_mnist.py")
     common = ["--test", "--noplot", "--unit", "50"]
     example.main([*common, "--epoch", "1", "--out", str(tmp_path / "first")])
     accuracy = example.main(
@@ -49,7 +38,7 @@ def test_train_mnist_resumes_from_its_snapshot(mnist, tmp_path):
 
 
 def test_mnist_mlp_with_trainer_reaches_97_percent_in_two_epochs(mnist, tmp_path, report_figure):
-    example = _load_example("train_mnist")
+    example = load_example("mnist/train_mnist.py")
     start = time.perf_counter()
     accuracy = example.main(["--epoch", "2", "--noplot", "--out", str(tmp_path)])
     report_figure("MNIST MLP 784-1000-1000-10, test accuracy after 2 epochs", accuracy)
@@ -58,7 +47,7 @@ def test_mnist_mlp_with_trainer_reaches_97_percent_in_two_epochs(mnist, tmp_path
 
 
 def test_custom_loop_smoke_and_the_reloaded_model_scores_the_same(mnist, tmp_path, capfd):
-    example = _load_example("train_mnist_custom_loop")
+    example = load_example("mnist/train_mnist_custom_loop.py")
     accuracy = example.main(["--test", "--epoch", "2", "--out", str(tmp_path)])
     out, err = capfd.readouterr()
     assert "epoch 1" in err and "epoch 2" in err and "images" in err, err  # the progress bars

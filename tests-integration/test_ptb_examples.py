@@ -12,25 +12,14 @@ perplexity on the whole validation text under ``FRACTION_BOUND``: measured
 the bound says that the LSTM has learned more than word frequencies.
 """
 
-import importlib.util
 import json
 import math
-import pathlib
 
 import pytest
-from conftest import require_files
+from conftest import load_example, require_files
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-PTB = ROOT / "examples" / "ptb"
 TRAIN_WORDS = 175_000
 FRACTION_BOUND = 600.0
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, PTB / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +31,7 @@ def ptb_files(shared_dataset_root):
 
 
 def test_train_ptb_smoke_then_gentxt_samples_vocabulary_words(ptb_files, tmp_path, capfd):
-    train_ptb = _load("train_ptb")
+    train_ptb = load_example("ptb/train_ptb.py")
     test_perplexity = train_ptb.main(["--test", "--epoch", "14", "--out", str(tmp_path)])
     # Fourteen epochs of 100 words are two updates: barely trained, yet a finite
     # perplexity no larger than a few times the vocabulary size.
@@ -54,7 +43,7 @@ def test_train_ptb_smoke_then_gentxt_samples_vocabulary_words(ptb_files, tmp_pat
     vocabulary = json.loads((tmp_path / "vocab.json").read_text())
     assert len(vocabulary) == 10_000
 
-    gentxt = _load("gentxt")
+    gentxt = load_example("ptb/gentxt.py")
     capfd.readouterr()
     words = gentxt.main(
         ["--model", str(tmp_path / "rnnlm.npz"), "--primetext", "the market", "--length", "12"]
@@ -69,7 +58,7 @@ def test_train_ptb_smoke_then_gentxt_samples_vocabulary_words(ptb_files, tmp_pat
 
 
 def test_train_ptb_resumes_from_its_snapshot(ptb_files, tmp_path):
-    train_ptb = _load("train_ptb")
+    train_ptb = load_example("ptb/train_ptb.py")
     train_ptb.main(["--test", "--epoch", "7", "--out", str(tmp_path)])
     resume = ["--resume", str(tmp_path / "snapshot_iter_1")]
     train_ptb.main(["--test", "--epoch", "14", "--out", str(tmp_path), *resume])
@@ -80,7 +69,7 @@ def test_train_ptb_resumes_from_its_snapshot(ptb_files, tmp_path):
 def test_ptb_lstm_200_units_perplexity_after_one_epoch_over_a_fraction(
     ptb_files, tmp_path, report_figure
 ):
-    train_ptb = _load("train_ptb")
+    train_ptb = load_example("ptb/train_ptb.py")
     options = ["--unit", "200", "--layers", "2", "--dropout", "0", "--epoch", "1"]
     test_perplexity = train_ptb.main(
         [*options, "--train-words", str(TRAIN_WORDS), "--out", str(tmp_path)]

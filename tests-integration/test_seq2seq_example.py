@@ -1,15 +1,10 @@
 """The seq2seq example: its BLEU on hand-worked sentences, and a smoke test on PTB reversal."""
 
-import importlib.util
 import math
-import pathlib
 
 import numpy
 import pytest
-from conftest import require_files
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "seq2seq" / "seq2seq.py"
+from conftest import load_example, require_files
 
 
 def _tokens(text):
@@ -19,10 +14,7 @@ def _tokens(text):
 
 @pytest.fixture(scope="module")
 def seq2seq():
-    spec = importlib.util.spec_from_file_location("seq2seq", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("seq2seq/seq2seq.py")
 
 
 def test_bleu_of_identical_sentences_is_one(seq2seq):

@@ -1,16 +1,12 @@
 """The word2vec example: smoke tests of its output layers and search, and a POS check on PTB."""
 
-import importlib.util
 import io
 import math
-import pathlib
 
 import numpy
 import pytest
-from conftest import require_files
+from conftest import load_example, require_files
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples" / "word2vec"
 PTB_FILES = ("ptb/ptb.train.txt", "ptb/ptb.valid.txt", "ptb/ptb.test.txt")
 
 # Frequent PTB words of one clear part of speech, in the Penn Treebank's own
@@ -42,13 +38,6 @@ WORDS_BY_TAG = {
 PART_OF_SPEECH = {word: tag for tag, words in WORDS_BY_TAG.items() for word in words}
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def ptb(shared_dataset_root):
     require_files(shared_dataset_root, *PTB_FILES)
@@ -58,7 +47,7 @@ def ptb(shared_dataset_root):
 def test_word2vec_trains_a_few_iterations_and_search_finds_neighbours(
     ptb, tmp_path, monkeypatch, out_type
 ):
-    train = _load("train_word2vec")
+    train = load_example("word2vec/train_word2vec.py")
     loss = train.main(
         ["--test", "--epoch", "1", "--batchsize", "100", "--out-type", out_type]
         + ["--out", str(tmp_path)]
@@ -69,7 +58,7 @@ def test_word2vec_trains_a_few_iterations_and_search_finds_neighbours(
     assert W.shape == (10000, 100) and len(words) == 10000
     assert numpy.isfinite(W).all()
 
-    search = _load("search")
+    search = load_example("word2vec/search.py")
     found = search.main(["--dir", str(tmp_path), "--query", "the", "--top", "3"])
     neighbours = found["the"]
     assert len(neighbours) == 3
@@ -86,7 +75,7 @@ def test_word2vec_trains_a_few_iterations_and_search_finds_neighbours(
 
 
 def test_word2vec_original_softmax_runs(ptb, tmp_path):
-    loss = _load("train_word2vec").main(
+    loss = load_example("word2vec/train_word2vec.py").main(
         ["--test", "--epoch", "1", "--batchsize", "300", "--model", "cbow"]
         + ["--out-type", "original", "--out", str(tmp_path)]
     )
@@ -121,7 +110,7 @@ def same_pos_rates(W, words, labels, k=5):
 
 def test_word2vec_neighbours_share_their_part_of_speech(ptb, tmp_path, report_figure):
     # One epoch of CBoW with negative sampling over the 930k PTB training words.
-    _load("train_word2vec").main(
+    load_example("word2vec/train_word2vec.py").main(
         ["--model", "cbow", "--out-type", "ns", "--epoch", "1", "--out", str(tmp_path)]
     )
     W = numpy.load(tmp_path / "embeddings.npz")["W"]

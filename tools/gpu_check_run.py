@@ -167,16 +167,17 @@ def start_suite(name, folder, tests, workers, args, env, work):
         command += ["-n", str(workers)]
     suite_env = dict(env, GPU_CHECK_SUITE=name)
     log = open(work / f"{name}.log", "w", encoding="utf-8")  # noqa: SIM115 (closed by wait)
-    process = subprocess.Popen(
-        command,
-        cwd=folder,
-        env=suite_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    process = start_in_own_group(command, folder, suite_env, log)
     process.log = log
     return process
+
+
+def start_in_own_group(command, cwd, env, log):
+    """Popen of ``command`` writing stdout and stderr to ``log``, in a new process group
+    (so that :func:`interrupt` can kill it with all its children)."""
+    return subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def interrupt(process, grace=20.0):
@@ -208,14 +209,7 @@ def run_program(command, log_path, timeout, env, progress, label):
     """Run ``command`` with its output in ``log_path``; returns its exit status (or 'timeout')."""
     progress(f"{label}: {' '.join(map(str, command))}")
     with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        process = start_in_own_group(command, ROOT, env, log)
         try:
             rc = process.wait(timeout)
         except subprocess.TimeoutExpired:

@@ -1,7 +1,8 @@
 import numpy
+from sampled_loss_checks import bad_forward_inputs, check_to_device_moves_sampler
 
 import dbr.functions as F
-from dbr.core import InvalidType, gradient_check
+from dbr.core import gradient_check
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.loss.black_out import BlackOut
@@ -88,21 +89,12 @@ def test_round_trip_and_copy():
 
 
 def test_to_device_moves_sampler():
-    link = _link()
-    assert link.to_device("@numpy") is link
-    assert link.sampler.device == link.device
+    check_to_device_moves_sampler(_link())
 
-
-_T = numpy.array([0, 1], numpy.int32)
 
 test_bad_input = bad_input_test(
-    [
-        (
-            (numpy.ones((2, 3), numpy.float64), _T),
-            InvalidType,
-            ("black_out", "W.dtype == x.dtype"),
-        ),
-        ((numpy.ones((2, 4), numpy.float32), _T), InvalidType, "W.shape[1] == x.shape[1]"),
+    bad_forward_inputs("black_out")
+    + [
         (BlackOut, (0, COUNTS, 2), {}, ValueError, "BlackOut: expected in_size >= 1, got 0"),
         (BlackOut, (3, COUNTS, 0), {}, ValueError, "BlackOut: expected sample_size >= 1, got 0"),
         (

@@ -1,8 +1,9 @@
 import numpy
 import pytest
+from sampled_loss_checks import TARGETS, bad_forward_inputs, check_to_device_moves_sampler
 
 import dbr.functions as F
-from dbr.core import InvalidType, gradient_check, initializers
+from dbr.core import gradient_check, initializers
 from dbr.core.testing import assert_allclose, bad_input_test, tolerances
 from dbr.core.testing.link_checks import check_copy_modes, check_round_trip, param_names
 from dbr.links.loss.negative_sampling import NegativeSampling
@@ -104,23 +105,14 @@ def test_round_trip_and_copy():
 
 
 def test_to_device_moves_sampler():
-    link = _link()
-    assert link.to_device("@numpy") is link
-    assert link.sampler.device == link.device
+    check_to_device_moves_sampler(_link())
 
-
-_T = numpy.array([0, 1], numpy.int32)
 
 test_bad_input = bad_input_test(
-    [
+    bad_forward_inputs("NegativeSamplingFunction")
+    + [
         (
-            (numpy.ones((2, 3), numpy.float64), _T),
-            InvalidType,
-            ("NegativeSamplingFunction", "W.dtype == x.dtype"),
-        ),
-        ((numpy.ones((2, 4), numpy.float32), _T), InvalidType, "W.shape[1] == x.shape[1]"),
-        (
-            (numpy.ones((2, 3), numpy.float32), _T),
+            (numpy.ones((2, 3), numpy.float32), TARGETS),
             {"return_sample": True},
             TypeError,
             "return_sample",

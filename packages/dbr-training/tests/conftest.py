@@ -9,7 +9,12 @@ a fixture rather than a helper module because the tests run with
 ``make_trainer`` builds, for the tests of the trainer extensions, a
 :class:`~dbr.training.trainer.Trainer` that fits a three-input linear
 regression with SGD on eight fixed samples.
+
+``output_trainer`` gives the tests of the writing extensions a stand-in
+trainer with only ``out``, ``updater.iteration`` and ``observation``.
 """
+
+import types
 
 import numpy as np
 import pytest
@@ -49,6 +54,15 @@ class FakeTrainer:
 
     def __init__(self, optimizer):
         self.updater = FakeUpdater(optimizer)
+
+
+class OutputTrainer:
+    """A trainer with only ``out``, ``updater.iteration`` (a counter) and ``observation``."""
+
+    def __init__(self, out):
+        self.updater = types.SimpleNamespace(iteration=0)
+        self.out = str(out)
+        self.observation = {}
 
 
 class ShiftDriver:
@@ -141,6 +155,12 @@ class ShiftDriver:
         assert restored == pytest.approx(expected[split], rel=1e-12)
         assert tail == pytest.approx(expected[split + 1 :], **{"rel": 1e-12, **tolerance})
         return tail
+
+
+@pytest.fixture
+def output_trainer():
+    """:class:`OutputTrainer`: ``output_trainer(out)`` is a stand-in trainer writing to ``out``."""
+    return OutputTrainer
 
 
 @pytest.fixture

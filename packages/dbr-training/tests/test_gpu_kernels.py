@@ -1,5 +1,6 @@
 """Every kernel definition of dbr.training compiles under NVRTC; CPU training stays off the GPU."""
 
+import pathlib
 import subprocess
 import sys
 
@@ -46,23 +47,14 @@ def test_kernel_compiles_for_every_float_dtype(module, constant, kind, spec):
 
 
 CPU_RUN = """
+import runpy
 import sys
 import warnings
 import numpy as np
-from dbr.core import Link, Parameter, ops
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training import StandardUpdater, optimizer_hooks, optimizers
 
-
-class Linear(Link):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [2.0]]))
-
-    def forward(self, x, t):
-        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
-
+Linear = runpy.run_path(sys.argv[1])["Linear"]
 
 rng = np.random.default_rng(0)
 data = TupleDataset(rng.standard_normal((8, 3)), rng.standard_normal((8, 1)))
@@ -82,4 +74,5 @@ assert "cupy" not in sys.modules
 
 
 def test_cpu_training_imports_neither_dbr_gpu_nor_cupy():
-    subprocess.run([sys.executable, "-c", CPU_RUN], check=True)
+    linear_model = pathlib.Path(__file__).parent / "fixtures" / "linear_model.py"
+    subprocess.run([sys.executable, "-c", CPU_RUN, str(linear_model)], check=True)

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from dbr.core import Link, Parameter, ops
+from dbr.core import Link, Parameter
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training.updaters import multiprocess_parallel_updater as mpu_module
 from dbr.training.updaters.multiprocess_parallel_updater import MultiprocessParallelUpdater
@@ -14,16 +14,7 @@ from dbr.training.updaters.multiprocess_parallel_updater import MultiprocessPara
 # The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
 _FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
-
-
-class Linear(Link):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [2.0]]))
-
-    def forward(self, x, t):
-        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
+Linear = runpy.run_path(str(_FIXTURES / "linear_model.py"))["Linear"]
 
 
 def iterators(n=2):

@@ -4,7 +4,7 @@ import runpy
 import numpy as np
 import pytest
 
-from dbr.core import Link, Parameter, backend, ops
+from dbr.core import backend, ops
 from dbr.core.serializers import load_npz, save_npz
 from dbr.datasets import (
     DictDataset,
@@ -22,17 +22,17 @@ from dbr.training.updaters.standard_updater import StandardUpdater
 # The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
 _FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
+_LinearModel = runpy.run_path(str(_FIXTURES / "linear_model.py"))["Linear"]
 
 
-class Linear(Link):
+class Linear(_LinearModel):
+    """The float32 regression, recording the devices it is moved to."""
+
+    dtype = np.float32
+
     def __init__(self):
         super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [2.0]], np.float32))
         self.moved_to = []
-
-    def forward(self, x, t):
-        return ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
 
     def to_device(self, device):
         self.moved_to.append(device)

@@ -68,17 +68,6 @@ def _scalars(log_dir):
     return out
 
 
-class _Updater:
-    iteration = 0
-
-
-class _Trainer:
-    def __init__(self, out):
-        self.updater = _Updater()
-        self.out = str(out)
-        self.observation = {}
-
-
 def _every(n):
     return lambda trainer: trainer.updater.iteration % n == 0
 
@@ -109,9 +98,9 @@ def test_defaults_of_the_extension():
     assert ext.default_name == "TensorBoardReport"
 
 
-def test_means_are_written_with_the_iteration_as_step(tmp_path):
+def test_means_are_written_with_the_iteration_as_step(tmp_path, output_trainer):
     ext = TensorBoardReport(trigger=_every(2))
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     ext.initialize(trainer)
     _drive(ext, trainer, _observations(5))
     ext.finalize()
@@ -123,9 +112,9 @@ def test_means_are_written_with_the_iteration_as_step(tmp_path):
     numpy.testing.assert_allclose([v for *_, v in got], [v for *_, v in expected], rtol=1e-6)
 
 
-def test_entries_and_log_dir_select_what_and_where(tmp_path):
+def test_entries_and_log_dir_select_what_and_where(tmp_path, output_trainer):
     ext = TensorBoardReport(entries=["lr", "missing"], trigger=_every(3), log_dir=tmp_path / "tb")
-    trainer = _Trainer(tmp_path / "out")
+    trainer = output_trainer(tmp_path / "out")
     _drive(ext, trainer, _observations(3))
     ext.finalize()
     got = _scalars(tmp_path / "tb")
@@ -134,20 +123,20 @@ def test_entries_and_log_dir_select_what_and_where(tmp_path):
     assert not os.path.exists(tmp_path / "out")
 
 
-def test_resume_continues_the_log_and_purges_later_steps(tmp_path):
+def test_resume_continues_the_log_and_purges_later_steps(tmp_path, output_trainer):
     def run(ext, trainer, observations):
         _drive(ext, trainer, observations)
 
     observations = _observations(9)
 
     whole = TensorBoardReport(entries=["main/loss"], trigger=_every(3), log_dir=tmp_path / "a")
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     whole.initialize(trainer)
     run(whole, trainer, observations)
     whole.finalize()
 
     first = TensorBoardReport(entries=["main/loss"], trigger=_every(3), log_dir=tmp_path / "b")
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     first.initialize(trainer)
     run(first, trainer, observations[:4])  # snapshot with one value pending
     target = {}
@@ -157,7 +146,7 @@ def test_resume_continues_the_log_and_purges_later_steps(tmp_path):
 
     second = TensorBoardReport(entries=["main/loss"], trigger=_every(3), log_dir=tmp_path / "b")
     NpzDeserializer(target).load(second)
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     trainer.updater.iteration = 4
     second.initialize(trainer)
     run(second, trainer, observations[4:])

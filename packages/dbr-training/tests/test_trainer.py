@@ -4,7 +4,7 @@ import runpy
 import numpy as np
 import pytest
 
-from dbr.core import Chain, Link, Parameter, ops, report
+from dbr.core import Chain, report
 from dbr.core.serializers import DeserializationError, load_npz, save_npz
 from dbr.core.testing import bad_input_test
 from dbr.datasets import SerialIterator, TupleDataset
@@ -18,18 +18,16 @@ from dbr.training.updaters.standard_updater import StandardUpdater
 # The tests' minimal optimizer, run by path: no test folder is on sys.path (importlib mode).
 _FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 PlainSGD = runpy.run_path(str(_FIXTURES / "plain_sgd.py"))["PlainSGD"]
+_LinearModel = runpy.run_path(str(_FIXTURES / "linear_model.py"))["Linear"]
 
 
-class Linear(Link):
-    """y = x @ W with a (3, 1) weight; loss = mean squared error, reported as 'loss'."""
+class Linear(_LinearModel):
+    """y = x @ W with a (3, 1) float32 weight; loss = mean squared error, reported as 'loss'."""
 
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.W = Parameter(np.array([[0.5], [-1.0], [2.0]], np.float32))
+    dtype = np.float32
 
     def forward(self, x, t):
-        loss = ops.sum((ops.matmul(x, self.W) - t) ** 2) / len(x)
+        loss = super().forward(x, t)
         report({"loss": loss}, self)
         return loss
 

@@ -22,16 +22,6 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PERCENTILES = (0, 0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87, 100)
 
 
-class _Updater:
-    iteration = 0
-
-
-class _Trainer:
-    def __init__(self, out):
-        self.updater = _Updater()
-        self.out = str(out)
-
-
 class _Model(Chain):
     def __init__(self):
         super().__init__()
@@ -67,11 +57,11 @@ def test_defaults_and_signature():
     assert VariableStatisticsPlot.available() is True
 
 
-def test_statistics_of_data_and_grads_of_a_link(tmp_path):
+def test_statistics_of_data_and_grads_of_a_link(tmp_path, output_trainer):
     model = _Model()
     model.cleargrads()  # as training does: a never-cleared lazy parameter has no valid grad
     ext = VariableStatisticsPlot(model, trigger=_every(2))
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     rng = numpy.random.default_rng(0)
     expected = []
     for it in (1, 2, 3):
@@ -90,12 +80,12 @@ def test_statistics_of_data_and_grads_of_a_link(tmp_path):
     assert os.listdir(tmp_path) == ["statistics.png"]
 
 
-def test_missing_grads_are_nan_and_options_select_columns(tmp_path):
+def test_missing_grads_are_nan_and_options_select_columns(tmp_path, output_trainer):
     v = Variable(numpy.array([1.0, 2.0, 3.0, 10.0], dtype=numpy.float32))
     ext = VariableStatisticsPlot(
         [v], plot_mean=False, percentile_sigmas=50, trigger=_every(1), filename="s.png"
     )
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     trainer.updater.iteration = 1
     ext(trainer)
     _, rows = ext._samples.get_data()
@@ -105,12 +95,12 @@ def test_missing_grads_are_nan_and_options_select_columns(tmp_path):
     _check_png(tmp_path / "s.png")
 
 
-def test_the_image_changes_with_the_data(tmp_path):
+def test_the_image_changes_with_the_data(tmp_path, output_trainer):
     contents = []
     for run, scale in enumerate((1.0, 1.0, 3.0)):
         v = Variable(numpy.linspace(-1, 1, 20).astype(numpy.float32))
         ext = VariableStatisticsPlot(v, report_grad=False, trigger=_every(3))
-        trainer = _Trainer(tmp_path / str(run))
+        trainer = output_trainer(tmp_path / str(run))
         for it in (1, 2, 3):
             trainer.updater.iteration = it
             v.array *= scale * it
@@ -120,10 +110,10 @@ def test_the_image_changes_with_the_data(tmp_path):
     assert contents[0] != contents[2]
 
 
-def test_reservoir_keeps_at_most_max_sample_size_rows(tmp_path):
+def test_reservoir_keeps_at_most_max_sample_size_rows(tmp_path, output_trainer):
     v = Variable(numpy.ones(4, dtype=numpy.float32))
     ext = VariableStatisticsPlot(v, max_sample_size=5, report_grad=False, trigger=None)
-    trainer = _Trainer(tmp_path)
+    trainer = output_trainer(tmp_path)
     for it in range(1, 51):
         trainer.updater.iteration = it
         v.array[...] = it

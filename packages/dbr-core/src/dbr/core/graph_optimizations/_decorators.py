@@ -5,6 +5,7 @@ import functools
 from dbr.core.configuration import config
 from dbr.core.graph_optimizations._manager import ScheduleManager
 from dbr.core.graph_optimizations._recording import current_recorder
+from dbr.core.utils import docstring_tail
 
 _STATIC_GRAPH_OPTIONS = {
     "force_test_define_by_run": False,
@@ -84,6 +85,17 @@ def _static_code(func, func_name):
     return static_code_function
 
 
+_DECORATOR_DOC = """
+    Returns:
+        The decorated function, or a decorator.
+
+    Raises:
+        TypeError: an unknown keyword, more than one positional argument,
+            or something other than a callable to decorate.
+"""
+
+
+@docstring_tail(_DECORATOR_DOC)
 def static_graph(*args, **kwargs):
     """Trace a chain's forward once per input signature and replay it afterwards.
 
@@ -114,17 +126,11 @@ def static_graph(*args, **kwargs):
             ``enable_double_backprop`` (bool: True runs the method
             define-by-run always, so that its backward can be
             differentiated).
-
-    Returns:
-        The decorated method, or a decorator.
-
-    Raises:
-        TypeError: an unknown keyword, more than one positional argument,
-            or something other than a callable to decorate.
     """
     return _decorator("static_graph", args, kwargs, _STATIC_GRAPH_OPTIONS, _static_chain)
 
 
+@docstring_tail(_DECORATOR_DOC)
 def static_code(*args, **kwargs):
     """Mark a function that a static chain's replays call again (side effects, data loading).
 
@@ -142,12 +148,5 @@ def static_code(*args, **kwargs):
         *args: the function to decorate (``@static_code``), or nothing
             (``@static_code(func_name=...)``).
         **kwargs: ``func_name``.
-
-    Returns:
-        The decorated function, or a decorator.
-
-    Raises:
-        TypeError: an unknown keyword, more than one positional argument,
-            or something other than a callable to decorate.
     """
     return _decorator("static_code", args, kwargs, _STATIC_CODE_OPTIONS, _static_code)

@@ -8,13 +8,14 @@ are recorded too, as Python steps that a replay calls again.
 """
 
 import threading
+from typing import NamedTuple
 
 from dbr.core.function_hook import FunctionHook
 
 _local = threading.local()
 
 
-class FunctionStep:
+class FunctionStep(NamedTuple):
     """One FunctionNode applied while recording: the node, its state and its arrays.
 
     Attributes:
@@ -26,13 +27,10 @@ class FunctionStep:
         outputs (tuple): the output arrays.
     """
 
-    __slots__ = ("func", "state", "inputs", "outputs")
-
-    def __init__(self, func, state, inputs, outputs):
-        self.func = func
-        self.state = state
-        self.inputs = inputs
-        self.outputs = outputs
+    func: object
+    state: dict
+    inputs: tuple
+    outputs: tuple
 
 
 class CodeStep:

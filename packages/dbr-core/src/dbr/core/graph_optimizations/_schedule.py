@@ -326,11 +326,12 @@ class ScheduleNode(FunctionNode):
             recording call's), returned by the first forward instead of a replay.
     """
 
+    _generation = None  # the schedule's generation this node's forward saw
+    _cut = False  # unchain_backward passed through it
+
     def __init__(self, schedule, outputs=None):
         self.schedule = schedule
         self._computed = outputs
-        self._generation = None
-        self._cut = False
 
     @property
     def label(self):

@@ -22,8 +22,15 @@ def _sum_to_array(x, shape):
     return force_array(y)
 
 
-class BroadcastTo(FunctionNode):
-    """Broadcast an array to a shape (NumPy rules)."""
+class _ToShape(FunctionNode):
+    """A function of one input ``x`` giving an array of the ``shape`` it was made with.
+
+    Subclasses say which ``x.shape`` they accept (``_accepts``, described by
+    ``_expectation``) and map the array (``_to_shape``); ``forward`` keeps
+    ``x.shape`` for ``backward``.
+    """
+
+    _expectation = None
 
     def __init__(self, shape):
         self._shape = tuple(shape)
@@ -31,43 +38,45 @@ class BroadcastTo(FunctionNode):
     def check_type_forward(self, in_types):
         type_check.argname(in_types, ("x",))
         shape = type_check.eval(in_types[0].shape)
-        ok = len(shape) <= len(self._shape) and all(
-            n == 1 or n == m for n, m in zip(reversed(shape), reversed(self._shape))
-        )
-        if not ok:
+        if not self._accepts(shape):
             raise type_check.InvalidType(
-                f"x.shape broadcastable to {self._shape}", f"x.shape == {shape}"
+                f"x.shape {self._expectation} to {self._shape}", f"x.shape == {shape}"
             )
 
     def forward(self, inputs):
         x = inputs[0]
         self._x_shape = x.shape
-        return (backend.get_array_module(x).broadcast_to(x, self._shape),)
+        return (self._to_shape(x),)
+
+
+class BroadcastTo(_ToShape):
+    """Broadcast an array to a shape (NumPy rules)."""
+
+    _expectation = "broadcastable"
+
+    def _accepts(self, shape):
+        return len(shape) <= len(self._shape) and all(
+            n == 1 or n == m for n, m in zip(reversed(shape), reversed(self._shape))
+        )
+
+    def _to_shape(self, x):
+        return backend.get_array_module(x).broadcast_to(x, self._shape)
 
     def backward(self, indexes, grad_outputs):
         return (sum_to(grad_outputs[0], self._x_shape),)
 
 
-class SumTo(FunctionNode):
+class SumTo(_ToShape):
     """Sum an array down to a shape it broadcasts to."""
 
-    def __init__(self, shape):
-        self._shape = tuple(shape)
+    _expectation = "summable"
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        shape = type_check.eval(in_types[0].shape)
+    def _accepts(self, shape):
         lead = len(shape) - len(self._shape)
-        ok = lead >= 0 and all(m == 1 or m == n for n, m in zip(shape[lead:], self._shape))
-        if not ok:
-            raise type_check.InvalidType(
-                f"x.shape summable to {self._shape}", f"x.shape == {shape}"
-            )
+        return lead >= 0 and all(m == 1 or m == n for n, m in zip(shape[lead:], self._shape))
 
-    def forward(self, inputs):
-        x = inputs[0]
-        self._x_shape = x.shape
-        return (_sum_to_array(x, self._shape),)
+    def _to_shape(self, x):
+        return _sum_to_array(x, self._shape)
 
     def backward(self, indexes, grad_outputs):
         return (broadcast_to(grad_outputs[0], self._x_shape),)

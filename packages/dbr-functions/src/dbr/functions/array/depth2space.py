@@ -36,47 +36,48 @@ def space_to_depth(x, r):
     return y.reshape(n, r * r * c, h, w)
 
 
-class Depth2Space(FunctionNode):
+class _BlockRearrange(FunctionNode):
+    """A rearrangement of 4-d ``x`` by blocks of size ``r``, whose gradient is its inverse's."""
+
+    def __init__(self, r):
+        self.r = r
+
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("X",))
+        x_type = in_types[0]
+        type_check.expect(x_type.dtype.kind == "f", x_type.ndim == 4, *self._divisible(x_type))
+
+    def forward(self, inputs):
+        return (self._rearrange(inputs[0], self.r),)
+
+    def backward(self, indexes, grad_outputs):
+        return self._inverse()(self.r).apply(grad_outputs)
+
+
+class Depth2Space(_BlockRearrange):
     """Rearrange ``(n, r*r*c, h, w)`` into ``(n, c, h*r, w*r)``."""
 
-    def __init__(self, r):
-        self.r = r
+    _rearrange = staticmethod(depth_to_space)
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("X",))
-        x_type = in_types[0]
-        type_check.expect(
-            x_type.dtype.kind == "f", x_type.ndim == 4, x_type.shape[1] % (self.r * self.r) == 0
-        )
+    def _divisible(self, x_type):
+        return (x_type.shape[1] % (self.r * self.r) == 0,)
 
-    def forward(self, inputs):
-        return (depth_to_space(inputs[0], self.r),)
-
-    def backward(self, indexes, grad_outputs):
-        return Space2Depth(self.r).apply(grad_outputs)
+    @staticmethod
+    def _inverse():
+        return Space2Depth
 
 
-class Space2Depth(FunctionNode):
+class Space2Depth(_BlockRearrange):
     """Rearrange ``(n, c, h*r, w*r)`` into ``(n, r*r*c, h, w)``."""
 
-    def __init__(self, r):
-        self.r = r
+    _rearrange = staticmethod(space_to_depth)
 
-    def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("X",))
-        x_type = in_types[0]
-        type_check.expect(
-            x_type.dtype.kind == "f",
-            x_type.ndim == 4,
-            x_type.shape[2] % self.r == 0,
-            x_type.shape[3] % self.r == 0,
-        )
+    def _divisible(self, x_type):
+        return (x_type.shape[2] % self.r == 0, x_type.shape[3] % self.r == 0)
 
-    def forward(self, inputs):
-        return (space_to_depth(inputs[0], self.r),)
-
-    def backward(self, indexes, grad_outputs):
-        return Depth2Space(self.r).apply(grad_outputs)
+    @staticmethod
+    def _inverse():
+        return Depth2Space
 
 
 def depth2space(X, r):

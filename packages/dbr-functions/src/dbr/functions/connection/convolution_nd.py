@@ -209,11 +209,7 @@ class ConvolutionND(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(
-                    deconvolution_nd.DeconvolutionND(
-                        self.stride, self.pad, self.dilate, self.groups, x.shape[2:]
-                    ).apply((gy, W))[0]
-                )
+                ret.append(_grad_x(self, x, gy, W))
             elif i == 1:
                 grad_w = ConvolutionNDGradW(
                     self.stride,
@@ -228,6 +224,12 @@ class ConvolutionND(FunctionNode):
             else:
                 ret.append(bias_grad(gy))
         return tuple(ret)
+
+
+def _grad_x(node, x, gy, W):
+    """The gradient with respect to ``x`` of ``node``'s convolution of ``x`` by ``W``."""
+    options = (node.stride, node.pad, node.dilate, node.groups)
+    return deconvolution_nd.DeconvolutionND(*options, x.shape[2:]).apply((gy, W))[0]
 
 
 class ConvolutionNDGradW(FunctionNode):
@@ -269,11 +271,7 @@ class ConvolutionNDGradW(FunctionNode):
         ret = []
         for i in indexes:
             if i == 0:
-                ret.append(
-                    deconvolution_nd.DeconvolutionND(
-                        self.stride, self.pad, self.dilate, self.groups, x.shape[2:]
-                    ).apply((gy, ggw))[0]
-                )
+                ret.append(_grad_x(self, x, gy, ggw))
             else:
                 ret.append(
                     ConvolutionND(
