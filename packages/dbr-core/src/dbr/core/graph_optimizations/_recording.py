@@ -10,7 +10,9 @@ are recorded too, as Python steps that a replay calls again.
 import threading
 from typing import NamedTuple
 
+from dbr.core import backend
 from dbr.core.function_hook import FunctionHook
+from dbr.core.variable import Variable
 
 _local = threading.local()
 
@@ -55,9 +57,6 @@ class CodeStep:
 
 def code_outputs(func, returned):
     """The arrays a static_code function returned, as a tuple; refuse anything else."""
-    from dbr.core import backend
-    from dbr.core.variable import Variable
-
     if returned is None:
         return ()
     values = returned if isinstance(returned, (tuple, list)) else (returned,)
