@@ -158,15 +158,11 @@ def lstm_case(torch):
     return ours
 
 
-def lenet_case(torch):
-    """A MomentumSGD training step of LeNet-5: in PyTorch when ``torch`` is given (with
-    the initial weights of dbr's network), else in dbr."""
-    import numpy
-
+def lenet5_class():
+    """dbr's LeNet-5 of the ``lenet`` groups, its forward giving class scores (imports dbr)."""
     import dbr.functions as F
     import dbr.links as L
     from dbr.core import Chain
-    from dbr.training import optimizers
 
     class LeNet5(Chain):
         def __init__(self):
@@ -182,6 +178,18 @@ def lenet_case(torch):
             h = F.max_pooling_2d(self.conv2(h), 2, 2)
             return self.fc4(F.relu(self.fc3(h)))
 
+    return LeNet5
+
+
+def lenet_case(torch):
+    """A MomentumSGD training step of LeNet-5: in PyTorch when ``torch`` is given (with
+    the initial weights of dbr's network), else in dbr."""
+    import numpy
+
+    import dbr.functions as F
+    from dbr.training import optimizers
+
+    LeNet5 = lenet5_class()
     numpy.random.seed(0)
     rng = numpy.random.default_rng(0)
     x = rng.random((LENET_BATCH, 1, 28, 28), dtype=numpy.float32)

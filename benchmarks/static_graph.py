@@ -29,6 +29,7 @@ import statistics
 import time
 import tracemalloc
 
+import kernels
 import numpy
 from _timing import add_side_arguments, keep_freed_memory_as_a_trainer_does, results_per_side
 
@@ -82,19 +83,9 @@ def dbr_models():
             h = F.relu(self.l2(F.relu(self.l1(x))))
             return F.softmax_cross_entropy(self.l3(h), t)
 
-    class LeNet5(Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.conv1 = L.Convolution2D(1, 20, 5)
-                self.conv2 = L.Convolution2D(20, 50, 5)
-                self.fc3 = L.Linear(800, 500)
-                self.fc4 = L.Linear(500, 10)
-
+    class LeNet5(kernels.lenet5_class()):
         def forward(self, x, t):
-            h = F.max_pooling_2d(self.conv1(x), 2, 2)
-            h = F.max_pooling_2d(self.conv2(h), 2, 2)
-            return F.softmax_cross_entropy(self.fc4(F.relu(self.fc3(h))), t)
+            return F.softmax_cross_entropy(super().forward(x), t)
 
     class LMStep(Chain):
         def __init__(self):

@@ -23,5 +23,7 @@ def invalid_type(who, expect, actual, forward=True):
     Actual: x.ndim == 1
     """
     where = f"{who} (Forward)" if forward else who
-    message = f"Invalid operation is performed in: {where}\n\nExpect: {expect}\nActual: {actual}"
-    return type_check.InvalidType(expect, actual, msg=message)
+    plain = type_check.InvalidType(expect, actual)  # words "Expect: ...\nActual: ..."
+    return type_check.InvalidType(
+        expect, actual, msg=f"Invalid operation is performed in: {where}\n\n{plain}"
+    )

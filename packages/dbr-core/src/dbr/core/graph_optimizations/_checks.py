@@ -25,8 +25,13 @@ class _Gone:
 _DEAD = weakref.ref(_Gone())  # a reference whose object is already gone
 
 
+# How a watched attribute is compared: by value, by identity (a persistent array), or
+# by its number of entries (a link's parameters and children).
+VALUE, IDENTITY, COUNT = "value", "identity", "count"
+
+
 def watch_list(chain, ignored=frozenset()):
-    """``(path, link.__dict__, name, value, by_identity)`` of what a schedule bakes in.
+    """``(path, link.__dict__, name, value, kind)`` of what a schedule bakes in.
 
     ``ignored`` holds ``(id(link.__dict__), name)`` pairs left out: attributes
     that :func:`static_code` functions change on every call.
@@ -39,23 +44,22 @@ def watch_list(chain, ignored=frozenset()):
             if (id(d), name) in ignored:
                 continue
             if name in persistent and not isinstance(value, _PLAIN):
-                watched.append((path, d, name, value, True))
+                watched.append((path, d, name, value, IDENTITY))
             elif type(value) in _PLAIN:
-                watched.append((path, d, name, value, False))
+                watched.append((path, d, name, value, VALUE))
             elif name in _COUNTED:
-                watched.append((path, d, f"{name}.__len__", len(value), False))
+                watched.append((path, d, name, len(value), COUNT))
     return watched
 
 
 def changes(watched, ignored=frozenset()):
-    """The first ``(path, name, old, new, by_identity)`` in ``watched`` that changed, or None.
+    """The first ``(path, name, old, new, kind)`` in ``watched`` that changed, or None.
 
     ``ignored`` holds ``(id(link.__dict__), name)`` pairs that may change.
     """
-    for entry in changed_entries(watched):
-        if (id(entry[1]), entry[2]) not in ignored:
-            path, d, name, value, by_identity = entry
-            return path, name, value, _now(d, name), by_identity
+    for path, d, name, value, kind in changed_entries(watched):
+        if (id(d), name) not in ignored:
+            return path, name, value, _now(d, name, kind), kind
     return None
 
 
@@ -63,24 +67,24 @@ def changed_entries(watched):
     """The entries of ``watched`` whose attribute changed since."""
     changed = []
     for entry in watched:
-        path, d, name, value, by_identity = entry
-        now = _now(d, name)
-        if now is value or (not by_identity and type(now) is type(value) and now == value):
+        _, d, name, value, kind = entry
+        now = _now(d, name, kind)
+        if now is value or (kind != IDENTITY and type(now) is type(value) and now == value):
             continue
         changed.append(entry)
     return changed
 
 
-def _now(d, name):
-    if name.endswith(".__len__"):
-        return len(d.get(name[: -len(".__len__")], ()))
+def _now(d, name, kind):
+    if kind == COUNT:
+        return len(d.get(name, ()))
     return d.get(name, _MISSING)
 
 
-def where(path, name):
-    """An attribute as a message names it: ``/l1.ratio``, or the parameter count of a link."""
-    if name.endswith(".__len__"):
-        return f"the number of {name[1:-8]} of link {path!r}"
+def where(path, name, kind=VALUE):
+    """An attribute as a message names it: ``/l1/ratio``, or the parameter count of a link."""
+    if kind == COUNT:
+        return f"the number of {name[1:]} of link {path!r}"
     return f"{path.rstrip('/')}/{name}" if path != "/" else f"/{name}"
 
 
@@ -89,10 +93,10 @@ def fingerprint(steps, schedule):
     prints = []
     for step, plan in zip(steps, schedule.steps):
         if type(step) is CodeStep:
-            prints.append((step.func, plan[3], len(plan[4])))
+            prints.append((step.func, plan.ins, len(plan.outs)))
             continue
         state = tuple(sorted((k, v) for k, v in step.state.items() if _plain_value(v)))
-        prints.append((type(step.func), plan[3], len(plan[4]), state))
+        prints.append((type(step.func), plan.ins, len(plan.outs), state))
     return tuple(prints)
 
 

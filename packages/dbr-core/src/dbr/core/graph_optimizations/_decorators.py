@@ -66,11 +66,9 @@ def _static_chain(
         manager = vars(chain).get("schedule_manager")
         if manager is None or not manager.owned_by(chain):
             manager = ScheduleManager(minimize_cache_size, verbosity_level)
-            chain.schedule_manager = manager
-        chain.static_schedule = manager
+            chain.schedule_manager = chain.static_schedule = manager
         return manager.call(forward, chain, args, kwargs)
 
-    static_forward.__wrapped_static_forward__ = forward
     return static_forward
 
 

@@ -16,6 +16,7 @@ import weakref
 from dbr.core.configuration import config
 from dbr.core.graph_optimizations import _structure
 from dbr.core.graph_optimizations._checks import (
+    IDENTITY,
     changed_entries,
     changes,
     detach,
@@ -119,7 +120,8 @@ class ScheduleManager:
         changed = changes(before, self._volatile)
         if changed and not lazy_initialization_allowed:
             raise RuntimeError(
-                f"static_graph: {_name(chain, forward)} changed {where(*changed[:2])} from "
+                f"static_graph: {_name(chain, forward)} changed "
+                f"{where(changed[0], changed[1], changed[4])} from "
                 f"{changed[2]!r} to {changed[3]!r}; a replay runs none of the forward's Python "
                 "code, so such a change would happen only while recording: move it into a "
                 "@static_code function or out of the static chain"
@@ -177,12 +179,12 @@ class ScheduleManager:
         changed = changes(self._watch)
         if changed is None:
             return
-        path, name, old, new, by_identity = changed
-        if by_identity:
+        path, name, old, new, kind = changed
+        if kind == IDENTITY:
             self.clear()  # a persistent array replaced (a snapshot loaded): record again
             return
         raise RuntimeError(
-            f"static_graph: {where(path, name)} changed from {old!r} to {new!r} after "
+            f"static_graph: {where(path, name, kind)} changed from {old!r} to {new!r} after "
             f"{type(chain).__name__}'s schedules were recorded with the old value; call "
             "chain.schedule_manager.clear() after such a change to record them again"
         )

@@ -42,16 +42,14 @@ class CodeStep:
         func: the function, called again on every replay.
         args (tuple), kwargs (dict): its arguments as given.
         outputs (tuple): the arrays it returned (empty when it returned None).
-        returned: what it returned, as it returned it.
     """
 
-    __slots__ = ("func", "args", "kwargs", "outputs", "returned")
+    __slots__ = ("func", "args", "kwargs", "outputs")
 
     def __init__(self, func, args, kwargs, returned):
         self.func = func
         self.args = args
         self.kwargs = kwargs
-        self.returned = returned
         self.outputs = code_outputs(func, returned)
 
 

@@ -17,6 +17,7 @@ chain's arguments and the parameters the schedule reads.
 
 import heapq
 import weakref
+from typing import NamedTuple
 
 from dbr.core import backend
 from dbr.core._backprop import _add_arrays, _requested
@@ -26,6 +27,32 @@ from dbr.core.graph_optimizations._recording import CodeStep, code_outputs
 from dbr.core.variable import Variable
 
 _new_variable = Variable.from_array
+
+
+class PlanStep(NamedTuple):
+    """One step of a forward plan, over slot numbers.
+
+    Attributes:
+        func: the FunctionNode replayed, or None for a static_code call.
+        forward: its ``forward`` method, or the CodeStep of a static_code call.
+        state (dict or None): the node's ``__dict__`` before its forward.
+        ins (tuple): the slots it reads.
+        outs (tuple): the slots it writes.
+        retain_in (tuple): ``(node, input index)`` of each input it retains.
+        retain_out (tuple or None): the output indexes it retains.
+        code (tuple or None): a static_code call's argument and keyword slots.
+        free (tuple): the slots that no later step reads, dropped after it.
+    """
+
+    func: object
+    forward: object
+    state: dict
+    ins: tuple
+    outs: tuple
+    retain_in: tuple
+    retain_out: tuple
+    code: tuple
+    free: tuple = ()
 
 
 class Schedule:
@@ -55,7 +82,7 @@ class Schedule:
                 param_slot[id(p)] = self._map(slot_of, p.array)
         self.steps = [self._forward_step(step, slot_of) for step in steps]
         self._out_slots = [self._slot(slot_of, a) for a in out_arrays]
-        read = {s for step in self.steps for s in step[3]} | set(self._out_slots)
+        read = {s for step in self.steps for s in step.ins} | set(self._out_slots)
         self.params = [p for p in params if param_slot.get(id(p)) in read]
         self._param_slots = [param_slot[id(p)] for p in self.params]
         self._input_slots = self._arg_slots + self._param_slots
@@ -63,13 +90,16 @@ class Schedule:
         params_nodes = {id(p.node) for p in params}
         # Parameters' nodes are shared by every schedule and graph: they keep their data.
         self._retaining_nodes = [
-            node for step in self.steps for node, _ in step[5] if id(node) not in params_nodes
+            node
+            for step in self.steps
+            for node, _ in step.retain_in
+            if id(node) not in params_nodes
         ]
-        self._retaining_funcs = [step[0] for step in self.steps if step[6] is not None]
-        self._funcs = [step.func for step in steps if type(step) is not CodeStep]
+        self._retaining_funcs = [step.func for step in self.steps if step.retain_out is not None]
+        self._funcs = [step.func for step in self.steps if step.func is not None]
         self.with_graph = with_graph
         if with_graph:
-            self._plan_backward(steps, arg_nodes, out_nodes)
+            self._plan_backward(arg_nodes, out_nodes)
 
     # -- forward ----------------------------------------------------------------
     def _map(self, slot_of, array):
@@ -96,7 +126,7 @@ class Schedule:
             }
             outs = tuple([self._map(slot_of, y) for y in step.outputs])
             reads = tuple([s for s in args if s is not None]) + tuple(kwargs.values())
-            return (None, step, None, reads, outs, (), None, (args, kwargs))
+            return PlanStep(None, step, None, reads, outs, (), None, (args, kwargs))
         func = step.func
         ins = tuple([self._slot(slot_of, x) for x in step.inputs])
         outs = tuple([self._map(slot_of, y) for y in step.outputs])
@@ -106,7 +136,7 @@ class Schedule:
             indexes = func._input_indexes_to_retain or ()
             retain_in = tuple([(func.inputs[i], i) for i in indexes])
             retain_out = func._output_indexes_to_retain
-        return (func, func.forward, step.state, ins, outs, retain_in, retain_out, None)
+        return PlanStep(func, func.forward, step.state, ins, outs, retain_in, retain_out, None)
 
     def forward(self, inputs, record_graph):
         """Replay the forward on ``inputs`` (argument arrays, then parameter arrays).
@@ -155,7 +185,7 @@ class Schedule:
         return outputs
 
     # -- backward ---------------------------------------------------------------
-    def _plan_backward(self, steps, arg_nodes, out_nodes):
+    def _plan_backward(self, arg_nodes, out_nodes):
         gslot_of = {}
         nodes = []
 
@@ -170,9 +200,8 @@ class Schedule:
 
         entries = []
         creator = {}
-        for step in steps:
-            func = getattr(step, "func", None)
-            if type(step) is CodeStep or func.inputs is None:
+        for func in self._funcs:
+            if func.inputs is None:
                 continue
             indexes = tuple([i for i, x in enumerate(func.inputs) if x.requires_grad])
             if not indexes:
@@ -302,11 +331,11 @@ class Schedule:
             node.data = None
         for func in self._retaining_funcs:
             func._retained_output_data = None
-        for func, _, state, *_ in self.steps:
-            if func is not None:
-                d = func.__dict__
+        for step in self.steps:
+            if step.func is not None:
+                d = step.func.__dict__
                 d.clear()
-                d.update(state)
+                d.update(step.state)
         self.backward_done = True
 
     def is_free(self):
@@ -399,16 +428,16 @@ class ScheduleNode(FunctionNode):
 
 
 def _with_slots_to_free(steps, kept):
-    """``steps`` with, appended to each, the slots that no later step reads (nor the outputs)."""
+    """``steps`` with the slots that no later step reads (nor the outputs) as their ``free``."""
     last = {}
     for i, step in enumerate(steps):
-        for slot in (*step[3], *step[4]):
+        for slot in (*step.ins, *step.outs):
             last[slot] = i
     free = [[] for _ in steps]
     for slot, i in last.items():
         if slot not in kept:
             free[i].append(slot)
-    return [(*step, tuple(f)) for step, f in zip(steps, free)]
+    return [step._replace(free=tuple(f)) for step, f in zip(steps, free)]
 
 
 def _engine_order(entries, creator, seeds):
