@@ -344,3 +344,155 @@ def test_options_are_checked():
 
         Bad()(numpy.ones((1, 3)))
     assert dbr.core.graph_optimizations.ScheduleManager().schedules == {}
+
+
+# -- a replay's backward on arrays ------------------------------------------------------
+
+
+class Halve(FunctionNode):
+    """``y = x / 2``; its gradient node holds a plain copy of the forward's attribute."""
+
+    def forward(self, inputs):
+        self.factor = 0.5
+        return (inputs[0] * self.factor,)
+
+    def backward(self, indexes, grad_outputs):
+        return Scale(self.factor).apply(grad_outputs)
+
+
+class MeanOfPositive(FunctionNode):
+    """Mean of the positive entries; the forward sets the count from the data."""
+
+    def forward(self, inputs):
+        x = inputs[0]
+        self.retain_inputs((0,))
+        self.inv_count = 1.0 / max(int((x > 0).sum()), 1)
+        return (numpy.asarray((x * (x > 0)).sum() * self.inv_count),)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        mask = PositiveMask().apply((x,))[0]
+        return Scale(self.inv_count).apply((mask * grad_outputs[0],))
+
+
+class Scale(FunctionNode):
+    def __init__(self, factor):
+        self.factor = factor
+
+    def forward(self, inputs):
+        return (inputs[0] * self.factor,)
+
+    def backward(self, indexes, grad_outputs):
+        return Scale(self.factor).apply(grad_outputs)
+
+
+class PositiveMask(FunctionNode):
+    def forward(self, inputs):
+        return ((inputs[0] > 0).astype(inputs[0].dtype),)
+
+
+class OpaqueRelu(FunctionNode):
+    """A backward that computes its gradient with its own array code (no gradient node)."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return (numpy.maximum(inputs[0], 0),)
+
+    def backward(self, indexes, grad_outputs):
+        (x,) = self.get_retained_inputs()
+        return (Variable(numpy.where(x.array > 0, grad_outputs[0].array, 0.0)),)
+
+
+class Probe(Net):
+    """``W`` and ``b``'s affine map, then one of the functions above."""
+
+    def __init__(self, func):
+        super().__init__()
+        self.func = func
+
+    def forward(self, x):
+        h = ops.matmul(x, self.W) + self.b
+        return self.func().apply((Halve().apply((h,))[0],))[0]
+
+
+class StaticProbe(Probe):
+    forward = static_graph(Probe.forward)
+
+
+def probe_gradients(net, xs):
+    grads = []
+    for x in xs:
+        net.cleargrads()
+        y = net(x)
+        ops.sum(y).backward()
+        grads.extend([y.array, net.W.grad.copy(), net.b.grad.copy()])
+    return grads
+
+
+def array_plans(net):
+    """{function class name: kinds of its backward plans} over every schedule of ``net``."""
+    from dbr.core.graph_optimizations._node_backward import ArrayPlan
+
+    kinds = {}
+    for schedules in net.schedule_manager.schedules.values():
+        for schedule in schedules:
+            for node_backward, _, _ in schedule._backward:
+                for plan in node_backward._plans.values():
+                    kind = (
+                        "arrays"
+                        if type(plan) is ArrayPlan
+                        else str(plan[0] if isinstance(plan, tuple) else plan)
+                    )
+                    kinds.setdefault(type(node_backward.func).__name__, set()).add(kind)
+    return kinds
+
+
+def probe_batches():
+    # The first three batches have 3 positive entries per row; later ones other counts.
+    rng = numpy.random.default_rng(7)
+    fixed = [numpy.array([[1.0, 2.0, 3.0], [0.5, 0.25, 2.0]]) for _ in range(3)]
+    return fixed + [rng.standard_normal((2, 3)) for _ in range(5)]
+
+
+def test_a_replays_backward_runs_on_arrays_once_two_recordings_agree():
+    static = StaticNet()
+    assert_same_bits(train(static, batches()), train(Net(), batches()))
+    kinds = array_plans(static)
+    assert kinds["MatMul"] == kinds["Sum"] == {"arrays", "first"}
+
+
+def test_an_attribute_the_forward_sets_from_the_data_is_read_on_every_replay():
+    # MeanOfPositive's count is the same in the first recordings, then changes: a plan
+    # that baked it in would give the wrong gradient from the fourth batch on.
+    static, plain = StaticProbe(MeanOfPositive), Probe(MeanOfPositive)
+    assert_same_bits(
+        probe_gradients(static, probe_batches()), probe_gradients(plain, probe_batches())
+    )
+    assert "arrays" in array_plans(static)["MeanOfPositive"]
+
+
+def test_a_backward_computing_with_its_own_array_code_keeps_the_variable_path():
+    static, plain = StaticProbe(OpaqueRelu), Probe(OpaqueRelu)
+    assert_same_bits(
+        probe_gradients(static, probe_batches()), probe_gradients(plain, probe_batches())
+    )
+    kinds = array_plans(static)
+    assert kinds["OpaqueRelu"] == {"refused"}
+    assert "arrays" in kinds["Halve"]
+
+
+def test_a_hook_watching_the_backward_sees_the_gradient_nodes_of_a_replay():
+    class Seen(dbr.core.FunctionHook):
+        def __init__(self):
+            self.labels = []
+
+        def forward_preprocess(self, function, in_data):
+            self.labels.append(function.label)
+
+    static = StaticProbe(MeanOfPositive)
+    xs = probe_batches()
+    probe_gradients(static, xs[:4])
+    y = static(xs[4])
+    with Seen() as seen:
+        ops.sum(y).backward()
+    assert {"PositiveMask", "Scale"} <= set(seen.labels)

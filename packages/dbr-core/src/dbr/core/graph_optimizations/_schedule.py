@@ -20,9 +20,10 @@ import weakref
 from typing import NamedTuple
 
 from dbr.core import backend
-from dbr.core._backprop import _add_arrays, _requested
+from dbr.core._backprop import _add_arrays
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import FunctionNode
+from dbr.core.graph_optimizations._node_backward import NodeBackward
 from dbr.core.graph_optimizations._recording import CodeStep, code_outputs
 from dbr.core.variable import Variable
 
@@ -211,7 +212,7 @@ class Schedule:
             for s in outs:
                 if s is not None:
                     creator[s] = len(entries)
-            entries.append((func, indexes, outs, ins))
+            entries.append((NodeBackward(func, indexes), outs, ins))
         self._out_gslots = [gslot(n) for n in out_nodes]
         leaves = list(arg_nodes) + [p.node for p in self.params]
         self._input_gslots = [None if n is None else gslot_of.get(n) for n in leaves]
@@ -232,16 +233,19 @@ class Schedule:
             tuple: the sums, and for each whether it is a buffer the engine may
             add to in place.
         """
-        grads = [None] * self._n_gslots
-        owned = {}
+        grads = [None] * self._n_gslots  # arrays
+        owned = {}  # slot -> the sum there, when it may be added to in place
         gslots = self._input_gslots
-        passed = {}
+        passed = {}  # input k -> its sum, which no recorded function adds to
+        given = {}  # slot -> the engine's Variable of the sum there, while it is the same
         for k, (i, own) in enumerate(zip(target_input_indexes, owned_inputs)):
             s = gslots[i]
+            var = grad_inputs[k]
             if s is None:
-                passed[k] = grad_inputs[k]
-            else:
-                grads[s] = grad_inputs[k]
+                passed[k] = var
+            elif var is not None:
+                grads[s] = var._data
+                given[s] = var
                 if own:
                     owned[s] = grads[s]
             if type(grad_inputs) is list:
@@ -249,9 +253,11 @@ class Schedule:
         for s, gy in zip(self._out_gslots, grad_outputs):
             if gy is not None and s is not None:
                 old = grads[s]
-                grads[s] = gy if old is None else old + gy
+                grads[s] = gy._data if old is None else _add_arrays(old, gy._data)
+        cfg = config
+        on_arrays = not (cfg._function_hooks or cfg.debug)
         with using_config("enable_backprop", False):
-            for func, indexes, outs, ins in self._backward:
+            for node_backward, outs, ins in self._backward:
                 if len(outs) == 1:
                     s = outs[0]
                     gy = grads[s]
@@ -273,39 +279,37 @@ class Schedule:
                     if all(gy is None for gy in gys):
                         continue
                     gys = tuple(gys)
-                gxs = func.backward(indexes, gys)
-                if len(gxs) != len(indexes):
-                    gxs = _requested(func, indexes, gxs)
+                gxs = node_backward.gradients(gys, on_arrays)
                 for s, gx in zip(ins, gxs):
                     if gx is None:
                         continue
-                    if not isinstance(gx, Variable):
-                        gx = _new_variable(gx, False)
                     old = grads[s]
                     if old is None:
                         grads[s] = gx
-                        continue
-                    buffer = old._data
-                    data = gx._data
-                    if (
-                        owned.get(s) is old
-                        and data.dtype == buffer.dtype
-                        and data.shape == buffer.shape
-                    ):
-                        buffer += data
+                    elif owned.get(s) is old and gx.dtype == old.dtype and gx.shape == old.shape:
+                        old += gx
                     else:
-                        grads[s] = owned[s] = _new_variable(_add_arrays(buffer, data), False)
+                        grads[s] = owned[s] = _add_arrays(old, gx)
+                        if given:
+                            given.pop(s, None)  # a replaced sum is freed at once
         self.release()
         sums = []
         owned_sums = []
-        for k, (i, own) in enumerate(zip(target_input_indexes, owned_inputs)):
+        for k, i in enumerate(target_input_indexes):
             if k in passed:
                 sums.append(passed[k])
-                owned_sums.append(own)
+                owned_sums.append(owned_inputs[k])
+                continue
+            s = gslots[i]
+            g = grads[s]
+            var = given.get(s)
+            if g is None:
+                sums.append(None)
+            elif var is not None and var._data is g:
+                sums.append(var)  # the sum the engine gave, added to in place (or unchanged)
             else:
-                g = grads[gslots[i]]
-                sums.append(g)
-                owned_sums.append(g is not None and owned.get(gslots[i]) is g)
+                sums.append(_new_variable(g, False))
+            owned_sums.append(g is not None and owned.get(s) is g)
         return tuple(sums), tuple(owned_sums)
 
     def graph_nodes(self):
@@ -449,17 +453,17 @@ def _engine_order(entries, creator, seeds):
         e = creator.get(s)
         if e is not None and e not in pushed:
             pushed.add(e)
-            heapq.heappush(heap, (-entries[e][0].rank, counter, e))
+            heapq.heappush(heap, (-entries[e][0].func.rank, counter, e))
             counter += 1
     order = []
     while heap:
         e = heapq.heappop(heap)[2]
         order.append(e)
-        for s in entries[e][3]:
+        for s in entries[e][2]:
             c = creator.get(s)
             if c is not None and c not in pushed:
                 pushed.add(c)
-                heapq.heappush(heap, (-entries[c][0].rank, counter, c))
+                heapq.heappush(heap, (-entries[c][0].func.rank, counter, c))
                 counter += 1
     return order
 

@@ -1,0 +1,245 @@
+"""A recorded node's backward, replayed on arrays once two recordings of it agree.
+
+A FunctionNode's ``backward`` works on Variables and applies other
+FunctionNodes (``LinearGradWeight``, ``ReLUGrad``...). A replay of a static
+schedule calls it the way dbr's engine does, until it has seen the same
+backward twice: then it replays the gradient nodes' ``forward`` methods on
+arrays, with no Variable and no Python code of the ``backward`` itself.
+
+A recording is replayable only when every array it reads is accounted for:
+an output gradient, a retained input or output of the node, an attribute
+the node's forward set, or an output of an earlier gradient node. A
+gradient node may hold such an array or attribute (``ReLUGrad(y)``), the
+node itself, constants of the node's class and plain values; anything else
+(an array computed by the backward's own code, a Variable) keeps that node
+on the Variable path for good, as does a second recording that differs from
+the first. Either way the gradients are the same bits: the gradient nodes
+run the same ``forward`` on the same arrays.
+"""
+
+import numpy
+
+from dbr.core._backprop import _requested
+from dbr.core.graph_optimizations._recording import Recorder, current_recorder
+from dbr.core.variable import Variable
+
+_new_variable = Variable.from_array
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), numpy.dtype, numpy.generic, type)
+_FIRST = "first"  # one recording seen, waiting for the second to agree
+_REFUSED = "refused"  # not replayable on arrays: the Variable path for good
+_MISSING = object()
+
+# Where a replay's array comes from: an output gradient, a retained input or output of
+# the node, an array attribute its forward set.
+GRAD, RETAINED_INPUT, RETAINED_OUTPUT, ATTRIBUTE = "gy", "in", "out", "attr"
+
+
+class NodeBackward:
+    """The backward of one recorded node in a schedule's backward plan.
+
+    Args:
+        func: the recorded FunctionNode.
+        indexes (tuple): the input indexes whose gradients the plan asks for.
+    """
+
+    __slots__ = ("func", "indexes", "_plans")
+
+    def __init__(self, func, indexes):
+        self.func = func
+        self.indexes = indexes
+        self._plans = {}  # which output gradients are None -> plan or recording state
+
+    def gradients(self, gys, on_arrays):
+        """The gradient arrays (or None) of the inputs at ``indexes``, from ``gys`` (arrays).
+
+        ``on_arrays`` says whether a replay on arrays is allowed now (no
+        hook and no debug mode would miss the gradient nodes' applications).
+        """
+        pattern = tuple([gy is None for gy in gys])
+        plan = self._plans.get(pattern)
+        if type(plan) is ArrayPlan:
+            if on_arrays and plan.holds(self.func):
+                return plan.run(self.func, gys)
+        elif plan is not _REFUSED and on_arrays and current_recorder() is None:
+            return self._record(pattern, plan, gys)
+        return _arrays(self._backward(gys))
+
+    def _backward(self, gys):
+        func = self.func
+        gxs = func.backward(
+            self.indexes, tuple([None if gy is None else _new_variable(gy, False) for gy in gys])
+        )
+        if len(gxs) != len(self.indexes):
+            gxs = _requested(func, self.indexes, gxs)
+        return gxs
+
+    def _record(self, pattern, before, gys):
+        attributes = dict(vars(self.func))  # as the forward left them
+        with Recorder() as recorder:
+            gxs = _arrays(self._backward(gys))
+        plan = ArrayPlan.build(self.func, attributes, gys, gxs, recorder.steps)
+        if plan is None:
+            self._plans[pattern] = _REFUSED
+        elif before is None:
+            self._plans[pattern] = (_FIRST, plan.fingerprint)
+        else:
+            self._plans[pattern] = plan if before[1] == plan.fingerprint else _REFUSED
+        return gxs
+
+
+class ArrayPlan:
+    """The gradient nodes one backward applied, over numbered arrays.
+
+    A gradient node's plain arguments (a normalizer, an axis) are baked in
+    as recorded. Where they come from the node's own attributes, which its
+    forward may set from the data (a count of labels not ignored), the plan
+    holds only while those attributes keep their recorded values: each
+    replay compares them, and takes the Variable path where one differs.
+
+    Attributes:
+        sources (list): ``(kind, key)`` of each array the replay starts from.
+        steps (list): ``(node, forward, state, attribute slots, input slots)``.
+        grads (tuple): the slot of each gradient returned (None where None).
+        assumed (tuple): ``(name, value)`` of the node's plain attributes.
+        writes (tuple): ``(name, value)`` the backward set on the node (a
+            cache it drops), set again after each replay.
+        fingerprint (tuple): what a second recording must share with the first.
+    """
+
+    __slots__ = ("sources", "steps", "grads", "assumed", "writes", "fingerprint")
+
+    @classmethod
+    def build(cls, func, attributes, gys, gxs, steps):
+        """The plan of one recorded backward, or None when it cannot be replayed on arrays.
+
+        ``attributes`` is the node's ``__dict__`` as the backward found it.
+        """
+        writes = []
+        now = vars(func)
+        for name, value in now.items():
+            if attributes.get(name, _MISSING) is not value:
+                if not _plain(value):
+                    return None
+                writes.append((name, value))
+        if any(name not in now for name in attributes):
+            return None
+        slot_of = {}
+        sources = []
+        for key, gy in enumerate(gys):
+            _add_source(slot_of, sources, gy, GRAD, key)
+        retained = func._input_indexes_to_retain or ()
+        for i in retained:
+            _add_source(slot_of, sources, func.inputs[i].data, RETAINED_INPUT, i)
+        for k, y in enumerate(func._retained_output_data or ()):
+            _add_source(slot_of, sources, y, RETAINED_OUTPUT, k)
+        assumed = []
+        for name, value in attributes.items():
+            if _plain(value):
+                assumed.append((name, value))
+            else:  # an array, or an object the forward made (a pooling's window geometry)
+                _add_source(slot_of, sources, value, ATTRIBUTE, name)
+        constants = {id(v) for klass in type(func).__mro__ for v in vars(klass).values()}
+        n_slots = len(sources)
+        plan_steps = []
+        prints = []
+        for step in steps:
+            ins = []
+            for x in step.inputs:
+                slot = slot_of.get(id(x))
+                if slot is None:
+                    return None
+                ins.append(slot)
+            state = {}
+            held = []
+            for name, value in step.state.items():
+                if id(value) in slot_of and value is not func:
+                    state[name] = None
+                    held.append((name, slot_of[id(value)]))
+                elif value is func or _plain(value) or id(value) in constants:
+                    state[name] = value
+                else:
+                    return None
+            for y in step.outputs:
+                slot_of[id(y)] = n_slots
+                n_slots += 1
+            node = step.func
+            plan_steps.append((node, node.forward, state, tuple(held), tuple(ins)))
+            plain = tuple(sorted((k, v) for k, v in state.items() if _plain(v)))
+            prints.append((type(node), tuple(ins), tuple(held), len(step.outputs), plain))
+        grads = []
+        for gx in gxs:
+            slot = None if gx is None else slot_of.get(id(gx))
+            if gx is not None and slot is None:
+                return None
+            grads.append(slot)
+        plan = cls()
+        plan.sources = [(kind, key) for kind, key, _ in sources]
+        plan.steps = plan_steps
+        plan.grads = tuple(grads)
+        plan.assumed = tuple(assumed)
+        plan.writes = tuple(writes)
+        plan.fingerprint = (tuple(sources), tuple(prints), plan.grads, plan.writes)
+        return plan
+
+    def holds(self, func):
+        """Whether ``func``'s plain attributes have the values this plan was recorded with."""
+        d = func.__dict__
+        for name, value in self.assumed:
+            now = d.get(name, _MISSING)
+            if now is not value and (type(now) is not type(value) or now != value):
+                return False
+        return True
+
+    def run(self, func, gys):
+        """The gradient arrays of a replay, from its output gradients ``gys``."""
+        vals = []
+        d = func.__dict__
+        for kind, key in self.sources:
+            if kind == GRAD:
+                vals.append(gys[key])
+            elif kind == RETAINED_OUTPUT:
+                vals.append(func._retained_output_data[key])
+            elif kind == RETAINED_INPUT:
+                vals.append(func.inputs[key].data)
+            else:
+                vals.append(d[key])
+        for node, forward, state, held, ins in self.steps:
+            nd = node.__dict__
+            nd.clear()
+            nd.update(state)
+            for name, slot in held:
+                nd[name] = vals[slot]
+            if len(ins) == 1:
+                vals.extend(forward((vals[ins[0]],)))
+            else:
+                vals.extend(forward(tuple([vals[i] for i in ins])))
+            # What the gradient node kept goes with this backward, as its node would.
+            nd.clear()
+            nd.update(state)
+        for name, value in self.writes:
+            d[name] = value
+        return [None if s is None else vals[s] for s in self.grads]
+
+
+def _add_source(slot_of, sources, array, kind, key):
+    # An array seen as two sources (a retained output kept as an attribute too) is read
+    # from the first; the second recording must see the same sharing.
+    if array is None:
+        return
+    slot = slot_of.get(id(array))
+    if slot is not None:
+        first_kind, first_key, shared = sources[slot]
+        sources[slot] = (first_kind, first_key, (*shared, (kind, key)))
+        return
+    slot_of[id(array)] = len(sources)
+    sources.append((kind, key, ()))
+
+
+def _plain(value):
+    if type(value) in (tuple, list):
+        return all(_plain(v) for v in value)
+    return isinstance(value, _PLAIN)
+
+
+def _arrays(gxs):
+    return [gx._data if isinstance(gx, Variable) else gx for gx in gxs]
