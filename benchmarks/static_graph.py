@@ -12,6 +12,11 @@ and PyTorch eager with the same initial weights.
 - ``lstm-lm``: two layers of 200 LSTM units over 10,000 words, batch 20, 35 steps of
   truncated BPTT with dropout 0.5, SGD with gradient clipping left out; the static
   chain is one time step, ``(word, c1, h1, c2, h2) -> (c1, h1, c2, h2, scores)``.
+- ``lstm-lm-outside``: the same model and iteration with the embedding, its dropout and
+  the first upward layer left outside the static chain (define-by-run), which is then
+  ``(x, c1, h1, c2, h2) -> (c1, h1, c2, h2, scores)``: define-by-run runs the backward of
+  those leading functions after everything above them, so the embedding's gradient sum
+  is made late; inside a replay it is made with each time step's backward.
 
 The dbr processes also give each dbr variant's peak traced memory (tracemalloc) over
 three iterations after warm-up. Each side runs in its own ``--runs`` fresh processes
@@ -19,7 +24,7 @@ three iterations after warm-up. Each side runs in its own ``--runs`` fresh proce
 ``--repeat`` iterations.
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/static_graph.py [--repeat 20] [--runs 3]
-[--cases recurrent mlp-b32 lenet5-b64 lstm-lm]``.
+[--cases recurrent mlp-b32 lenet5-b64 lstm-lm lstm-lm-outside]``.
 """
 
 import argparse
@@ -33,7 +38,7 @@ import kernels
 import numpy
 from _timing import add_side_arguments, keep_freed_memory_as_a_trainer_does, results_per_side
 
-CASES = ("recurrent", "mlp-b32", "lenet5-b64", "lstm-lm")
+CASES = ("recurrent", "mlp-b32", "lenet5-b64", "lstm-lm", "lstm-lm-outside")
 VOCAB, UNITS, BATCH, BPTT = 10000, 200, 20, 35
 
 
@@ -100,8 +105,10 @@ def dbr_models():
                 param.array[...] = numpy.random.uniform(-0.1, 0.1, param.shape)
 
         def forward(self, word, c1, h1, c2, h2):
-            x = F.dropout(self.embed(word), 0.5)
-            c1, h1 = F.lstm(c1, self.up1(x) + self.lat1(h1))
+            return self.step(self.up1(F.dropout(self.embed(word), 0.5)), c1, h1, c2, h2)
+
+        def step(self, x, c1, h1, c2, h2):
+            c1, h1 = F.lstm(c1, x + self.lat1(h1))
             c2, h2 = F.lstm(c2, self.up2(F.dropout(h1, 0.5)) + self.lat2(h2))
             return c1, h1, c2, h2, self.out(F.dropout(h2, 0.5))
 
@@ -153,23 +160,29 @@ def dbr_models():
         "mlp-b32": (MLP, mlp_iteration),
         "lenet5-b64": (LeNet5, lenet_iteration),
         "lstm-lm": (LMStep, lm_iteration),
+        "lstm-lm-outside": (LMStep, lm_iteration),
     }
+
+
+def static_variant(case, model_class):
+    """``model_class`` with its forward under ``@static_graph``; for ``lstm-lm-outside``,
+    only the part after the embedding and the first upward layer (see the module)."""
+    from dbr.core import static_graph
+
+    name = f"Static{model_class.__name__}"
+    if case == "lstm-lm-outside":
+        return type(name, (model_class,), {"step": static_graph(model_class.step)})
+    return type(name, (model_class,), {"forward": static_graph(model_class.forward)})
 
 
 def dbr_side(cases, repeat):
     """{case: {"define-by-run": ms, "static": ms, "peak": {variant: MiB}}} in this process."""
-    from dbr.core import static_graph
-
     keep_freed_memory_as_a_trainer_does()
     models = dbr_models()
     results = {}
     for case in cases:
         model_class, make_iteration = models[case]
-        static_class = type(
-            f"Static{model_class.__name__}",
-            (model_class,),
-            {"forward": static_graph(model_class.forward)},
-        )
+        static_class = static_variant(case, model_class)
         runs = {}
         for variant, cls in (("define-by-run", model_class), ("static", static_class)):
             numpy.random.seed(0)
@@ -238,7 +251,7 @@ def torch_side(cases, repeat):
 
         elif case in ("mlp-b32", "lenet5-b64"):
             run = _torch_classifier(torch, nn, case)
-        else:
+        else:  # both LSTM LM cases: PyTorch has one way
             run = _torch_lm(torch, nn)
         for _ in range(3):
             run()

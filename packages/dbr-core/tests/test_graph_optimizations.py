@@ -496,3 +496,23 @@ def test_a_hook_watching_the_backward_sees_the_gradient_nodes_of_a_replay():
     with Seen() as seen:
         ops.sum(y).backward()
     assert {"PositiveMask", "Scale"} <= set(seen.labels)
+
+
+class DoubledInPlace(FunctionNode):
+    """A backward that doubles a gradient node's output in place (its own array code)."""
+
+    def forward(self, inputs):
+        return (inputs[0] * 2,)
+
+    def backward(self, indexes, grad_outputs):
+        (gx,) = Scale(1.0).apply(grad_outputs)
+        gx.array *= 2
+        return (gx,)
+
+
+def test_a_backward_writing_into_an_array_in_place_keeps_the_variable_path():
+    static, plain = StaticProbe(DoubledInPlace), Probe(DoubledInPlace)
+    assert_same_bits(
+        probe_gradients(static, probe_batches()), probe_gradients(plain, probe_batches())
+    )
+    assert array_plans(static)["DoubledInPlace"] == {"refused"}

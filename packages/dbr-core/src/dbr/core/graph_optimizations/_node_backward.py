@@ -14,11 +14,14 @@ node itself, constants of the node's class and plain values; anything else
 (an array computed by the backward's own code, a Variable) keeps that node
 on the Variable path for good, as does a second recording that differs from
 the first. Either way the gradients are the same bits: the gradient nodes
-run the same ``forward`` on the same arrays.
+run the same ``forward`` on the same arrays. A backward whose own code
+writes into an array it was given or got from a gradient node (seen by
+comparing copies while recording) stays on the Variable path too.
 """
 
 import numpy
 
+from dbr.core import backend
 from dbr.core._backprop import _requested
 from dbr.core.graph_optimizations._recording import Recorder, current_recorder
 from dbr.core.variable import Variable
@@ -28,6 +31,7 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None), numpy.dtype, numpy.
 _FIRST = "first"  # one recording seen, waiting for the second to agree
 _REFUSED = "refused"  # not replayable on arrays: the Variable path for good
 _MISSING = object()
+_ONE_GRADIENT = (False,)
 
 # Where a replay's array comes from: an output gradient, a retained input or output of
 # the node, an array attribute its forward set.
@@ -42,12 +46,13 @@ class NodeBackward:
         indexes (tuple): the input indexes whose gradients the plan asks for.
     """
 
-    __slots__ = ("func", "indexes", "_plans")
+    __slots__ = ("func", "indexes", "_plans", "_single")
 
     def __init__(self, func, indexes):
         self.func = func
         self.indexes = indexes
         self._plans = {}  # which output gradients are None -> plan or recording state
+        self._single = None  # the plan for a single output's gradient, once there is one
 
     def gradients(self, gys, on_arrays):
         """The gradient arrays (or None) of the inputs at ``indexes``, from ``gys`` (arrays).
@@ -55,11 +60,19 @@ class NodeBackward:
         ``on_arrays`` says whether a replay on arrays is allowed now (no
         hook and no debug mode would miss the gradient nodes' applications).
         """
-        pattern = tuple([gy is None for gy in gys])
+        plan = self._single
+        if plan is not None and on_arrays:
+            gxs = plan.run(self.func, gys)
+            if gxs is not None:
+                return gxs
+        # A schedule passes a single output's gradient only when there is one.
+        pattern = _ONE_GRADIENT if len(gys) == 1 else tuple([gy is None for gy in gys])
         plan = self._plans.get(pattern)
         if type(plan) is ArrayPlan:
-            if on_arrays and plan.holds(self.func):
-                return plan.run(self.func, gys)
+            if on_arrays:
+                gxs = plan.run(self.func, gys)
+                if gxs is not None:
+                    return gxs
         elif plan is not _REFUSED and on_arrays and current_recorder() is None:
             return self._record(pattern, plan, gys)
         return _arrays(self._backward(gys))
@@ -74,17 +87,71 @@ class NodeBackward:
         return gxs
 
     def _record(self, pattern, before, gys):
-        attributes = dict(vars(self.func))  # as the forward left them
-        with Recorder() as recorder:
+        func = self.func
+        attributes = dict(vars(func))  # as the forward left them
+        given = [*gys, *[func.inputs[i].data for i in func._input_indexes_to_retain or ()]]
+        given.extend(func._retained_output_data or ())
+        given.extend(attributes.values())
+        given = [x for x in given if isinstance(x, backend.get_array_types())]
+        with _WriteWatchingRecorder(given) as recorder:
             gxs = _arrays(self._backward(gys))
-        plan = ArrayPlan.build(self.func, attributes, gys, gxs, recorder.steps)
+        plan = ArrayPlan.build(func, attributes, gys, gxs, recorder.steps)
+        if plan is not None and not recorder.unwritten():
+            plan = None  # the backward's own code wrote into an array: not replayable
         if plan is None:
             self._plans[pattern] = _REFUSED
         elif before is None:
             self._plans[pattern] = (_FIRST, plan.fingerprint)
+        elif before[1] == plan.fingerprint:
+            for node, *_ in plan.steps:
+                node.__dict__.clear()  # between replays a gradient node holds nothing
+            self._plans[pattern] = plan
+            if pattern is _ONE_GRADIENT:
+                self._single = plan
         else:
-            self._plans[pattern] = plan if before[1] == plan.fingerprint else _REFUSED
+            self._plans[pattern] = _REFUSED
         return gxs
+
+
+class _WriteWatchingRecorder(Recorder):
+    """A Recorder that also sees whether code between the recorded steps writes into arrays.
+
+    It keeps copies of the arrays the backward was given and of each step's
+    outputs; before each step and at the end they must still be equal. A
+    recorded step may write into its inputs (a replay does the same): the
+    copies are taken again after it.
+    """
+
+    def __init__(self, given):
+        super().__init__()
+        self._copies = [(x, x.copy()) for x in given]
+        self._written = False
+
+    def forward_preprocess(self, function, in_data):
+        if not self._states and not self.unwritten():
+            self._written = True
+        super().forward_preprocess(function, in_data)
+
+    def forward_outputs(self, function, in_data, outputs):
+        if not self._states:
+            self._copies = [(x, x.copy()) for x, _ in self._copies]
+            self._copies.extend((y, y.copy()) for y in outputs)
+        super().forward_outputs(function, in_data, outputs)
+
+    def unwritten(self):
+        """Whether no code but the recorded steps wrote into a watched array."""
+        return not self._written and _unchanged(self._copies)
+
+
+def _unchanged(pairs):
+    """Whether each array of ``(array, copy)`` pairs still equals its copy (NaN equal to NaN)."""
+    for array, copy in pairs:
+        xp = backend.get_array_module(array)
+        if array.shape != copy.shape or not bool(
+            xp.array_equal(array, copy, equal_nan=array.dtype.kind in "fc")
+        ):
+            return False
+    return True
 
 
 class ArrayPlan:
@@ -98,7 +165,8 @@ class ArrayPlan:
 
     Attributes:
         sources (list): ``(kind, key)`` of each array the replay starts from.
-        steps (list): ``(node, forward, state, attribute slots, input slots)``.
+        steps (list): ``(node, forward, state, attribute slots, input slots)``; a
+            gradient node's ``__dict__`` is empty between replays.
         grads (tuple): the slot of each gradient returned (None where None).
         assumed (tuple): ``(name, value)`` of the node's plain attributes.
         writes (tuple): ``(name, value)`` the backward set on the node (a
@@ -173,27 +241,38 @@ class ArrayPlan:
                 return None
             grads.append(slot)
         plan = cls()
-        plan.sources = [(kind, key) for kind, key, _ in sources]
-        plan.steps = plan_steps
-        plan.grads = tuple(grads)
+        plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), tuple(writes))
+        # A replay loads only the sources that something reads.
+        used = {s for _, _, _, held, ins in plan_steps for s in (*ins, *[h for _, h in held])}
+        used.update(s for s in grads if s is not None)
+        kept = [k for k in range(len(sources)) if k in used]
+        new_slot = {old: new for new, old in enumerate(kept)}
+        shift = len(sources) - len(kept)
+
+        def renumber(slot):
+            return new_slot[slot] if slot < len(sources) else slot - shift
+
+        plan.sources = tuple([sources[k][:2] for k in kept])
+        plan.steps = tuple([
+            (node, forward, state or None, tuple([(n, renumber(h)) for n, h in held]),
+             tuple([renumber(i) for i in ins]))
+            for node, forward, state, held, ins in plan_steps
+        ])  # fmt: skip
+        plan.grads = tuple([None if s is None else renumber(s) for s in grads])
         plan.assumed = tuple(assumed)
         plan.writes = tuple(writes)
-        plan.fingerprint = (tuple(sources), tuple(prints), plan.grads, plan.writes)
         return plan
 
-    def holds(self, func):
-        """Whether ``func``'s plain attributes have the values this plan was recorded with."""
+    def run(self, func, gys):
+        """The gradient arrays of a replay, from its output gradients ``gys``; None when
+        ``func``'s plain attributes differ from the recorded ones (the Variable path's turn).
+        """
         d = func.__dict__
         for name, value in self.assumed:
             now = d.get(name, _MISSING)
             if now is not value and (type(now) is not type(value) or now != value):
-                return False
-        return True
-
-    def run(self, func, gys):
-        """The gradient arrays of a replay, from its output gradients ``gys``."""
+                return None
         vals = []
-        d = func.__dict__
         for kind, key in self.sources:
             if kind == GRAD:
                 vals.append(gys[key])
@@ -205,8 +284,8 @@ class ArrayPlan:
                 vals.append(d[key])
         for node, forward, state, held, ins in self.steps:
             nd = node.__dict__
-            nd.clear()
-            nd.update(state)
+            if state is not None:
+                nd.update(state)
             for name, slot in held:
                 nd[name] = vals[slot]
             if len(ins) == 1:
@@ -215,7 +294,6 @@ class ArrayPlan:
                 vals.extend(forward(tuple([vals[i] for i in ins])))
             # What the gradient node kept goes with this backward, as its node would.
             nd.clear()
-            nd.update(state)
         for name, value in self.writes:
             d[name] = value
         return [None if s is None else vals[s] for s in self.grads]
