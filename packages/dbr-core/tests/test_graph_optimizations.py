@@ -516,3 +516,62 @@ def test_a_backward_writing_into_an_array_in_place_keeps_the_variable_path():
         probe_gradients(static, probe_batches()), probe_gradients(plain, probe_batches())
     )
     assert array_plans(static)["DoubledInPlace"] == {"refused"}
+
+
+class Recurrent(Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.a = Parameter(numpy.full((1, 4), 0.5))
+            self.b = Parameter(numpy.full((1, 4), 0.25))
+
+    def forward(self, h):
+        for _ in range(10):
+            h = h * self.a + self.b
+        return ops.sum(h)
+
+
+class StaticRecurrent(Recurrent):
+    forward = static_graph(Recurrent.forward)
+
+
+def recurrent_steps(net, combine):
+    grads = []
+    for x in batches(4, (1, 4)):
+        net.cleargrads()
+        combine(net, x).backward()
+        grads.extend([net.a.grad.copy(), net.b.grad.copy()])
+    return grads
+
+
+def test_like_backward_plans_are_one_object_across_nodes_and_calls():
+    def twice_in_a_row(net, x):  # two calls: two schedules per iteration
+        return net(ops.broadcast_to(ops.reshape(net(x), (1, 1)), (1, 4)))
+
+    static = StaticRecurrent()
+    assert_same_bits(
+        recurrent_steps(static, twice_in_a_row), recurrent_steps(Recurrent(), twice_in_a_row)
+    )
+    plans = {}
+    for schedules in static.schedule_manager.schedules.values():
+        for schedule in schedules:
+            for node_backward, _, _ in schedule._backward:
+                plan = node_backward._single
+                if plan is not None:
+                    plans.setdefault(type(node_backward.func).__name__, set()).add(id(plan))
+    # 10 Mul and 10 Add nodes in each of the replayed schedules: one plan per function, and
+    # a second for the first call's first Mul, whose input (an array) needs no gradient.
+    assert {name: len(ids) for name, ids in plans.items()} == {"Mul": 2, "Add": 1, "Sum": 1}
+
+
+def test_calls_whose_graphs_meet_only_at_the_loss_sum_gradients_in_another_order():
+    # Define-by-run interleaves the two calls' functions by rank, so that the parameters'
+    # gradients are summed across the calls step by step; each replay adds its own ten
+    # at once. The sums are the same up to rounding (a documented deviation).
+    def side_by_side(net, x):
+        return net(x) + net(x * 2)
+
+    static = recurrent_steps(StaticRecurrent(), side_by_side)
+    plain = recurrent_steps(Recurrent(), side_by_side)
+    for a, b in zip(static, plain, strict=True):
+        numpy.testing.assert_allclose(a, b, rtol=1e-14, atol=0)

@@ -48,6 +48,7 @@ class ScheduleManager:
         self._train = None
         self._watch = None
         self._volatile = set()  # (id(link.__dict__), name) that may change on every call
+        self._shared_plans = {}  # backward plans, shared by the schedules where the same
         self._chain = None
 
     def __reduce__(self):
@@ -62,6 +63,7 @@ class ScheduleManager:
         """Forget every schedule: the next calls record again."""
         self.schedules.clear()
         self._first_recording.clear()
+        self._shared_plans.clear()
         self._watch = None
 
     def end_forward(self):
@@ -140,6 +142,7 @@ class ScheduleManager:
             [_array(y) for y in outs],
             [y._node if isinstance(y, Variable) else None for y in outs],
             with_graph,
+            self._shared_plans,
         )
         schedule.returned = returned_template
         schedule.n_returned = n_returned

@@ -32,6 +32,7 @@ _FIRST = "first"  # one recording seen, waiting for the second to agree
 _REFUSED = "refused"  # not replayable on arrays: the Variable path for good
 _MISSING = object()
 _ONE_GRADIENT = (False,)
+_NODE = -1  # a gradient node's attribute that holds the recorded node itself
 
 # Where a replay's array comes from: an output gradient, a retained input or output of
 # the node, an array attribute its forward set.
@@ -44,13 +45,16 @@ class NodeBackward:
     Args:
         func: the recorded FunctionNode.
         indexes (tuple): the input indexes whose gradients the plan asks for.
+        shared (dict): the plans of the schedule's other nodes, shared where
+            they are the same (a recurrent chain's hundred ``tanh`` backwards).
     """
 
-    __slots__ = ("func", "indexes", "_plans", "_single")
+    __slots__ = ("func", "indexes", "_plans", "_single", "_shared")
 
-    def __init__(self, func, indexes):
+    def __init__(self, func, indexes, shared):
         self.func = func
         self.indexes = indexes
+        self._shared = shared  # the schedule's plans by what they do (see _shared)
         self._plans = {}  # which output gradients are None -> plan or recording state
         self._single = None  # the plan for a single output's gradient, once there is one
 
@@ -105,12 +109,27 @@ class NodeBackward:
         elif before[1] == plan.fingerprint:
             for node, *_ in plan.steps:
                 node.__dict__.clear()  # between replays a gradient node holds nothing
+            plan = _shared(self._shared, type(func), plan)
             self._plans[pattern] = plan
             if pattern is _ONE_GRADIENT:
                 self._single = plan
         else:
             self._plans[pattern] = _REFUSED
         return gxs
+
+
+def _shared(plans, func_type, plan):
+    """The plan in ``plans`` that does what ``plan`` does, else ``plan``, now kept there.
+
+    Plans that read the same sources and bake in the same values are one
+    object with one set of gradient nodes (emptied between replays), so that
+    a schedule's many like nodes keep few objects in memory and in cache.
+    """
+    key = (func_type, plan.fingerprint, plan.assumed)
+    try:
+        return plans.setdefault(key, plan)
+    except TypeError:  # a baked value that cannot be a key (a list)
+        return plan
 
 
 class _WriteWatchingRecorder(Recorder):
@@ -220,10 +239,13 @@ class ArrayPlan:
             state = {}
             held = []
             for name, value in step.state.items():
-                if id(value) in slot_of and value is not func:
+                if value is func:
+                    state[name] = None
+                    held.append((name, _NODE))
+                elif id(value) in slot_of:
                     state[name] = None
                     held.append((name, slot_of[id(value)]))
-                elif value is func or _plain(value) or id(value) in constants:
+                elif _plain(value) or id(value) in constants:
                     state[name] = value
                 else:
                     return None
@@ -232,8 +254,10 @@ class ArrayPlan:
                 n_slots += 1
             node = step.func
             plan_steps.append((node, node.forward, state, tuple(held), tuple(ins)))
-            plain = tuple(sorted((k, v) for k, v in state.items() if _plain(v)))
-            prints.append((type(node), tuple(ins), tuple(held), len(step.outputs), plain))
+            baked = tuple(
+                sorted((k, v if _plain(v) else ("constant", id(v))) for k, v in state.items())
+            )
+            prints.append((type(node), tuple(ins), tuple(held), len(step.outputs), baked))
         grads = []
         for gx in gxs:
             slot = None if gx is None else slot_of.get(id(gx))
@@ -244,12 +268,15 @@ class ArrayPlan:
         plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), tuple(writes))
         # A replay loads only the sources that something reads.
         used = {s for _, _, _, held, ins in plan_steps for s in (*ins, *[h for _, h in held])}
+        used.discard(_NODE)
         used.update(s for s in grads if s is not None)
         kept = [k for k in range(len(sources)) if k in used]
         new_slot = {old: new for new, old in enumerate(kept)}
         shift = len(sources) - len(kept)
 
         def renumber(slot):
+            if slot == _NODE:
+                return slot
             return new_slot[slot] if slot < len(sources) else slot - shift
 
         plan.sources = tuple([sources[k][:2] for k in kept])
@@ -287,7 +314,7 @@ class ArrayPlan:
             if state is not None:
                 nd.update(state)
             for name, slot in held:
-                nd[name] = vals[slot]
+                nd[name] = func if slot == _NODE else vals[slot]
             if len(ins) == 1:
                 vals.extend(forward((vals[ins[0]],)))
             else:

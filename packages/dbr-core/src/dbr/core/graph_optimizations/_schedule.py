@@ -68,9 +68,21 @@ class Schedule:
         out_arrays (list): the arrays of the flattened outputs.
         out_nodes (list): their graph nodes (None where there is none).
         with_graph (bool): whether the recording built a graph (backprop was on).
+        shared_plans (dict or None): backward plans that the schedules of one
+            chain share where they are the same (see ``_node_backward``).
     """
 
-    def __init__(self, steps, arg_arrays, arg_nodes, params, out_arrays, out_nodes, with_graph):
+    def __init__(
+        self,
+        steps,
+        arg_arrays,
+        arg_nodes,
+        params,
+        out_arrays,
+        out_nodes,
+        with_graph,
+        shared_plans=None,
+    ):
         self.generation = 0
         self.node_ref = None
         self.backward_done = True
@@ -100,7 +112,7 @@ class Schedule:
         self._funcs = [step.func for step in self.steps if step.func is not None]
         self.with_graph = with_graph
         if with_graph:
-            self._plan_backward(arg_nodes, out_nodes)
+            self._plan_backward(arg_nodes, out_nodes, {} if shared_plans is None else shared_plans)
 
     # -- forward ----------------------------------------------------------------
     def _map(self, slot_of, array):
@@ -186,7 +198,7 @@ class Schedule:
         return outputs
 
     # -- backward ---------------------------------------------------------------
-    def _plan_backward(self, arg_nodes, out_nodes):
+    def _plan_backward(self, arg_nodes, out_nodes, shared):
         gslot_of = {}
         nodes = []
 
@@ -212,7 +224,7 @@ class Schedule:
             for s in outs:
                 if s is not None:
                     creator[s] = len(entries)
-            entries.append((NodeBackward(func, indexes), outs, ins))
+            entries.append((NodeBackward(func, indexes, shared), outs, ins))
         self._out_gslots = [gslot(n) for n in out_nodes]
         leaves = list(arg_nodes) + [p.node for p in self.params]
         self._input_gslots = [None if n is None else gslot_of.get(n) for n in leaves]
