@@ -344,7 +344,7 @@ def main():
             line += f"{torch_ms:10.3f}{dbr / static:11.2f}x{static / torch_ms:13.2f}x"
         else:
             line += f"{'-':>10}{dbr / static:11.2f}x{'-':>14}"
-        print(line + f"   {peak['define-by-run']:.1f} / {peak['static']:.1f}")
+        print(line + f"   {peak['define-by-run']:.2f} / {peak['static']:.2f}")
 
 
 if __name__ == "__main__":
