@@ -125,7 +125,7 @@ def _shared(plans, func_type, plan):
     object with one set of gradient nodes (emptied between replays), so that
     a schedule's many like nodes keep few objects in memory and in cache.
     """
-    key = (func_type, plan.fingerprint, plan.assumed)
+    key = (func_type, plan.fingerprint, tuple([(n, _typed(v)) for n, v in plan.assumed]))
     try:
         return plans.setdefault(key, plan)
     except TypeError:  # a baked value that cannot be a key (a list)
@@ -255,7 +255,9 @@ class ArrayPlan:
             node = step.func
             plan_steps.append((node, node.forward, state, tuple(held), tuple(ins)))
             baked = tuple(
-                sorted((k, v if _plain(v) else ("constant", id(v))) for k, v in state.items())
+                sorted(
+                    (k, _typed(v) if _plain(v) else ("constant", id(v))) for k, v in state.items()
+                )
             )
             prints.append((type(node), tuple(ins), tuple(held), len(step.outputs), baked))
         grads = []
@@ -338,6 +340,14 @@ def _add_source(slot_of, sources, array, kind, key):
         return
     slot_of[id(array)] = len(sources)
     sources.append((kind, key, ()))
+
+
+def _typed(value):
+    """A plain value with its types, for comparing and keying: 1 and 1.0 are equal, and a
+    plan recorded with one must not serve the other."""
+    if type(value) in (tuple, list):
+        return type(value), tuple([_typed(v) for v in value])
+    return type(value), value
 
 
 def _plain(value):
