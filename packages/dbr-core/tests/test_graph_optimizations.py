@@ -607,3 +607,38 @@ def test_plans_baking_equal_values_of_other_types_are_not_shared():
     }
     assert plans[int] is not None and plans[float] is not None
     assert plans[int] is not plans[float]
+
+
+class MaskedWhenPositive(FunctionNode):
+    """Keeps a mask only when the batch's sum is positive; its backward branches on that."""
+
+    def forward(self, inputs):
+        x = inputs[0]
+        self.mask = (x > 0).astype(x.dtype) if x.sum() > 0 else None
+        return (x if self.mask is None else x * self.mask,)
+
+    def backward(self, indexes, grad_outputs):
+        if self.mask is None:
+            return Scale(1.0).apply(grad_outputs)
+        return Masked(self.mask).apply(grad_outputs)
+
+
+class Masked(FunctionNode):
+    def __init__(self, mask):
+        self.mask = mask
+
+    def forward(self, inputs):
+        return (inputs[0] * self.mask,)
+
+
+def test_an_attribute_that_is_an_array_on_some_calls_and_none_on_others():
+    # The first batches keep a mask (recorded); later ones with a negative sum keep None.
+    rng = numpy.random.default_rng(8)
+    xs = [numpy.abs(rng.standard_normal((2, 3))) for _ in range(4)]
+    xs += [-numpy.abs(rng.standard_normal((2, 3))) for _ in range(3)]
+    static, plain = StaticProbe(MaskedWhenPositive), Probe(MaskedWhenPositive)
+    for net in (static, plain):
+        net.W.array[...] = numpy.eye(3, 4)
+        net.b.array[...] = 0
+    assert_same_bits(probe_gradients(static, xs), probe_gradients(plain, xs))
+    assert "arrays" in array_plans(static)["MaskedWhenPositive"]

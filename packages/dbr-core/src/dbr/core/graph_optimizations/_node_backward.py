@@ -35,7 +35,8 @@ _ONE_GRADIENT = (False,)
 _NODE = -1  # a gradient node's attribute that holds the recorded node itself
 
 # Where a replay's array comes from: an output gradient, a retained input or output of
-# the node, an array attribute its forward set.
+# the node, an attribute its forward set (an array, or an object such as a pooling's
+# window geometry).
 GRAD, RETAINED_INPUT, RETAINED_OUTPUT, ATTRIBUTE = "gy", "in", "out", "attr"
 
 
@@ -125,7 +126,12 @@ def _shared(plans, func_type, plan):
     object with one set of gradient nodes (emptied between replays), so that
     a schedule's many like nodes keep few objects in memory and in cache.
     """
-    key = (func_type, plan.fingerprint, tuple([(n, _typed(v)) for n, v in plan.assumed]))
+    key = (
+        func_type,
+        plan.fingerprint,
+        tuple([(n, _typed(v)) for n, v in plan.assumed]),
+        plan.kinds,
+    )
     try:
         return plans.setdefault(key, plan)
     except TypeError:  # a baked value that cannot be a key (a list)
@@ -179,21 +185,26 @@ class ArrayPlan:
     A gradient node's plain arguments (a normalizer, an axis) are baked in
     as recorded. Where they come from the node's own attributes, which its
     forward may set from the data (a count of labels not ignored), the plan
-    holds only while those attributes keep their recorded values: each
+    holds only while the node's attributes look as recorded: the same names,
+    the same plain values, and an array or object where there was one. Each
     replay compares them, and takes the Variable path where one differs.
 
     Attributes:
-        sources (list): ``(kind, key)`` of each array the replay starts from.
-        steps (list): ``(node, forward, state, attribute slots, input slots)``; a
-            gradient node's ``__dict__`` is empty between replays.
+        sources (tuple): ``(kind, key)`` of each array the replay starts from.
+        steps (tuple): ``(node, forward, state, attribute slots, input slots)``;
+            a gradient node's ``__dict__`` is empty between replays.
         grads (tuple): the slot of each gradient returned (None where None).
-        assumed (tuple): ``(name, value)`` of the node's plain attributes.
+        names (frozenset): the node's attribute names.
+        assumed (tuple): ``(name, value)`` of its plain attributes.
+        kinds (tuple): ``(name, type)`` of its other attributes.
         writes (tuple): ``(name, value)`` the backward set on the node (a
             cache it drops), set again after each replay.
         fingerprint (tuple): what a second recording must share with the first.
     """
 
-    __slots__ = ("sources", "steps", "grads", "assumed", "writes", "fingerprint")
+    __slots__ = (
+        "sources", "steps", "grads", "names", "assumed", "kinds", "writes", "fingerprint"
+    )  # fmt: skip
 
     @classmethod
     def build(cls, func, attributes, gys, gxs, steps):
@@ -201,30 +212,11 @@ class ArrayPlan:
 
         ``attributes`` is the node's ``__dict__`` as the backward found it.
         """
-        writes = []
-        now = vars(func)
-        for name, value in now.items():
-            if attributes.get(name, _MISSING) is not value:
-                if not _plain(value):
-                    return None
-                writes.append((name, value))
-        if any(name not in now for name in attributes):
+        writes = _writes(func, attributes)
+        if writes is None:
             return None
         slot_of = {}
-        sources = []
-        for key, gy in enumerate(gys):
-            _add_source(slot_of, sources, gy, GRAD, key)
-        retained = func._input_indexes_to_retain or ()
-        for i in retained:
-            _add_source(slot_of, sources, func.inputs[i].data, RETAINED_INPUT, i)
-        for k, y in enumerate(func._retained_output_data or ()):
-            _add_source(slot_of, sources, y, RETAINED_OUTPUT, k)
-        assumed = []
-        for name, value in attributes.items():
-            if _plain(value):
-                assumed.append((name, value))
-            else:  # an array, or an object the forward made (a pooling's window geometry)
-                _add_source(slot_of, sources, value, ATTRIBUTE, name)
+        sources = _sources(func, attributes, gys, slot_of)
         constants = {id(v) for klass in type(func).__mro__ for v in vars(klass).values()}
         n_slots = len(sources)
         plan_steps = []
@@ -267,39 +259,27 @@ class ArrayPlan:
                 return None
             grads.append(slot)
         plan = cls()
-        plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), tuple(writes))
-        # A replay loads only the sources that something reads.
-        used = {s for _, _, _, held, ins in plan_steps for s in (*ins, *[h for _, h in held])}
-        used.discard(_NODE)
-        used.update(s for s in grads if s is not None)
-        kept = [k for k in range(len(sources)) if k in used]
-        new_slot = {old: new for new, old in enumerate(kept)}
-        shift = len(sources) - len(kept)
-
-        def renumber(slot):
-            if slot == _NODE:
-                return slot
-            return new_slot[slot] if slot < len(sources) else slot - shift
-
-        plan.sources = tuple([sources[k][:2] for k in kept])
-        plan.steps = tuple([
-            (node, forward, state or None, tuple([(n, renumber(h)) for n, h in held]),
-             tuple([renumber(i) for i in ins]))
-            for node, forward, state, held, ins in plan_steps
-        ])  # fmt: skip
-        plan.grads = tuple([None if s is None else renumber(s) for s in grads])
-        plan.assumed = tuple(assumed)
-        plan.writes = tuple(writes)
+        plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), writes)
+        plan.sources, plan.steps, plan.grads = _pruned(sources, plan_steps, grads)
+        plan.names = frozenset(attributes)
+        plan.assumed = tuple([(n, v) for n, v in attributes.items() if _plain(v)])
+        plan.kinds = tuple([(n, type(v)) for n, v in attributes.items() if not _plain(v)])
+        plan.writes = writes
         return plan
 
     def run(self, func, gys):
         """The gradient arrays of a replay, from its output gradients ``gys``; None when
-        ``func``'s plain attributes differ from the recorded ones (the Variable path's turn).
+        ``func``'s attributes differ from the recorded ones (the Variable path's turn).
         """
         d = func.__dict__
+        if d.keys() != self.names:
+            return None
         for name, value in self.assumed:
-            now = d.get(name, _MISSING)
+            now = d[name]
             if now is not value and (type(now) is not type(value) or now != value):
+                return None
+        for name, kind in self.kinds:
+            if type(d[name]) is not kind:
                 return None
         vals = []
         for kind, key in self.sources:
@@ -326,6 +306,61 @@ class ArrayPlan:
         for name, value in self.writes:
             d[name] = value
         return [None if s is None else vals[s] for s in self.grads]
+
+
+def _writes(func, attributes):
+    """``(name, value)`` of the plain attributes the backward set on ``func``, or None where
+    it set anything else or removed one."""
+    writes = []
+    now = vars(func)
+    for name, value in now.items():
+        if attributes.get(name, _MISSING) is not value:
+            if not _plain(value):
+                return None
+            writes.append((name, value))
+    if any(name not in now for name in attributes):
+        return None
+    return tuple(writes)
+
+
+def _sources(func, attributes, gys, slot_of):
+    """``(kind, key, also)`` of each array a recorded backward could read, numbered in
+    ``slot_of`` (id -> slot); ``also`` lists other sources of the same array."""
+    sources = []
+    for key, gy in enumerate(gys):
+        _add_source(slot_of, sources, gy, GRAD, key)
+    for i in func._input_indexes_to_retain or ():
+        _add_source(slot_of, sources, func.inputs[i].data, RETAINED_INPUT, i)
+    for k, y in enumerate(func._retained_output_data or ()):
+        _add_source(slot_of, sources, y, RETAINED_OUTPUT, k)
+    for name, value in attributes.items():
+        if not _plain(value):  # an array, or an object the forward made (a window geometry)
+            _add_source(slot_of, sources, value, ATTRIBUTE, name)
+    return sources
+
+
+def _pruned(sources, steps, grads):
+    """``sources``, ``steps`` and ``grads`` with only the sources something reads, renumbered."""
+    used = {s for _, _, _, held, ins in steps for s in (*ins, *[h for _, h in held])}
+    used.update(s for s in grads if s is not None)
+    kept = [k for k in range(len(sources)) if k in used]
+    new_slot = {old: new for new, old in enumerate(kept)}
+    new_slot[_NODE] = _NODE
+    shift = len(sources) - len(kept)
+
+    def renumber(slot):
+        return new_slot[slot] if slot < len(sources) else slot - shift
+
+    steps = tuple([
+        (node, forward, state or None, tuple([(n, renumber(h)) for n, h in held]),
+         tuple([renumber(i) for i in ins]))
+        for node, forward, state, held, ins in steps
+    ])  # fmt: skip
+    return (
+        tuple([sources[k][:2] for k in kept]),
+        steps,
+        tuple([None if s is None else renumber(s) for s in grads]),
+    )
 
 
 def _add_source(slot_of, sources, array, kind, key):
