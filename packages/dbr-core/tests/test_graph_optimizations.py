@@ -642,3 +642,17 @@ def test_an_attribute_that_is_an_array_on_some_calls_and_none_on_others():
         net.b.array[...] = 0
     assert_same_bits(probe_gradients(static, xs), probe_gradients(plain, xs))
     assert "arrays" in array_plans(static)["MaskedWhenPositive"]
+
+
+def test_what_a_replays_functions_kept_for_backward_goes_after_it():
+    net = StaticNet()
+    x = numpy.ones((2, 3))
+    for _ in range(4):
+        ops.sum(net(x)).backward()
+    (schedule, *_), *_ = net.schedule_manager.schedules.values()
+    noise = next(step.func for step in schedule.steps if isinstance(step.func, Noise))
+    y = net(x)
+    assert noise.noise is not None  # the replay's draw, kept for its backward
+    ops.sum(y).backward()
+    assert noise.noise is None and noise._retained_output_data is None
+    assert all(node.data is None for node in schedule._retaining_nodes)

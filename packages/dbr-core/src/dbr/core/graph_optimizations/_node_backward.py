@@ -237,7 +237,7 @@ class ArrayPlan:
                 elif id(value) in slot_of:
                     state[name] = None
                     held.append((name, slot_of[id(value)]))
-                elif _plain(value) or id(value) in constants:
+                elif is_plain(value) or id(value) in constants:
                     state[name] = value
                 else:
                     return None
@@ -248,7 +248,8 @@ class ArrayPlan:
             plan_steps.append((node, node.forward, state, tuple(held), tuple(ins)))
             baked = tuple(
                 sorted(
-                    (k, _typed(v) if _plain(v) else ("constant", id(v))) for k, v in state.items()
+                    (k, _typed(v) if is_plain(v) else ("constant", id(v)))
+                    for k, v in state.items()
                 )
             )
             prints.append((type(node), tuple(ins), tuple(held), len(step.outputs), baked))
@@ -262,8 +263,8 @@ class ArrayPlan:
         plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), writes)
         plan.sources, plan.steps, plan.grads = _pruned(sources, plan_steps, grads)
         plan.names = frozenset(attributes)
-        plan.assumed = tuple([(n, v) for n, v in attributes.items() if _plain(v)])
-        plan.kinds = tuple([(n, type(v)) for n, v in attributes.items() if not _plain(v)])
+        plan.assumed = tuple([(n, v) for n, v in attributes.items() if is_plain(v)])
+        plan.kinds = tuple([(n, type(v)) for n, v in attributes.items() if not is_plain(v)])
         plan.writes = writes
         return plan
 
@@ -315,7 +316,7 @@ def _writes(func, attributes):
     now = vars(func)
     for name, value in now.items():
         if attributes.get(name, _MISSING) is not value:
-            if not _plain(value):
+            if not is_plain(value):
                 return None
             writes.append((name, value))
     if any(name not in now for name in attributes):
@@ -334,7 +335,7 @@ def _sources(func, attributes, gys, slot_of):
     for k, y in enumerate(func._retained_output_data or ()):
         _add_source(slot_of, sources, y, RETAINED_OUTPUT, k)
     for name, value in attributes.items():
-        if not _plain(value):  # an array, or an object the forward made (a window geometry)
+        if not is_plain(value):  # an array, or an object the forward made (a window geometry)
             _add_source(slot_of, sources, value, ATTRIBUTE, name)
     return sources
 
@@ -385,9 +386,11 @@ def _typed(value):
     return type(value), value
 
 
-def _plain(value):
+def is_plain(value):
+    """Whether ``value`` is a plain value (a number, string, dtype, type, None or a tuple or
+    list of them) that a plan may bake in."""
     if type(value) in (tuple, list):
-        return all(_plain(v) for v in value)
+        return all(is_plain(v) for v in value)
     return isinstance(value, _PLAIN)
 
 

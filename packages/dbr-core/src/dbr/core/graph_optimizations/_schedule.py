@@ -23,7 +23,7 @@ from dbr.core import backend
 from dbr.core._backprop import _add_arrays
 from dbr.core.configuration import config, using_config
 from dbr.core.function_node import FunctionNode
-from dbr.core.graph_optimizations._node_backward import NodeBackward
+from dbr.core.graph_optimizations._node_backward import NodeBackward, is_plain
 from dbr.core.graph_optimizations._recording import CodeStep, code_outputs
 from dbr.core.variable import Variable
 
@@ -110,6 +110,13 @@ class Schedule:
         ]
         self._retaining_funcs = [step.func for step in self.steps if step.retain_out is not None]
         self._funcs = [step.func for step in self.steps if step.func is not None]
+        # The functions whose forward kept more than plain values (a dropout's mask, an LSTM's
+        # gates): their state goes back after backward; the others' waits for the next replay.
+        self._keeping = [
+            (step.func.__dict__, step.state)
+            for step in self.steps
+            if step.func is not None and not _keeps_only_plain_values(step.func)
+        ]
         self.with_graph = with_graph
         if with_graph:
             self._plan_backward(arg_nodes, out_nodes, {} if shared_plans is None else shared_plans)
@@ -347,11 +354,9 @@ class Schedule:
             node.data = None
         for func in self._retaining_funcs:
             func._retained_output_data = None
-        for step in self.steps:
-            if step.func is not None:
-                d = step.func.__dict__
-                d.clear()
-                d.update(step.state)
+        for d, state in self._keeping:
+            d.clear()
+            d.update(state)
         self.backward_done = True
 
     def is_free(self):
@@ -441,6 +446,13 @@ class ScheduleNode(FunctionNode):
                 "the chain's next call with the same input shapes"
             )
         return schedule.backward(indexes, grad_outputs, sums, owned)
+
+
+def _keeps_only_plain_values(func):
+    """Whether ``func``'s forward left nothing but plain values on it (as recorded)."""
+    return all(
+        name == "_retained_output_data" or is_plain(value) for name, value in vars(func).items()
+    )
 
 
 def _with_slots_to_free(steps, kept):
