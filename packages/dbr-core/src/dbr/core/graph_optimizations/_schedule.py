@@ -7,9 +7,10 @@ recording. A replay fills the argument and parameter slots and runs each
 recorded FunctionNode's ``forward`` on its input slots, with no Variable,
 no graph and no type check. The recorded graph stays: a replay puts the new
 arrays where each node retains them, so the nodes' own ``backward``
-methods run as they would have define-by-run. The backward plan lists the
-nodes in the order dbr's engine would run them and sums the gradients the
-way it does, so that both give the same bits.
+methods can run as they would have define-by-run (and, once recorded
+twice, their gradient functions on arrays: see ``_node_backward``). The
+backward plan lists the nodes in the order dbr's engine would run them and
+sums the gradients the way it does, so that both give the same bits.
 
 In a graph, a replay is one :class:`ScheduleNode`, whose inputs are the
 chain's arguments and the parameters the schedule reads.
