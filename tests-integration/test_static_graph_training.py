@@ -323,3 +323,39 @@ def test_an_lstm_language_model_with_its_embedding_outside_trains_to_define_by_r
         language_model_steps(plain, OPTIMIZERS["SGD"]()),
     )
     assert static_model.schedule_manager.schedules
+
+
+@pytest.fixture
+def cupy():
+    module = pytest.importorskip("cupy")
+    try:
+        if module.cuda.runtime.getDeviceCount() == 0:
+            pytest.skip("no CUDA device")
+    except module.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no CUDA device")
+    return module
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("model_class, shape", [(MLP, (20,)), (LeNet5, (1, 28, 28))])
+def test_classifiers_on_a_gpu_train_to_define_by_runs_bits(cupy, model_class, shape):
+    # The replay, the backward on arrays and its write checks are xp-generic; on a GPU too
+    # (deterministic cuDNN, so that define-by-run repeats its own bits).
+    def steps(model):
+        model.to_device("@cupy:0")
+        rng = numpy.random.default_rng(0)
+        xs = cupy.asarray(rng.standard_normal((4, 8, *shape)).astype(numpy.float32))
+        ts = cupy.asarray(rng.integers(0, 10, (4, 8)).astype(numpy.int32))
+        cupy.random.seed(7)
+        optimizer = optimizers.MomentumSGD(lr=0.05).setup(model)
+        with using_config("cudnn_deterministic", True):
+            for i in range(20):
+                loss = F.softmax_cross_entropy(model(xs[i % 4]), ts[i % 4])
+                model.cleargrads()
+                loss.backward()
+                optimizer.update()
+                params = sorted(model.namedparams())
+                yield cupy.asnumpy(loss.array), [cupy.asnumpy(p.array) for _, p in params]
+
+    static_model, plain = twins(model_class)
+    assert_same_training(steps(static_model), steps(plain))
