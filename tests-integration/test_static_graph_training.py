@@ -18,6 +18,7 @@ import pytest
 import dbr.functions as F
 import dbr.links as L
 from dbr.core import Chain, serializers, static_graph, using_config
+from dbr.core.testing import get_test_device
 from dbr.datasets import SerialIterator, TupleDataset
 from dbr.training import Trainer, extensions, optimizers, updaters
 
@@ -325,24 +326,16 @@ def test_an_lstm_language_model_with_its_embedding_outside_trains_to_define_by_r
     assert static_model.schedule_manager.schedules
 
 
-@pytest.fixture
-def cupy():
-    module = pytest.importorskip("cupy")
-    try:
-        if module.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("no CUDA device")
-    except module.cuda.runtime.CUDARuntimeError:
-        pytest.skip("no CUDA device")
-    return module
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("model_class, shape", [(MLP, (20,)), (LeNet5, (1, 28, 28))])
-def test_classifiers_on_a_gpu_train_to_define_by_runs_bits(cupy, model_class, shape):
+def test_classifiers_on_a_gpu_train_to_define_by_runs_bits(model_class, shape):
     # The replay, the backward on arrays and its write checks are xp-generic; on a GPU too
     # (deterministic cuDNN, so that define-by-run repeats its own bits).
+    device = get_test_device("@cupy:0")
+    cupy = device.xp
+
     def steps(model):
-        model.to_device("@cupy:0")
+        model.to_device(device)
         rng = numpy.random.default_rng(0)
         xs = cupy.asarray(rng.standard_normal((4, 8, *shape)).astype(numpy.float32))
         ts = cupy.asarray(rng.integers(0, 10, (4, 8)).astype(numpy.int32))

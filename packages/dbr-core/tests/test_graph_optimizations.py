@@ -577,22 +577,11 @@ def test_calls_whose_graphs_meet_only_at_the_loss_sum_gradients_in_another_order
         numpy.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
 
 
-class ScaleBy(FunctionNode):
-    def __init__(self, factor):
-        self.factor = factor
-
-    def forward(self, inputs):
-        return (inputs[0] * self.factor,)
-
-    def backward(self, indexes, grad_outputs):
-        return Scale(self.factor).apply(grad_outputs)
-
-
 class IntAndFloat(Recurrent):
     @static_graph
     def forward(self, h):
-        h = ScaleBy(1).apply((h * self.a,))[0]
-        return ops.sum(ScaleBy(1.0).apply((h + self.b,))[0])
+        h = Scale(1).apply((h * self.a,))[0]
+        return ops.sum(Scale(1.0).apply((h + self.b,))[0])
 
 
 def test_plans_baking_equal_values_of_other_types_are_not_shared():
@@ -603,7 +592,7 @@ def test_plans_baking_equal_values_of_other_types_are_not_shared():
     plans = {
         node_backward.func.factor.__class__: node_backward._single
         for node_backward, _, _ in schedule._backward
-        if isinstance(node_backward.func, ScaleBy)
+        if isinstance(node_backward.func, Scale)
     }
     assert plans[int] is not None and plans[float] is not None
     assert plans[int] is not plans[float]
