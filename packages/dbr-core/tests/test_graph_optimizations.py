@@ -645,3 +645,99 @@ def test_what_a_replays_functions_kept_for_backward_goes_after_it():
     ops.sum(y).backward()
     assert noise.noise is None and noise._retained_output_data is None
     assert all(node.data is None for node in schedule._retaining_nodes)
+
+
+class ProductGrad(FunctionNode):
+    """``sum(x * gy)`` over the batch: a new array, as a weight's gradient node makes one."""
+
+    _new_outputs = True
+    made = []  # what it returned, for the test to find (it keeps no array but for that)
+
+    def forward(self, inputs):
+        x, gy = inputs
+        g = (x * gy).sum(axis=0, keepdims=True)
+        ProductGrad.made.append(g)
+        return (g,)
+
+
+class ViewOf(FunctionNode):
+    """``x`` reshaped: a view of its input, which a backward may return as a gradient."""
+
+    def forward(self, inputs):
+        return (inputs[0].reshape(inputs[0].shape),)
+
+
+class ScaledTwice(FunctionNode):
+    """``x * a + x * b``; ``b``'s gradient is computed again, or it is ``a``'s array, or a
+    view of ``a``'s array (``b_grad`` says which)."""
+
+    def __init__(self, b_grad):
+        self.b_grad = b_grad
+
+    def forward(self, inputs):
+        x, a, b = inputs
+        self.retain_inputs((0, 1, 2))
+        return (x * a + x * b,)
+
+    def backward(self, indexes, grad_outputs):
+        x, a, b = self.get_retained_inputs()
+        (gy,) = grad_outputs
+        ga = ProductGrad().apply((x, gy))[0]
+        gb = {
+            "again": lambda: ProductGrad().apply((x, gy))[0],
+            "same": lambda: ga,
+            "view": lambda: ViewOf().apply((ga,))[0],
+        }[self.b_grad]()
+        return (gy * (a + b), ga, gb)
+
+
+def shared(b_grad, static):
+    """A chain of ten ``ScaledTwice`` steps on ``a`` and ``b``: each sums ten gradients."""
+
+    def forward(self, h):
+        for _ in range(10):
+            h = ScaledTwice(b_grad).apply((h, self.a, self.b))[0]
+        return ops.sum(h)
+
+    return type(
+        "Shared", (Recurrent,), {"forward": static_graph(forward) if static else forward}
+    )()
+
+
+def new_gradients(net):
+    """``new`` of the backward plans of ``net``'s ScaledTwice nodes."""
+    (schedule, *_), *_ = net.schedule_manager.schedules.values()
+    return {
+        node_backward._single.new
+        for node_backward, _, _ in schedule._backward
+        if isinstance(node_backward.func, ScaledTwice)
+    }
+
+
+def one_step(net, x):
+    return net(x)
+
+
+def test_a_gradient_nodes_new_array_takes_the_later_replays_gradients_in_place():
+    net = shared("again", static=True)
+    assert_same_bits(
+        recurrent_steps(net, one_step), recurrent_steps(shared("again", False), one_step)
+    )
+    # (The first step's input needs no gradient: its plan returns two.)
+    assert new_gradients(net) == {(False, True, True), (True, True)}
+    ProductGrad.made.clear()
+    recurrent_steps(net, one_step)
+    # Each sum is the first of its ten arrays, which took the other nine in place.
+    assert any(net.a.grad is g for g in ProductGrad.made)
+    assert any(net.b.grad is g for g in ProductGrad.made)
+    ProductGrad.made.clear()
+
+
+@pytest.mark.parametrize("b_grad", ["same", "view"])
+def test_a_new_array_that_a_plan_returns_twice_or_reads_again_is_not_added_into(b_grad):
+    net = shared(b_grad, static=True)
+    assert_same_bits(
+        recurrent_steps(net, one_step), recurrent_steps(shared(b_grad, False), one_step)
+    )
+    assert new_gradients(net) == {None}
+    ProductGrad.made.clear()

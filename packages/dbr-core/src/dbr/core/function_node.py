@@ -67,6 +67,9 @@ class FunctionNode:
     # _backward_accumulate_in_place(indexes, gys, sums (a list it empties), owned)
     # -> (sums, owned).
     _accumulates_in_place = False
+    # True where forward returns arrays it allocated (or views of them) and keeps no
+    # reference to: a static graph's backward may then add later gradients into them.
+    _new_outputs = False
     # A FunctionNode used as it is (its methods set on the instance, as Chainer's tests
     # do) always runs check_type_forward; a subclass only if it overrides it.
     _checks_types = True

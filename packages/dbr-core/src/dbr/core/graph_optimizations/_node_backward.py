@@ -50,7 +50,7 @@ class NodeBackward:
             they are the same (a recurrent chain's hundred ``tanh`` backwards).
     """
 
-    __slots__ = ("func", "indexes", "_plans", "_single", "_shared")
+    __slots__ = ("func", "indexes", "new", "_plans", "_single", "_shared")
 
     def __init__(self, func, indexes, shared):
         self.func = func
@@ -58,18 +58,23 @@ class NodeBackward:
         self._shared = shared  # the schedule's plans by what they do (see _shared)
         self._plans = {}  # which output gradients are None -> plan or recording state
         self._single = None  # the plan for a single output's gradient, once there is one
+        self.new = None  # the ``new`` of the plan that gave the last gradients, if any
 
     def gradients(self, gys, on_arrays):
         """The gradient arrays (or None) of the inputs at ``indexes``, from ``gys`` (arrays).
 
         ``on_arrays`` says whether a replay on arrays is allowed now (no
         hook and no debug mode would miss the gradient nodes' applications).
+        Afterwards ``new`` says which of them are new arrays that nothing
+        else holds (see ``ArrayPlan``), or is None when none is.
         """
         plan = self._single
         if plan is not None and on_arrays:
             gxs = plan.run(self.func, gys)
             if gxs is not None:
+                self.new = plan.new
                 return gxs
+        self.new = None
         # A schedule passes a single output's gradient only when there is one.
         pattern = _ONE_GRADIENT if len(gys) == 1 else tuple([gy is None for gy in gys])
         plan = self._plans.get(pattern)
@@ -77,6 +82,7 @@ class NodeBackward:
             if on_arrays:
                 gxs = plan.run(self.func, gys)
                 if gxs is not None:
+                    self.new = plan.new
                     return gxs
         elif plan is not _REFUSED and on_arrays and current_recorder() is None:
             return self._record(pattern, plan, gys)
@@ -199,11 +205,15 @@ class ArrayPlan:
         kinds (tuple): ``(name, type)`` of its other attributes.
         writes (tuple): ``(name, value)`` the backward set on the node (a
             cache it drops), set again after each replay.
+        new (tuple or None): for each gradient returned, whether it is an array
+            that its gradient node allocated (see ``FunctionNode._new_outputs``)
+            and that no other step reads nor the plan returns twice, so that the
+            schedule may add later gradients into it; None when none is.
         fingerprint (tuple): what a second recording must share with the first.
     """
 
     __slots__ = (
-        "sources", "steps", "grads", "names", "assumed", "kinds", "writes", "fingerprint"
+        "sources", "steps", "grads", "names", "assumed", "kinds", "writes", "new", "fingerprint"
     )  # fmt: skip
 
     @classmethod
@@ -221,6 +231,8 @@ class ArrayPlan:
         n_slots = len(sources)
         plan_steps = []
         prints = []
+        allocated = set()  # slots of outputs that their gradient node allocated
+        read = set()  # slots that a step reads or holds
         for step in steps:
             ins = []
             for x in step.inputs:
@@ -241,7 +253,12 @@ class ArrayPlan:
                     state[name] = value
                 else:
                     return None
+            read.update(ins)
+            read.update(h for _, h in held)
+            new_outputs = step.func._new_outputs
             for y in step.outputs:
+                if new_outputs:
+                    allocated.add(n_slots)
                 slot_of[id(y)] = n_slots
                 n_slots += 1
             node = step.func
@@ -259,7 +276,9 @@ class ArrayPlan:
             if gx is not None and slot is None:
                 return None
             grads.append(slot)
+        new = tuple([s in allocated and s not in read and grads.count(s) == 1 for s in grads])
         plan = cls()
+        plan.new = new if any(new) else None
         plan.fingerprint = (tuple(sources), tuple(prints), tuple(grads), writes)
         plan.sources, plan.steps, plan.grads = _pruned(sources, plan_steps, grads)
         plan.names = frozenset(attributes)

@@ -312,6 +312,11 @@ class Schedule:
                         grads[s] = owned[s] = _add_arrays(old, gx)
                         if given:
                             given.pop(s, None)  # a replaced sum is freed at once
+                new = node_backward.new
+                if new is not None:
+                    for s, gx, is_new in zip(ins, gxs, new):
+                        if is_new and grads[s] is gx:
+                            owned[s] = gx  # a first gradient that later ones are added into
         self.release()
         sums = []
         owned_sums = []

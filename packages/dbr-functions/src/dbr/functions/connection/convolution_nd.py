@@ -242,6 +242,8 @@ class ConvolutionNDGradW(FunctionNode):
         w_dtype: the filter's dtype, which the gradient takes.
     """
 
+    _new_outputs = True
+
     def __init__(self, stride, pad, dilate, groups, cover_all, ksize, w_dtype):
         self.stride = stride
         self.pad = pad

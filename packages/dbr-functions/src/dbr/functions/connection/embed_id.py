@@ -85,6 +85,8 @@ def _empty_rows(xp, x, W):
 class EmbedIDGrad(FunctionNode):
     """``gW``: the rows of ``gy`` added into ``W``'s shape at the IDs ``x``."""
 
+    _new_outputs = True
+
     def __init__(self, w_shape, ignore_label=None):
         self.w_shape = w_shape
         self.ignore_label = ignore_label

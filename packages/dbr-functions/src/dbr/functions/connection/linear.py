@@ -107,6 +107,8 @@ class LinearGradData(FunctionNode):
 class LinearGradWeight(FunctionNode):
     """``gW = gy^T x`` in ``W``'s dtype: the gradient of :class:`LinearFunction` in ``W``."""
 
+    _new_outputs = True
+
     def __init__(self, w_dtype):
         self.w_dtype = w_dtype
 
