@@ -23,11 +23,14 @@ import numpy
 
 from dbr.core import backend
 from dbr.core._backprop import _requested
+from dbr.core.graph_optimizations import _checks
 from dbr.core.graph_optimizations._recording import Recorder, current_recorder
 from dbr.core.variable import Variable
 
 _new_variable = Variable.from_array
-_PLAIN = (bool, int, float, complex, str, bytes, type(None), numpy.dtype, numpy.generic, type)
+# A backward plan also bakes dtypes, NumPy scalars and types (the forward's fingerprint does
+# not compare them; see _checks).
+_PLAIN = (*_checks._PLAIN, numpy.dtype, numpy.generic, type)
 _FIRST = "first"  # one recording seen, waiting for the second to agree
 _REFUSED = "refused"  # not replayable on arrays: the Variable path for good
 _MISSING = object()
